@@ -1,0 +1,227 @@
+// data.cpp — seeded inputs, the CPU reference SAT and the checker.
+#include "data.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <thread>
+
+namespace sat {
+
+std::size_t input_bytes(DType t) {
+    return dispatch(t, [](auto in, auto) { return sizeof(in); });
+}
+std::size_t output_bytes(DType t) {
+    return dispatch(t, [](auto, auto out) { return sizeof(out); });
+}
+
+void parallel_for(std::size_t count, const std::function<void(std::size_t, std::size_t)>& body) {
+    const std::size_t threads =
+        std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()),
+                              std::max<std::size_t>(1, count / 4096));
+    if (threads <= 1) {
+        body(0, count);
+        return;
+    }
+    std::vector<std::thread> pool;
+    for (std::size_t t = 0; t < threads; ++t)
+        pool.emplace_back(body, count * t / threads, count * (t + 1) / threads);
+    for (auto& th : pool) th.join();
+}
+
+namespace {
+
+// splitmix64: a value per (seed, index), so any element can be regenerated independently.
+std::uint64_t mix(std::uint64_t x) {
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+template <class In>
+void fill(In* dst, Shape s, std::uint64_t seed) {
+    const std::uint64_t key = mix(seed);
+    // i32 values lie in [-m, m] with m * n < 2^31, so every partial sum fits in int32.
+    const std::int64_t m =
+        std::clamp<std::int64_t>(std::int64_t(2147483647.0 / double(std::max<std::size_t>(1, s.n()))), 1, 1000);
+    parallel_for(s.n(), [&](std::size_t b, std::size_t e) {
+        for (std::size_t i = b; i < e; ++i) {
+            const std::uint64_t bits = mix(key ^ mix(i));
+            if constexpr (std::is_same_v<In, float>)
+                dst[i] = float(bits >> 40) * (1.0f / 16777216.0f);  // 24 random bits in [0,1)
+            else if constexpr (std::is_same_v<In, double>)
+                dst[i] = double(bits % 256);
+            else if constexpr (std::is_same_v<In, uint8_t>)
+                dst[i] = uint8_t(bits);
+            else
+                dst[i] = In(std::int64_t(bits % std::uint64_t(2 * m + 1)) - m);
+        }
+    });
+}
+
+// SAT in place over `a` (already converted to the accumulation type): row prefix sums in
+// parallel over rows, then column accumulation in parallel over column ranges.
+template <class Acc>
+void sat_in_place(Acc* a, Shape s) {
+    const std::size_t cols = s.cols;
+    parallel_for(s.rows, [&](std::size_t b, std::size_t e) {
+        for (std::size_t i = b; i < e; ++i)
+            for (std::size_t j = 1; j < cols; ++j) a[i * cols + j] += a[i * cols + j - 1];
+    });
+    parallel_for(cols, [&](std::size_t b, std::size_t e) {
+        for (std::size_t i = 1; i < std::size_t(s.rows); ++i)
+            for (std::size_t j = b; j < e; ++j) a[i * cols + j] += a[(i - 1) * cols + j];
+    });
+}
+
+}  // namespace
+
+void generate_input(DType t, Shape s, std::uint64_t seed, void* dst) {
+    dispatch(t, [&](auto in, auto) { fill(static_cast<decltype(in)*>(dst), s, seed); });
+}
+
+Reference reference_sat(DType t, Shape s, const void* in_ptr) {
+    Reference ref;
+    ref.shape = s;
+    dispatch(t, [&](auto in_tag, auto out_tag) {
+        using In = decltype(in_tag);
+        using Out = decltype(out_tag);
+        const In* in = static_cast<const In*>(in_ptr);
+        if constexpr (std::is_integral_v<Out>) {
+            ref.exact = true;
+            ref.exact_sums.resize(s.n());
+            std::uint32_t* a = ref.exact_sums.data();
+            parallel_for(s.n(), [&](std::size_t b, std::size_t e) {
+                for (std::size_t i = b; i < e; ++i) a[i] = std::uint32_t(std::int64_t(in[i]));
+            });
+            sat_in_place(a, s);  // unsigned arithmetic wraps modulo 2^32, like the GPU's int32
+        } else {
+            ref.exact = false;
+            ref.unit_roundoff = std::is_same_v<Out, float> ? std::ldexp(1.0, -24) : std::ldexp(1.0, -53);
+            ref.sums.resize(s.n());
+            bool negative = false;
+            for (std::size_t i = 0; i < s.n(); ++i) {
+                ref.sums[i] = double(in[i]);
+                negative |= in[i] < 0;
+            }
+            if (negative) {
+                ref.abs_sums.resize(s.n());
+                for (std::size_t i = 0; i < s.n(); ++i) ref.abs_sums[i] = std::fabs(double(in[i]));
+                sat_in_place(ref.abs_sums.data(), s);
+            }
+            sat_in_place(ref.sums.data(), s);
+        }
+    });
+    return ref;
+}
+
+Reference reference_transpose(DType t, Shape s, const void* in_ptr) {
+    Reference ref;
+    ref.shape = {s.cols, s.rows};
+    dispatch(t, [&](auto in_tag, auto out_tag) {
+        using In = decltype(in_tag);
+        using Out = decltype(out_tag);
+        const In* in = static_cast<const In*>(in_ptr);
+        ref.exact = true;  // a transpose moves values: compare bit-exactly after conversion
+        if constexpr (std::is_integral_v<Out>) ref.exact_sums.resize(s.n());
+        else ref.sums.resize(s.n());
+        for (std::size_t i = 0; i < std::size_t(s.rows); ++i)
+            for (std::size_t j = 0; j < std::size_t(s.cols); ++j) {
+                const In v = in[i * s.cols + j];
+                if constexpr (std::is_integral_v<Out>) ref.exact_sums[j * s.rows + i] = std::uint32_t(Out(v));
+                else ref.sums[j * s.rows + i] = double(Out(v));
+            }
+    });
+    return ref;
+}
+
+namespace {
+template <class Out>
+CheckReport compare_typed(const Reference& ref, const Out* got) {
+    CheckReport rep;
+    const Shape s = ref.shape;
+    rep.checked = s.n();
+    const double d = double(s.rows) + s.cols + 64;
+    const double gamma = ref.exact ? 0 : d * ref.unit_roundoff / (1 - d * ref.unit_roundoff);
+    if (ref.exact) rep.tolerance = "exact";
+    else {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "|err| <= %.2g * sum|a| (2*gamma_d, d = rows+cols+64)", 2 * gamma);
+        rep.tolerance = buf;
+    }
+    const std::size_t n = s.n();
+    for (std::size_t i = 0; i < n; ++i) {
+        double expected, value, err;
+        bool bad;
+        if constexpr (std::is_integral_v<Out>) {
+            if (ref.exact_sums.empty()) {  // a transpose reference of a float type never lands here
+                bad = true;
+                expected = value = err = 0;
+            } else {
+                const std::uint32_t e = ref.exact_sums[i], g = std::uint32_t(got[i]);
+                expected = double(std::int32_t(e));
+                value = double(got[i]);
+                err = std::fabs(value - expected);
+                bad = e != g;
+            }
+        } else {
+            expected = ref.sums[i];
+            value = double(got[i]);
+            err = std::fabs(value - expected);
+            const double scale = ref.abs_sums.empty() ? std::fabs(expected) : ref.abs_sums[i];
+            bad = !(err <= 2 * gamma * scale);  // NaN fails too
+            if (err != err) err = std::numeric_limits<double>::infinity();
+        }
+        if (err > rep.max_error) rep.max_error = err;
+        if (bad) {
+            if (rep.wrong == 0) {
+                rep.first_row = long(i / s.cols);
+                rep.first_col = long(i % s.cols);
+                rep.first_expected = expected;
+                rep.first_got = value;
+            }
+            ++rep.wrong;
+        }
+    }
+    rep.pass = rep.wrong == 0;
+    return rep;
+}
+}  // namespace
+
+CheckReport compare_output(DType t, const Reference& ref, const void* got) {
+    return dispatch(t, [&](auto, auto out_tag) {
+        using Out = decltype(out_tag);
+        return compare_typed<Out>(ref, static_cast<const Out*>(got));
+    });
+}
+
+std::string check_canaries(const unsigned char* before, const unsigned char* after,
+                           std::size_t band_bytes) {
+    for (std::size_t i = 0; i < band_bytes; ++i)
+        if (before[i] != canary_byte)
+            return "out-of-bounds write " + std::to_string(band_bytes - i) + " bytes before the output";
+    for (std::size_t i = 0; i < band_bytes; ++i)
+        if (after[i] != canary_byte)
+            return "out-of-bounds write " + std::to_string(i) + " bytes past the end of the output";
+    return "";
+}
+
+std::string CheckReport::message() const {
+    if (pass && canary.empty()) return "PASS";
+    char buf[512];
+    std::string text;
+    if (!canary.empty()) text = canary;
+    if (wrong > 0) {
+        std::snprintf(buf, sizeof buf,
+                      "%zu of %zu elements wrong; first at (row %ld, col %ld): expected %.17g, got %.17g; max error %.3g (%s)",
+                      wrong, checked, first_row, first_col, first_expected, first_got, max_error,
+                      tolerance.c_str());
+        text += (text.empty() ? "" : "; ") + std::string(buf);
+    }
+    return text;
+}
+
+}  // namespace sat

@@ -1,0 +1,116 @@
+// harness.h — the harness as the lab binaries, the tests and the grader use it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hmm.h"
+#include "sat.h"
+
+namespace sat {
+
+// ---- Checking --------------------------------------------------------------------------------
+
+// Result of comparing an output with the CPU reference (common/check.cpp).
+struct CheckReport {
+    bool pass = false;
+    std::size_t checked = 0;         // elements compared
+    std::size_t wrong = 0;           // elements outside tolerance (NaN is always wrong)
+    long first_row = -1, first_col = -1;
+    double first_expected = 0, first_got = 0;
+    double max_error = 0;            // largest |got - expected|
+    std::string canary;              // empty, or where an out-of-bounds write landed
+    std::string tolerance;           // "exact" or the f32/f64 bound used
+    std::string message() const;     // one line: "PASS" or what is wrong, where
+};
+
+// ---- One measured run ------------------------------------------------------------------------
+
+struct RunRequest {
+    const LabInfo* lab = nullptr;
+    const Variant* variant = nullptr;
+    DType type = DType::f32;
+    Shape shape;
+    std::uint64_t seed = 1;
+    int reps = 0;                 // timed repetitions after the check; 0 = check only
+    double r = -1;                // Workspace::r
+    int cpu_threads = 0;          // Workspace::cpu_threads
+    std::string trace_png;        // when set, write the tile-completion picture here
+    // Optional real data instead of generated data (host, row-major, element type of `type`'s
+    // input); and where to copy the output to (host, element type of the output), if wanted.
+    const void* input = nullptr;
+    void* output = nullptr;
+};
+
+struct Measurement {
+    std::string device;           // GPU name, or the CPU's for lab 1
+    int lab = 0;
+    std::string variant;
+    DType type = DType::f32;
+    Shape shape;
+    int reps = 0;
+    double median_ms = 0, min_ms = 0, max_ms = 0;
+    double copy_ms = 0;           // device-to-device (CPU: memcpy) copy of the same bytes
+    double gbps = 0;              // (input bytes + output bytes) / median time
+    double pct_copy = 0;          // copy_ms / median_ms * 100
+    std::string hmm_formula;      // symbolic
+    hmm::Cost hmm_cost;           // evaluated
+    double predicted_ms = 0;      // from the calibration; NaN when the model has no formula
+    hmm::Calibration calibration;
+    double r = -1;
+    std::uint64_t seed = 0;
+    CheckReport check;
+    std::string error;            // an exception, CUDA error or spin timeout; empty if none
+    bool ok() const { return error.empty() && check.pass; }
+    std::string verdict() const;  // PASS / FAIL / ERROR
+};
+
+// Generate (or take) the input, run the variant once into a poisoned output with canaries,
+// check it against the CPU reference, then time `reps` runs. Never throws: errors land in
+// Measurement::error.
+Measurement run_variant(const RunRequest& request);
+
+// ---- Environment -----------------------------------------------------------------------------
+
+// True when a CUDA device can run kernels; otherwise `why` says what is missing.
+bool gpu_available(std::string* why = nullptr);
+std::string device_name();
+
+// ---- Command line ----------------------------------------------------------------------------
+
+struct Options {
+    std::vector<Shape> shapes;          // empty: the lab's defaults
+    std::vector<DType> types;           // empty: f32 (lab default)
+    std::vector<std::string> variants;  // empty: all
+    int reps = -1;                      // -1: default (GPU 20, CPU 5)
+    std::uint64_t seed = 0;
+    bool seed_given = false;
+    std::string csv, input, output, trace;
+    int box = -1;                       // --box R: box filter of radius R on --input
+    double r = -1;
+    bool sweep = false;
+    bool model = false;                 // --model: print cost formulas only (no GPU needed)
+    bool help = false;
+    int threads = 0;
+};
+
+// Thrown for a bad command line; lab_main prints "labN: <message>" and exits 2.
+struct UsageError : Error {
+    using Error::Error;
+};
+Options parse_cli(int argc, const char* const* argv, const LabInfo& lab);
+std::string usage(const LabInfo& lab);
+DType parse_dtype(const std::string& text);  // throws UsageError
+
+// The whole `./labN` program: parse, run, print the table, write the CSV. Returns the exit code
+// (0 all PASS, 1 a check failed or a run errored, 2 bad usage / no GPU / unreadable input).
+int lab_main(int argc, const char* const* argv, const char* lab_id);
+
+// Terminal table and CSV (common/report.cpp).
+void print_header(const LabInfo& lab, const Options& opt);
+void print_row(const Measurement& m);
+std::string csv_header();
+std::string csv_row(const Measurement& m);
+
+}  // namespace sat

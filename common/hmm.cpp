@@ -1,0 +1,108 @@
+// hmm.cpp — every HMM cost formula of the suite, in one table.
+//
+// Terms follow Kasagi et al., Table I and Lemmas 2-5, Theorems 6-7: n elements, width w,
+// latency l, recursion depth k, split r. Only the dominant terms are kept, as in Table I.
+// For a non-square rows x cols matrix, the paper's 2*sqrt(n) (the number of anti-diagonals)
+// becomes rows + cols, which is the same number for a square matrix.
+#include "hmm.h"
+
+#include <cmath>
+#include <limits>
+
+namespace sat::hmm {
+
+namespace {
+
+// Anti-diagonals of elements (4R1W launches) and of w x w blocks (1R1W stages), as "2 sqrt(n)".
+double twice_side(const Params& p) { return p.rows + p.cols; }
+double twice_block_side(const Params& p) { return std::ceil(p.rows / p.w) + std::ceil(p.cols / p.w); }
+
+Cost undefined(const Params&) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    return {nan, nan};
+}
+
+const std::vector<Formula> table = {
+    // Lab 1: CPU algorithms are outside the model.
+    {"cpu", "-", "not an HMM algorithm", undefined},
+    // The physical reference every GPU time is compared with: read n, write n, coalesced.
+    {"copy", "2n/w + l", "one coalesced read and write per element",
+     [](const Params& p) { return Cost{2 * p.n() / p.w, 1}; }},
+    // Lab 2. Table I: n/n coalesced + n/n stride, one barrier.
+    {"2R2W", "2n + 2n/w + 2l", "Kasagi Table I, Lemma 2",
+     [](const Params& p) { return Cost{2 * p.n() + 2 * p.n() / p.w, 2}; }},
+    // Lab 3. One w x w tile transpose: n coalesced reads, n coalesced writes.
+    {"transpose", "2n/w + l", "Kasagi section IV (diagonal arrangement, Lemma 1)",
+     [](const Params& p) { return Cost{2 * p.n() / p.w, 1}; }},
+    {"4R4W", "8n/w + 4l", "Kasagi Table I, Lemma 3",
+     [](const Params& p) { return Cost{8 * p.n() / p.w, 4}; }},
+    // Lab 4.
+    {"2R1W", "3n/w + (2k+3)l", "Kasagi Table I, Lemma 4",
+     [](const Params& p) { return Cost{3 * p.n() / p.w, 2.0 * p.k + 3}; }},
+    // Lab 5. 4R1W: every element reads 4 values by stride and writes 1; 2 sqrt(n) launches.
+    {"4R1W", "5n + 2sqrt(n) l", "Kasagi Table I, Lemma 5",
+     [](const Params& p) { return Cost{5 * p.n(), twice_side(p)}; }},
+    {"1R1W", "2n/w + 2(sqrt(n)/w) l", "Kasagi Table I, Theorem 6",
+     [](const Params& p) { return Cost{2 * p.n() / p.w, twice_block_side(p)}; }},
+    // Lab 6. Reads (1+r)n and writes n, all coalesced: (2+r)n/w as in Theorem 7 (Table I's
+    // "(1+r)n/w" counts the reads only).
+    {"(1+r)R1W", "(2+r)n/w + (2(1-sqrt(r))sqrt(n)/w + 4k + 5)l", "Kasagi Table I, Theorem 7",
+     [](const Params& p) {
+         return Cost{(2 + p.r) * p.n() / p.w,
+                     (1 - std::sqrt(p.r)) * twice_block_side(p) + 4.0 * p.k + 5};
+     }},
+    // Lab 7 (Chen et al. 2018), derived in docs/lab7.md: each variant is two passes that each
+    // read and write every element once, coalesced (the transpose happens in registers/shared).
+    {"ScanRow-BRLT", "4n/w + 2l", "derived in docs/lab7.md",
+     [](const Params& p) { return Cost{4 * p.n() / p.w, 2}; }},
+    {"BRLT-ScanRow", "4n/w + 2l", "derived in docs/lab7.md",
+     [](const Params& p) { return Cost{4 * p.n() / p.w, 2}; }},
+    {"ScanRowColumn", "4n/w + 2l", "derived in docs/lab7.md",
+     [](const Params& p) { return Cost{4 * p.n() / p.w, 2}; }},
+    // Lab 8 (Funasaka et al. 2017), derived in docs/lab8.md: one kernel, one read and one write
+    // per element; the pipeline fills in one soft-synchronisation latency per block row.
+    {"SKSS", "2n/w + (sqrt(n)/w + 1)l", "derived in docs/lab8.md",
+     [](const Params& p) { return Cost{2 * p.n() / p.w, std::ceil(p.rows / p.w) + 1}; }},
+    // Lab 9, derived in docs/lab9.md: one pass; look-back latency overlaps with other tiles.
+    {"LookBack", "2n/w + l", "derived in docs/lab9.md",
+     [](const Params& p) { return Cost{2 * p.n() / p.w, 1}; }},
+};
+
+}  // namespace
+
+const std::vector<Formula>& formulas() { return table; }
+
+const Formula& formula(const std::string& key) {
+    for (const Formula& f : table)
+        if (f.key == key) return f;
+    throw Error("no HMM cost formula named '" + key + "' (see common/hmm.cpp)");
+}
+
+int recursion_depth(double rows, double cols, double w) {
+    double side = std::ceil(std::max(rows, cols) / w);  // side of the block-sum matrix S
+    int k = 0;
+    while (side > w) {
+        side = std::ceil(side / w);
+        ++k;
+    }
+    return k;
+}
+
+Params params_for(Shape shape, double r) {
+    Params p;
+    p.rows = shape.rows;
+    p.cols = shape.cols;
+    p.k = recursion_depth(p.rows, p.cols, p.w);
+    p.r = r < 0 ? 0 : r;
+    return p;
+}
+
+double predict_seconds(Cost cost, const Calibration& cal, Barrier barrier) {
+    if (!cost.defined()) return std::numeric_limits<double>::quiet_NaN();
+    double l = 0;
+    if (barrier == Barrier::kernel_launch) l = cal.l_launch_s;
+    if (barrier == Barrier::graph_launch) l = cal.l_graph_s;
+    return cost.units * cal.unit_s + cost.latencies * l;
+}
+
+}  // namespace sat::hmm

@@ -1,0 +1,170 @@
+// sat.h — what a lab file sees of the harness.
+//
+// A lab file holds its algorithm (kernels and one host function per variant) and a descriptor
+// registered with SAT_REGISTER_LAB. Everything else — CLI, data, checking, timing, the HMM cost
+// model, reporting — lives in common/ and is shared by every lab, the tests and the grader.
+//
+// Every variant is a function template instantiated for the four harness types:
+//   f32: float -> float   f64: double -> double   i32: int32 -> int32   u8i32: uint8 -> int32
+// with the signature of SatFn below. GPU labs receive device pointers, the CPU lab host pointers.
+// Matrices are dense and row-major: element (i, j) of a rows x cols matrix is at [i * cols + j].
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace sat {
+
+enum class DType { f32, f64, i32, u8i32 };
+
+struct Shape {
+    int rows = 0;
+    int cols = 0;
+    std::size_t n() const { return std::size_t(rows) * std::size_t(cols); }
+};
+
+// Raised by SAT_CUDA / SAT_CHECK_LAUNCH and by labs that reject an input; the harness catches it,
+// prints its message (which names the lab file, line and call) and marks the run as an error.
+struct Error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] void throw_cuda_error(cudaError_t err, const char* what, const char* file, int line);
+
+// Check every CUDA runtime call: SAT_CUDA(cudaMemcpyAsync(...));
+#define SAT_CUDA(call)                                                                   \
+    do {                                                                                 \
+        cudaError_t sat_err_ = (call);                                                   \
+        if (sat_err_ != cudaSuccess) ::sat::throw_cuda_error(sat_err_, #call, __FILE__, __LINE__); \
+    } while (0)
+
+// Check a kernel launch right after the <<<...>>>: SAT_CHECK_LAUNCH("column_scan");
+#define SAT_CHECK_LAUNCH(kernel_name) \
+    SAT_CUDA((static_cast<void>(kernel_name), cudaGetLastError()))
+
+// Status word values a spinning kernel may leave in Workspace::status (0 = fine).
+enum Status : int { status_ok = 0, status_spin_timeout = 1, status_bad_input = 2 };
+
+// Spin-wait bound for inter-block kernels: a wait longer than this many nanoseconds of
+// %globaltimer means a flag will never arrive; the kernel sets status_spin_timeout and gives up.
+constexpr unsigned long long spin_timeout_ns = 2'000'000'000ull;  // 2 s
+
+// Per-run context handed to a variant: scratch memory, options and optional instrumentation.
+// The harness keeps one Workspace per run sequence, so scratch is allocated once (during the
+// warm-up) and then reused: do not assume it is zeroed; use get_zeroed when it must be.
+class Workspace {
+public:
+    explicit Workspace(bool on_device) : on_device_(on_device) {}
+    ~Workspace();
+    Workspace(const Workspace&) = delete;
+    Workspace& operator=(const Workspace&) = delete;
+
+    // `count` elements of scratch, valid until the end of this run (device memory for GPU labs).
+    template <class T>
+    T* get(std::size_t count) { return static_cast<T*>(bytes(count * sizeof(T))); }
+    // Same, cleared to zero on `stream` (a cudaMemsetAsync, counted in the lab's time).
+    template <class T>
+    T* get_zeroed(std::size_t count, cudaStream_t stream) {
+        return static_cast<T*>(zeroed_bytes(count * sizeof(T), stream));
+    }
+
+    // Options a variant may read (set by the harness from the command line).
+    double r = -1.0;        // lab 6: (1+r)R1W split; < 0 means "the lab's default"
+    int cpu_threads = 0;    // lab 1: threads for the multi-threaded CPU SAT (0 = all cores)
+
+    // Device status word, zeroed before each run and read after it (see Status).
+    int* status = nullptr;
+    // When --trace is given: one %globaltimer stamp per 32x32 tile, row-major over
+    // ceil(rows/32) x ceil(cols/32) tiles; record with sat::record_tile (common/device.cuh).
+    unsigned long long* trace = nullptr;
+
+    // Harness side.
+    void begin_run() { used_ = 0; }
+    bool on_device() const { return on_device_; }
+
+private:
+    void* bytes(std::size_t n);
+    void* zeroed_bytes(std::size_t n, cudaStream_t stream);
+    bool on_device_;
+    std::vector<void*> blocks_;       // every allocation, freed in the destructor
+    std::vector<std::size_t> sizes_;
+    std::size_t used_ = 0;            // blocks handed out in this run
+};
+
+template <class In, class Out>
+using SatFn = void (*)(const In* in, Out* out, Shape shape, Workspace& ws, cudaStream_t stream);
+
+// The same call with the element types erased, so the harness can hold one pointer per type.
+using ErasedSatFn = void (*)(const void* in, void* out, Shape shape, Workspace& ws,
+                             cudaStream_t stream);
+template <class In, class Out, SatFn<In, Out> fn>
+void call_typed(const void* in, void* out, Shape shape, Workspace& ws, cudaStream_t stream) {
+    fn(static_cast<const In*>(in), static_cast<Out*>(out), shape, ws, stream);
+}
+
+// What a variant computes, i.e. which reference the checker compares it with.
+enum class Computes { sat, transpose };
+// Which measured latency the HMM prediction uses for this variant's barriers.
+enum class Barrier { kernel_launch, graph_launch, none };
+
+struct Variant {
+    std::string name;     // shown in tables and chosen with --variant
+    std::string cost;     // key of its formula in the HMM cost table (common/hmm.cpp)
+    std::string summary;  // one line for --help and the handout
+    ErasedSatFn fn[4];    // indexed by DType: f32, f64, i32, u8i32
+    Computes computes = Computes::sat;
+    Barrier barrier = Barrier::kernel_launch;
+};
+
+// Instantiate a variant template for every harness type.
+#define SAT_VARIANT(name, cost, summary, fn)                                                   \
+    ::sat::Variant {                                                                           \
+        name, cost, summary,                                                                   \
+        {&::sat::call_typed<float, float, &fn<float, float>>,                                  \
+         &::sat::call_typed<double, double, &fn<double, double>>,                              \
+         &::sat::call_typed<int32_t, int32_t, &fn<int32_t, int32_t>>,                          \
+         &::sat::call_typed<uint8_t, int32_t, &fn<uint8_t, int32_t>>}                          \
+    }
+
+struct LabInfo {
+    int number = 0;
+    std::string title;       // "1R1W and 4R1W"
+    std::string source;      // "Kasagi et al. 2014, section VI"
+    bool gpu = true;         // false: variants get host pointers (lab 1)
+    std::vector<Variant> variants;
+    std::vector<Shape> default_shapes;  // what `./labN` with no size runs
+    // Optional: the r values `--sweep` tries for a shape (lab 6).
+    std::vector<double> (*sweep)(Shape shape) = nullptr;
+    // Optional: the largest side the lab's solution supports well (0 = any); the benchmark
+    // and the default tables skip larger shapes for slow teaching variants.
+    int max_default_side = 0;
+};
+
+// Registry: each lab file registers one LabInfo; binaries and tests look labs up by number.
+bool register_lab(const LabInfo& info);
+const LabInfo* find_lab(int number);
+std::vector<const LabInfo*> all_labs();
+
+#define SAT_CONCAT_(a, b) a##b
+#define SAT_CONCAT(a, b) SAT_CONCAT_(a, b)
+#define SAT_REGISTER_LAB(make_info) \
+    static const bool SAT_CONCAT(sat_lab_registered_, __LINE__) = ::sat::register_lab(make_info)
+
+const char* dtype_name(DType t);
+
+// Accumulator for an output type: integer sums are kept in the unsigned type of the same width,
+// whose wrap-around modulo 2^32 is defined (signed overflow is not) and matches the checker.
+template <class Out, bool integral = std::is_integral_v<Out>>
+struct AccOf { using type = Out; };
+template <class Out>
+struct AccOf<Out, true> { using type = std::make_unsigned_t<Out>; };
+template <class Out>
+using Acc = typename AccOf<Out>::type;
+
+}  // namespace sat

@@ -1,0 +1,336 @@
+// Lab 7 — SAT with a register cache: ScanRow-BRLT, BRLT-ScanRow and ScanRowColumn
+// (Chen, Wahib, Takizawa, Takano, Matsuoka 2018, sections IV and V).
+//
+// Every kernel here caches a 32 x 32 tile of the matrix in the registers of one warp: each
+// thread holds 32 values in `data[w]`, and "lane L, register j" is one element of the tile.
+// Which element depends on the step:
+//
+//   loaded   (lane = column):  data[j] = tile[j][lane]    — what a coalesced load gives
+//   BRLT'ed  (lane = row):     data[j] = tile[lane][j]    — after brlt_transpose
+//
+// A scan along the registers of one thread (data[0] .. data[31]) is a serial scan: 31 adds,
+// no communication. A scan across the lanes needs shuffles (Kogge-Stone or Ladner-Fischer).
+// The three algorithms differ only in which scan they use and whether the result is stored
+// transposed:
+//
+//   BRLT-ScanRow  (run twice)  load, BRLT, serial row scan, store transposed.
+//   ScanRow-BRLT  (run twice)  load, shuffle row scan, BRLT, store transposed.
+//   ScanRowColumn              ScanRow: a warp scans a row with shuffles, 1024 elements at a
+//                              time; ScanColumn: a serial column scan down 32-row tiles.
+//
+// Running a "scan rows, store transposed" pass twice gives the SAT: the second pass scans the
+// rows of the transpose (the original columns) and transposes back.
+//
+// Integer sums are accumulated in Out, so i32 / u8i32 wrap modulo 2^32 like the reference.
+#include "sat.h"
+#include "device.cuh"
+
+namespace lab7 {
+
+using sat::w;
+
+constexpr unsigned full_mask = 0xffffffffu;  // every kernel keeps all 32 lanes of a warp alive
+
+enum class RowScan { serial, kogge_stone, ladner_fischer };
+
+// Warps per block. A warp needs its own 32 x 33 transpose buffer (Alg. 5's sMem[S][32][33]);
+// 8 warps of 4-byte values or 4 of 8-byte values use 33 KiB, so several blocks share an SM.
+template <class Out>
+constexpr int warps_per_block() { return sizeof(Out) <= 4 ? 8 : 4; }
+
+constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+// ---- Warp-level building blocks ---------------------------------------------------------------
+
+// Inclusive Kogge-Stone scan of x across the 32 lanes (Alg. 3): 5 shuffle steps.
+template <class T>
+__device__ __forceinline__ T warp_scan_kogge_stone(T x, int lane) {
+    // BEGIN SOLUTION hint: for d = 1, 2, 4, 8, 16: up = __shfl_up_sync(full_mask, x, d); lanes >= d add up
+#pragma unroll
+    for (int d = 1; d < w; d *= 2) {
+        const T up = __shfl_up_sync(full_mask, x, d);
+        if (lane >= d) x += up;
+    }
+    // END SOLUTION
+    return x;
+}
+
+// Inclusive Ladner-Fischer scan of x across the 32 lanes (Alg. 4): in step d the upper half of
+// every group of 2d lanes adds the last value of the lower half.
+template <class T>
+__device__ __forceinline__ T warp_scan_ladner_fischer(T x, int lane) {
+    // BEGIN SOLUTION hint: for d = 1..16 (doubling): v = __shfl_sync(full_mask, x, (lane & ~(2d-1)) + d - 1); lanes with bit d set add v
+#pragma unroll
+    for (int d = 1; d < w; d *= 2) {
+        const int last_of_lower_half = (lane & ~(2 * d - 1)) + d - 1;
+        const T v = __shfl_sync(full_mask, x, last_of_lower_half);
+        if (lane & d) x += v;
+    }
+    // END SOLUTION
+    return x;
+}
+
+template <RowScan scan, class T>
+__device__ __forceinline__ T warp_scan(T x, int lane) {
+    if constexpr (scan == RowScan::ladner_fischer) return warp_scan_ladner_fischer(x, lane);
+    else return warp_scan_kogge_stone(x, lane);
+}
+
+// Block-Register-Local-Transpose (Alg. 5) of the warp's 32 x 32 register matrix through a
+// 32 x 33 shared buffer: data[j] = tile[j][lane] becomes data[j] = tile[lane][j]. The 33rd
+// column shifts each row by one bank, so both the row writes and the column reads are
+// conflict-free.
+template <class T>
+__device__ __forceinline__ void brlt_transpose(T (&data)[w], T (*buffer)[w + 1], int lane) {
+    // BEGIN SOLUTION hint: write data[j] to buffer[j][lane], __syncwarp(), read data[j] from buffer[lane][j], __syncwarp()
+#pragma unroll
+    for (int j = 0; j < w; ++j) buffer[j][lane] = data[j];
+    __syncwarp();
+#pragma unroll
+    for (int j = 0; j < w; ++j) data[j] = buffer[lane][j];
+    __syncwarp();  // the buffer is free again before the warp's next transpose writes to it
+    // END SOLUTION
+}
+
+// Serial inclusive scan along the registers of one thread (Alg. 2): no communication at all.
+template <class T>
+__device__ __forceinline__ void serial_scan(T (&data)[w]) {
+    // BEGIN SOLUTION hint: data[j] += data[j - 1] for j = 1 .. 31
+#pragma unroll
+    for (int j = 1; j < w; ++j) data[j] += data[j - 1];
+    // END SOLUTION
+}
+
+// Coalesced load of the tile whose top-left corner is (r0, c0), lane = column; zero outside
+// the matrix. Zeros after the last row/column leave every prefix sum inside unchanged, so the
+// edge tiles need no other special case and all 32 lanes always take part in the shuffles.
+template <class In, class Out>
+__device__ __forceinline__ void load_tile(const In* __restrict__ in, sat::Shape s, int r0,
+                                          int c0, int lane, Out (&data)[w]) {
+    const int c = c0 + lane;
+    const bool column_inside = c < s.cols;
+#pragma unroll
+    for (int j = 0; j < w; ++j) {
+        const int r = r0 + j;
+        data[j] = (column_inside && r < s.rows) ? Out(in[std::size_t(r) * s.cols + c]) : Out(0);
+    }
+}
+
+// ---- BRLT-ScanRow and ScanRow-BRLT: one pass = row prefix sums, stored transposed -----------
+//
+// A block of NW warps owns a strip of 32 rows (r0 .. r0+31) and walks it left to right, NW
+// tiles (NW * 32 columns) at a time, warp k on the k-th tile. After the transpose, lane L holds
+// row r0+L of its tile, so the carry from the tiles on the left is one register per thread;
+// the NW warps of a chunk exchange their row totals through shared memory (Fig. 3c).
+// Output: out_t is the cols x rows transpose, out_t[c * rows + r] = sum_{c' <= c} in[r][c'].
+template <class In, class Out, RowScan scan, int NW>
+__global__ void __launch_bounds__(NW * w)
+scan_rows_transposed(const In* __restrict__ in, Out* __restrict__ out_t, sat::Shape s) {
+    __shared__ Out transpose_buffer[NW][w][w + 1];
+    __shared__ Out warp_row_totals[NW][w];
+    const int lane = threadIdx.x % w;
+    const int warp = threadIdx.x / w;
+    const int r0 = blockIdx.x * w;  // the block's strip: rows r0 .. r0+31
+    Out row_carry = 0;              // sum of row r0+lane over all columns left of this chunk
+
+    for (int chunk = 0; chunk < s.cols; chunk += NW * w) {
+        const int c0 = chunk + warp * w;  // this warp's tile: columns c0 .. c0+31
+        Out data[w];
+        load_tile(in, s, r0, c0, lane, data);  // lane = column, data[j] = row r0+j
+
+        // BEGIN SOLUTION hint: scan each row of the tile (shuffle scan before the BRLT, or serial scan after it), then add the carries
+        if constexpr (scan != RowScan::serial) {
+            // ScanRow-BRLT: row j of the tile is register j across the 32 lanes.
+#pragma unroll
+            for (int j = 0; j < w; ++j) data[j] = warp_scan<scan>(data[j], lane);
+        }
+        brlt_transpose(data, transpose_buffer[warp], lane);  // lane = row r0+lane, data[j] = column c0+j
+        if constexpr (scan == RowScan::serial) serial_scan(data);  // BRLT-ScanRow
+
+        // Carry across the warps of this chunk and from the chunks to the left.
+        warp_row_totals[warp][lane] = data[w - 1];
+        __syncthreads();
+        Out left_of_tile = row_carry;
+        Out chunk_total = 0;
+#pragma unroll
+        for (int k = 0; k < NW; ++k) {
+            const Out t = warp_row_totals[k][lane];
+            if (k < warp) left_of_tile += t;
+            chunk_total += t;
+        }
+        __syncthreads();  // every warp has read the totals before the next chunk overwrites them
+        row_carry += chunk_total;
+#pragma unroll
+        for (int j = 0; j < w; ++j) data[j] += left_of_tile;
+        // END SOLUTION
+
+        // Transposed, coalesced store: for each j the warp writes 32 consecutive elements
+        // out_t[(c0+j) * rows + r0 .. r0+31].
+        const int r = r0 + lane;
+        if (r < s.rows) {
+#pragma unroll
+            for (int j = 0; j < w; ++j)
+                if (c0 + j < s.cols) out_t[std::size_t(c0 + j) * s.rows + r] = data[j];
+        }
+    }
+}
+
+// ---- ScanRowColumn ---------------------------------------------------------------------------
+
+// ScanRow (Fig. 4): one warp per row; each step caches C * 32 = 1024 consecutive elements
+// (register j of lane L holds column c0 + 32j + L, so every load is coalesced), scans each
+// group of 32 with shuffles and chains the groups through their totals.
+template <class In, class Out, RowScan scan, int NW>
+__global__ void __launch_bounds__(NW * w)
+scan_rows(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s) {
+    const int lane = threadIdx.x % w;
+    const int row = blockIdx.x * NW + threadIdx.x / w;
+    if (row >= s.rows) return;  // the whole warp leaves; this kernel has no block barrier
+    const In* in_row = in + std::size_t(row) * s.cols;
+    Out* out_row = out + std::size_t(row) * s.cols;
+    Out carry = 0;  // sum of the row left of this step, the same in every lane
+
+    for (int c0 = 0; c0 < s.cols; c0 += w * w) {
+        Out data[w];
+#pragma unroll
+        for (int j = 0; j < w; ++j) {
+            const int c = c0 + j * w + lane;
+            data[j] = c < s.cols ? Out(in_row[c]) : Out(0);
+        }
+        // BEGIN SOLUTION hint: shuffle-scan every register, then add the running carry (the total of a group is in lane 31)
+#pragma unroll
+        for (int j = 0; j < w; ++j) data[j] = warp_scan<scan>(data[j], lane);
+        // The 32 scans are independent; only the cheap carry chain below is serial.
+#pragma unroll
+        for (int j = 0; j < w; ++j) {
+            const Out group_total = __shfl_sync(full_mask, data[j], w - 1);
+            data[j] += carry;
+            carry += group_total;
+        }
+        // END SOLUTION
+#pragma unroll
+        for (int j = 0; j < w; ++j) {
+            const int c = c0 + j * w + lane;
+            if (c < s.cols) out_row[c] = data[j];
+        }
+    }
+}
+
+// ScanColumn: a block of NW warps owns 32 columns and walks down them NW * 32 rows at a time;
+// each thread scans its column serially in registers (no shuffles), the warps of a step
+// exchange their column totals through shared memory. May run in place (in == out): every
+// element is read and written by the same thread, read first.
+template <class Out, int NW>
+__global__ void __launch_bounds__(NW * w)
+scan_columns(const Out* in, Out* out, sat::Shape s) {
+    __shared__ Out warp_column_totals[NW][w];
+    const int lane = threadIdx.x % w;
+    const int warp = threadIdx.x / w;
+    const int c = blockIdx.x * w + lane;
+    Out column_carry = 0;  // sum of column c above this step
+
+    for (int chunk = 0; chunk < s.rows; chunk += NW * w) {
+        const int r0 = chunk + warp * w;
+        Out data[w];
+        load_tile(in, s, r0, blockIdx.x * w, lane, data);  // lane = column, data[j] = row r0+j
+        // BEGIN SOLUTION hint: serial column scan, then add the totals of the warps above and the carry from the steps above
+        serial_scan(data);
+        warp_column_totals[warp][lane] = data[w - 1];
+        __syncthreads();
+        Out above_tile = column_carry;
+        Out chunk_total = 0;
+#pragma unroll
+        for (int k = 0; k < NW; ++k) {
+            const Out t = warp_column_totals[k][lane];
+            if (k < warp) above_tile += t;
+            chunk_total += t;
+        }
+        __syncthreads();
+        column_carry += chunk_total;
+#pragma unroll
+        for (int j = 0; j < w; ++j) data[j] += above_tile;
+        // END SOLUTION
+        if (c < s.cols) {
+#pragma unroll
+            for (int j = 0; j < w; ++j)
+                if (r0 + j < s.rows) out[std::size_t(r0 + j) * s.cols + c] = data[j];
+        }
+    }
+}
+
+// ---- Host side -------------------------------------------------------------------------------
+
+// BRLT-ScanRow / ScanRow-BRLT: the same pass twice, through a cols x rows scratch matrix.
+template <RowScan scan, class In, class Out>
+void run_twice_transposed(const In* in, Out* out, sat::Shape s, sat::Workspace& ws,
+                          cudaStream_t stream) {
+    constexpr int NW = warps_per_block<Out>();
+    Out* rows_scanned_t = ws.get<Out>(s.n());  // cols x rows: row prefix sums, transposed
+    scan_rows_transposed<In, Out, scan, NW>
+        <<<ceil_div(s.rows, w), NW * w, 0, stream>>>(in, rows_scanned_t, s);
+    SAT_CHECK_LAUNCH("scan_rows_transposed (pass 1)");
+    const sat::Shape t{s.cols, s.rows};
+    scan_rows_transposed<Out, Out, scan, NW>
+        <<<ceil_div(t.rows, w), NW * w, 0, stream>>>(rows_scanned_t, out, t);
+    SAT_CHECK_LAUNCH("scan_rows_transposed (pass 2)");
+}
+
+template <RowScan scan, class In, class Out>
+void run_scan_row_column(const In* in, Out* out, sat::Shape s, sat::Workspace&,
+                         cudaStream_t stream) {
+    constexpr int NW = warps_per_block<Out>();
+    scan_rows<In, Out, scan, NW><<<ceil_div(s.rows, NW), NW * w, 0, stream>>>(in, out, s);
+    SAT_CHECK_LAUNCH("scan_rows");
+    scan_columns<Out, NW><<<ceil_div(s.cols, w), NW * w, 0, stream>>>(out, out, s);  // in place
+    SAT_CHECK_LAUNCH("scan_columns");
+}
+
+template <class In, class Out>
+void brlt_scan_row(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cudaStream_t st) {
+    run_twice_transposed<RowScan::serial>(in, out, s, ws, st);
+}
+template <class In, class Out>
+void scan_row_brlt(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cudaStream_t st) {
+    run_twice_transposed<RowScan::kogge_stone>(in, out, s, ws, st);
+}
+template <class In, class Out>
+void scan_row_brlt_lf(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cudaStream_t st) {
+    run_twice_transposed<RowScan::ladner_fischer>(in, out, s, ws, st);
+}
+template <class In, class Out>
+void scan_row_column(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cudaStream_t st) {
+    run_scan_row_column<RowScan::kogge_stone>(in, out, s, ws, st);
+}
+template <class In, class Out>
+void scan_row_column_lf(const In* in, Out* out, sat::Shape s, sat::Workspace& ws,
+                        cudaStream_t st) {
+    run_scan_row_column<RowScan::ladner_fischer>(in, out, s, ws, st);
+}
+
+}  // namespace lab7
+
+SAT_REGISTER_LAB(([] {
+    sat::LabInfo lab;
+    lab.number = 7;
+    lab.title = "Register cache: ScanRow-BRLT, BRLT-ScanRow, ScanRowColumn";
+    lab.source = "Chen et al. 2018, sections IV-V";
+    lab.variants = {
+        SAT_VARIANT("BRLT-ScanRow", "BRLT-ScanRow",
+                    "BRLT, serial row scan in registers, store transposed; run twice",
+                    lab7::brlt_scan_row),
+        SAT_VARIANT("ScanRow-BRLT", "ScanRow-BRLT",
+                    "Kogge-Stone shuffle row scan, BRLT, store transposed; run twice",
+                    lab7::scan_row_brlt),
+        SAT_VARIANT("ScanRow-BRLT-LF", "ScanRow-BRLT",
+                    "as ScanRow-BRLT with a Ladner-Fischer shuffle scan",
+                    lab7::scan_row_brlt_lf),
+        SAT_VARIANT("ScanRowColumn", "ScanRowColumn",
+                    "warp-per-row Kogge-Stone ScanRow, then serial ScanColumn (in place)",
+                    lab7::scan_row_column),
+        SAT_VARIANT("ScanRowColumn-LF", "ScanRowColumn",
+                    "as ScanRowColumn with a Ladner-Fischer shuffle scan",
+                    lab7::scan_row_column_lf),
+    };
+    lab.default_shapes = {{1024, 1024}, {4096, 4096}, {16384, 16384}};
+    return lab;
+}()));
