@@ -178,6 +178,9 @@ CheckReport compare_typed(const Reference& ref, const Out* got) {
         if (err > rep.max_error) rep.max_error = err;
         if (bad) {
             if (rep.wrong == 0) {
+                unsigned char poison[sizeof(Out)];
+                std::memset(poison, poison_byte, sizeof(Out));
+                rep.first_unwritten = std::memcmp(&got[i], poison, sizeof(Out)) == 0;
                 rep.first_row = long(i / s.cols);
                 rep.first_col = long(i % s.cols);
                 rep.first_expected = expected;
@@ -216,8 +219,9 @@ std::string CheckReport::message() const {
     if (!canary.empty()) text = canary;
     if (wrong > 0) {
         std::snprintf(buf, sizeof buf,
-                      "%zu of %zu elements wrong; first at (row %ld, col %ld): expected %.17g, got %.17g; max error %.3g (%s)",
-                      wrong, checked, first_row, first_col, first_expected, first_got, max_error,
+                      "%zu of %zu elements wrong; first at (row %ld, col %ld): expected %.17g, got %.17g%s; max error %.3g (%s)",
+                      wrong, checked, first_row, first_col, first_expected, first_got,
+                      first_unwritten ? " (never written: still the poison value)" : "", max_error,
                       tolerance.c_str());
         text += (text.empty() ? "" : "; ") + std::string(buf);
     }

@@ -19,6 +19,7 @@ struct CheckReport {
     std::size_t wrong = 0;           // elements outside tolerance (NaN is always wrong)
     long first_row = -1, first_col = -1;
     double first_expected = 0, first_got = 0;
+    bool first_unwritten = false;    // the first wrong element still holds the poison
     double max_error = 0;            // largest |got - expected|
     std::string canary;              // empty, or where an out-of-bounds write landed
     std::string tolerance;           // "exact" or the f32/f64 bound used

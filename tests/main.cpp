@@ -1,0 +1,107 @@
+// main.cpp — the test runner: Catch2 plus the closing "N passed, N failed, N skipped" line.
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+
+#include "test_util.h"
+
+namespace sat_test {
+
+bool skipped_current = false;
+
+bool gpu_present() {
+    static const bool present = sat::gpu_available();
+    return present;
+}
+
+std::uint64_t base_seed() {
+    static const std::uint64_t seed = [] {
+        if (const char* env = std::getenv("SAT_TEST_SEED")) return std::uint64_t(std::strtoull(env, nullptr, 10));
+        return (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
+    }();
+    return seed;
+}
+
+std::uint64_t fresh_seed() {
+    static std::uint64_t counter = 0;
+    return base_seed() + 0x9E3779B97F4A7C15ull * ++counter;
+}
+
+sat::Measurement check_variant(int lab_number, const std::string& variant, sat::DType type,
+                               sat::Shape shape, double r) {
+    const sat::LabInfo* lab = sat::find_lab(lab_number);
+    if (!lab) FAIL("lab " << lab_number << " is not linked into this test binary");
+    const sat::Variant* chosen = nullptr;
+    for (const sat::Variant& v : lab->variants)
+        if (v.name == variant) chosen = &v;
+    if (!chosen) FAIL("lab " << lab_number << " has no variant '" << variant << "'");
+    sat::RunRequest req;
+    req.lab = lab;
+    req.variant = chosen;
+    req.type = type;
+    req.shape = shape;
+    req.seed = fresh_seed();
+    req.r = r;
+    sat::Measurement m = sat::run_variant(req);
+    UNSCOPED_INFO("lab" << lab_number << " " << variant << " " << sat::dtype_name(type) << " "
+                        << shape_name(shape) << (r >= 0 ? " r=" + std::to_string(r) : "")
+                        << " seed " << req.seed << ": "
+                        << (m.error.empty() ? m.check.message() : "error: " + m.error));
+    return m;
+}
+
+std::vector<sat::Shape> standard_shapes() {
+    return {{1, 1}, {31, 33}, {97, 89}, {1, 100000}, {100000, 1}, {64, 96}, {1024, 1024}, {4096, 4096}};
+}
+std::vector<sat::DType> all_types() {
+    return {sat::DType::f32, sat::DType::f64, sat::DType::i32, sat::DType::u8i32};
+}
+std::string shape_name(sat::Shape s) { return std::to_string(s.rows) + "x" + std::to_string(s.cols); }
+
+int run_command(const std::string& command, std::string* output) {
+    std::string text;
+    FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+    if (!pipe) return -1;
+    std::array<char, 4096> buf;
+    std::size_t got;
+    while ((got = fread(buf.data(), 1, buf.size(), pipe)) > 0) text.append(buf.data(), got);
+    const int status = pclose(pipe);
+    if (output) *output = text;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace sat_test
+
+namespace {
+struct Counts {
+    int passed = 0, failed = 0, skipped = 0;
+} counts;
+
+struct SummaryListener : Catch::TestEventListenerBase {
+    using TestEventListenerBase::TestEventListenerBase;
+    void testCaseStarting(const Catch::TestCaseInfo&) override { sat_test::skipped_current = false; }
+    void testCaseEnded(const Catch::TestCaseStats& stats) override {
+        if (stats.totals.assertions.failed > 0 || stats.totals.testCases.failed > 0) ++counts.failed;
+        else if (sat_test::skipped_current) ++counts.skipped;
+        else ++counts.passed;
+    }
+};
+}  // namespace
+CATCH_REGISTER_LISTENER(SummaryListener)
+
+int main(int argc, char** argv) {
+    Catch::Session session;
+    // A test that asserts nothing is a defect: make Catch2 fail it.
+    session.configData().warnings = Catch::WarnAbout::NoAssertions;
+    if (const int rc = session.applyCommandLine(argc, argv)) return rc;
+    const unsigned long long seed = sat_test::base_seed();
+    std::printf("test seed %llu (SAT_TEST_SEED=%llu reproduces this run); GPU: %s\n", seed, seed,
+                sat_test::gpu_present() ? sat::device_name().c_str() : "none (GPU tests skip)");
+    const int rc = session.run();
+    std::printf("%d passed, %d failed, %d skipped\n", counts.passed, counts.failed, counts.skipped);
+    return rc != 0 || counts.failed > 0 ? 1 : 0;
+}

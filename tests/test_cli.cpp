@@ -1,0 +1,118 @@
+// The shared command line: parsing, and one clear line with exit code 2 for every bad input.
+#include <algorithm>
+
+#include "io.h"
+#include "test_util.h"
+
+using sat::DType;
+
+namespace {
+sat::Options parse(std::vector<const char*> args) {
+    args.insert(args.begin(), "lab1");
+    return sat::parse_cli(int(args.size()), args.data(), *sat::find_lab(1));
+}
+// Exit status and output of a lab binary; the binaries are built by `make test` first.
+int run_lab(const std::string& args, std::string* out) { return sat_test::run_command(args, out); }
+std::size_t line_count(const std::string& text) {
+    return std::count(text.begin(), text.end(), '\n');
+}
+}  // namespace
+
+TEST_CASE("cli parses sizes, types, variants and options", "[cpu][cli]") {
+    const auto o = parse({"--sizes", "64,1920x1080", "--type", "f64,u8i32", "--variant", "threaded",
+                          "--reps", "3", "--seed", "99", "--csv", "x.csv"});
+    REQUIRE(o.shapes.size() == 2);
+    CHECK(o.shapes[0].rows == 64);
+    CHECK(o.shapes[1].rows == 1080);
+    CHECK(o.shapes[1].cols == 1920);
+    REQUIRE(o.types.size() == 2);
+    CHECK(o.types[1] == DType::u8i32);
+    CHECK(o.variants == std::vector<std::string>{"threaded"});
+    CHECK(o.reps == 3);
+    CHECK(o.seed == 99);
+    CHECK(o.seed_given);
+    CHECK(o.csv == "x.csv");
+    const auto rc = parse({"--rows", "3", "--cols", "5"});
+    REQUIRE(rc.shapes.size() == 1);
+    CHECK(rc.shapes[0].rows == 3);
+    CHECK(rc.shapes[0].cols == 5);
+}
+
+TEST_CASE("cli rejects bad arguments with a message naming the problem", "[cpu][cli]") {
+    using Catch::Contains;
+    CHECK_THROWS_WITH(parse({"--size", "0"}), Contains("--size needs an integer"));
+    CHECK_THROWS_WITH(parse({"--size", "12abc"}), Contains("'12abc'"));
+    CHECK_THROWS_WITH(parse({"--type", "nope"}), Contains("unknown --type 'nope'"));
+    CHECK_THROWS_WITH(parse({"--variant", "fast"}), Contains("unknown --variant 'fast'"));
+    CHECK_THROWS_WITH(parse({"--frobnicate"}), Contains("unknown option"));
+    CHECK_THROWS_WITH(parse({"--size"}), Contains("--size needs a value"));
+    CHECK_THROWS_WITH(parse({"--rows", "5"}), Contains("--rows and --cols go together"));
+    CHECK_THROWS_WITH(parse({"--box", "3"}), Contains("--box needs --output"));
+    CHECK_THROWS_WITH(parse({"--r", "0.5"}), Contains("has no r parameter"));
+    CHECK_THROWS_WITH(parse({"--seed", "-4"}), Contains("--seed needs a non-negative integer"));
+}
+
+TEST_CASE("lab binaries: bad arguments print one line on stderr and exit 2", "[cpu][cli]") {
+    for (const char* args : {"./lab1-ref --size 0", "./lab1-ref --type nope", "./lab1-ref --input build/missing.png",
+                             "./lab1-ref --bogus"}) {
+        std::string out;
+        INFO(args << " printed: " << out);
+        CHECK(run_lab(args, &out) == 2);
+        CHECK(line_count(out) == 1);
+        CHECK(out.rfind("lab1: ", 0) == 0);
+    }
+}
+
+TEST_CASE("./lab1 runs its default table and prints PASS rows", "[cpu][cli]") {
+    std::string out;
+    REQUIRE(run_lab("./lab1-ref --sizes 256,97x89 --reps 2", &out) == 0);
+    INFO(out);
+    CHECK(out.find("2R2W(CPU)") != std::string::npos);
+    CHECK(out.find("4R1W(CPU)") != std::string::npos);
+    CHECK(out.find("threaded") != std::string::npos);
+    CHECK(out.find("FAIL") == std::string::npos);
+    CHECK(out.find("PASS") != std::string::npos);
+    CHECK(out.find("reproduce: ./lab1 --sizes 256,97x89 --reps 2 --seed ") != std::string::npos);
+}
+
+TEST_CASE("./lab1 --input image --output sat.npy round-trips real data", "[cpu][cli]") {
+    std::string out;
+    REQUIRE(run_lab("./lab1-ref --box 2 --size 64 --output build/test_tmp_card.png --reps 0 && "
+                    "./lab1-ref --input build/test_tmp_card.png --output build/test_tmp_sat.npy --reps 1", &out) == 0);
+    INFO(out);
+    const sat::HostMatrix m = sat::read_matrix("build/test_tmp_sat.npy");
+    CHECK(m.dtype == "i4");
+    CHECK(m.shape.rows == 64);
+    CHECK(m.shape.cols == 64);
+    CHECK(out.find("PASS") != std::string::npos);
+}
+
+TEST_CASE("a GPU lab on a machine without a GPU prints one clear line and exits 2", "[cpu][cli]") {
+    // CUDA_VISIBLE_DEVICES= hides any GPU, so this runs the same with and without one.
+    int tried = 0;
+    for (const sat::LabInfo* lab : sat::all_labs()) {
+        if (!lab->gpu) continue;
+        const std::string binary = "./lab" + std::to_string(lab->number) + "-ref";
+        std::string out;
+        const int rc = run_lab("CUDA_VISIBLE_DEVICES= " + binary + " --size 64", &out);
+        INFO(binary << " printed: " << out);
+        CHECK(rc == 2);
+        CHECK(line_count(out) == 1);
+        CHECK(out.find("GPU") != std::string::npos);
+        CHECK(out.find("lab 1") != std::string::npos);  // says what still runs
+        ++tried;
+    }
+    CHECK(tried >= 1);
+}
+
+TEST_CASE("--model prints the cost formulas without a GPU", "[cpu][cli]") {
+    for (const sat::LabInfo* lab : sat::all_labs()) {
+        if (!lab->gpu) continue;
+        std::string out;
+        const std::string binary = "./lab" + std::to_string(lab->number) + "-ref";
+        REQUIRE(run_lab("CUDA_VISIBLE_DEVICES= " + binary + " --model --size 4096", &out) == 0);
+        INFO(out);
+        for (const sat::Variant& v : lab->variants) CHECK(out.find(v.name) != std::string::npos);
+        CHECK(out.find("time units") != std::string::npos);
+    }
+}

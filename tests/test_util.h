@@ -1,0 +1,46 @@
+// test_util.h — what every test file shares: GPU skipping, fresh seeds, running one variant.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness.h"
+
+namespace sat_test {
+
+// Set by SAT_REQUIRE_GPU when a test skips; the summary line counts it as skipped.
+extern bool skipped_current;
+bool gpu_present();
+
+// The run's base seed: $SAT_TEST_SEED if set, else fresh; printed once at start-up. Each call
+// returns the next seed derived from it, so a failing run reproduces with the printed seed.
+std::uint64_t fresh_seed();
+std::uint64_t base_seed();
+
+// Run a variant of a registered lab once (no timing), check it, and attach a description with
+// the seed to the next assertion: use as  auto m = check_variant(...); REQUIRE(m.ok());
+sat::Measurement check_variant(int lab, const std::string& variant, sat::DType type,
+                               sat::Shape shape, double r = -1);
+
+// 1x1, 31x33, 97x89 (primes), 1x100000, 100000x1, 64x96, 1024x1024, 4096x4096.
+std::vector<sat::Shape> standard_shapes();
+std::vector<sat::DType> all_types();
+std::string shape_name(sat::Shape s);
+
+// Run a shell command from the repository root; returns its exit status (-1 if it died on a
+// signal) and its stdout+stderr.
+int run_command(const std::string& command, std::string* output = nullptr);
+
+}  // namespace sat_test
+
+#define SAT_REQUIRE_GPU()                                      \
+    do {                                                       \
+        if (!::sat_test::gpu_present()) {                      \
+            ::sat_test::skipped_current = true;                \
+            SUCCEED("skipped: no CUDA GPU on this machine");   \
+            return;                                            \
+        }                                                      \
+    } while (0)
