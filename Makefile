@@ -29,7 +29,8 @@ DEPS_STAMP := $(BUILD)/deps.ok
 
 COMMON_SRC  := $(filter-out common/main.cpp,$(wildcard common/*.cpp common/*.cu))
 COMMON_OBJS := $(patsubst %,$(OBJ)/%.o,$(COMMON_SRC))
-TEST_SRC    := $(wildcard tests/*.cpp)
+# tests/hidden/ holds instructor-only tests; make release leaves it out.
+TEST_SRC    := $(wildcard tests/*.cpp tests/hidden/*.cpp)
 TEST_OBJS   := $(patsubst %,$(OBJ)/%.o,$(TEST_SRC))
 SOL_SRC     := $(wildcard solutions/lab*.cu solutions/lab*.cpp)
 LAB_SRC     := $(wildcard labs/lab*.cu labs/lab*.cpp)
