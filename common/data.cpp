@@ -17,10 +17,11 @@ std::size_t output_bytes(DType t) {
     return dispatch(t, [](auto, auto out) { return sizeof(out); });
 }
 
-void parallel_for(std::size_t count, const std::function<void(std::size_t, std::size_t)>& body) {
+void parallel_for(std::size_t count, const std::function<void(std::size_t, std::size_t)>& body,
+                  std::size_t min_per_thread) {
     const std::size_t threads =
         std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()),
-                              std::max<std::size_t>(1, count / 4096));
+                              std::max<std::size_t>(1, count / std::max<std::size_t>(1, min_per_thread)));
     if (threads <= 1) {
         body(0, count);
         return;
@@ -102,11 +103,10 @@ Reference reference_sat(DType t, Shape s, const void* in_ptr) {
             ref.exact = false;
             ref.unit_roundoff = std::is_same_v<Out, float> ? std::ldexp(1.0, -24) : std::ldexp(1.0, -53);
             ref.sums.resize(s.n());
-            bool negative = false;
-            for (std::size_t i = 0; i < s.n(); ++i) {
-                ref.sums[i] = double(in[i]);
-                negative |= in[i] < 0;
-            }
+            parallel_for(s.n(), [&](std::size_t b, std::size_t e) {
+                for (std::size_t i = b; i < e; ++i) ref.sums[i] = double(in[i]);
+            });
+            const bool negative = std::any_of(in, in + s.n(), [](In v) { return v < 0; });
             if (negative) {
                 ref.abs_sums.resize(s.n());
                 for (std::size_t i = 0; i < s.n(); ++i) ref.abs_sums[i] = std::fabs(double(in[i]));
@@ -139,40 +139,27 @@ Reference reference_transpose(DType t, Shape s, const void* in_ptr) {
 }
 
 namespace {
+// Compare elements [begin, end); the caller merges the reports of all ranges.
 template <class Out>
-CheckReport compare_typed(const Reference& ref, const Out* got) {
+CheckReport compare_range(const Reference& ref, const Out* got, double gamma, std::size_t begin,
+                          std::size_t end) {
     CheckReport rep;
     const Shape s = ref.shape;
-    rep.checked = s.n();
-    const double d = double(s.rows) + s.cols + 64;
-    const double gamma = ref.exact ? 0 : d * ref.unit_roundoff / (1 - d * ref.unit_roundoff);
-    if (ref.exact) rep.tolerance = "exact";
-    else {
-        char buf[96];
-        std::snprintf(buf, sizeof buf, "|err| <= %.2g * sum|a| (2*gamma_d, d = rows+cols+64)", 2 * gamma);
-        rep.tolerance = buf;
-    }
-    const std::size_t n = s.n();
-    for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t i = begin; i < end; ++i) {
         double expected, value, err;
         bool bad;
         if constexpr (std::is_integral_v<Out>) {
-            if (ref.exact_sums.empty()) {  // a transpose reference of a float type never lands here
-                bad = true;
-                expected = value = err = 0;
-            } else {
-                const std::uint32_t e = ref.exact_sums[i], g = std::uint32_t(got[i]);
-                expected = double(std::int32_t(e));
-                value = double(got[i]);
-                err = std::fabs(value - expected);
-                bad = e != g;
-            }
+            const std::uint32_t e = ref.exact_sums[i], g = std::uint32_t(got[i]);
+            expected = double(std::int32_t(e));
+            value = double(got[i]);
+            err = std::fabs(value - expected);
+            bad = e != g;
         } else {
             expected = ref.sums[i];
             value = double(got[i]);
             err = std::fabs(value - expected);
             const double scale = ref.abs_sums.empty() ? std::fabs(expected) : ref.abs_sums[i];
-            bad = !(err <= 2 * gamma * scale);  // NaN fails too
+            bad = ref.exact ? !(value == expected) : !(err <= 2 * gamma * scale);  // NaN fails too
             if (err != err) err = std::numeric_limits<double>::infinity();
         }
         if (err > rep.max_error) rep.max_error = err;
@@ -189,7 +176,41 @@ CheckReport compare_typed(const Reference& ref, const Out* got) {
             ++rep.wrong;
         }
     }
+    return rep;
+}
+
+template <class Out>
+CheckReport compare_typed(const Reference& ref, const Out* got) {
+    const Shape s = ref.shape;
+    const double d = double(s.rows) + s.cols + 64;
+    const double gamma = ref.exact ? 0 : d * ref.unit_roundoff / (1 - d * ref.unit_roundoff);
+    // Split into fixed chunks so that "first wrong" is the first in row-major order.
+    const std::size_t chunk = 1 << 20, chunks = (s.n() + chunk - 1) / chunk;
+    std::vector<CheckReport> parts(chunks);
+    parallel_for(chunks, [&](std::size_t b, std::size_t e) {
+        for (std::size_t c = b; c < e; ++c)
+            parts[c] = compare_range(ref, got, gamma, c * chunk, std::min(s.n(), (c + 1) * chunk));
+    }, 1);
+    CheckReport rep;
+    for (const CheckReport& part : parts) {
+        if (part.wrong > 0 && rep.wrong == 0) {
+            rep.first_row = part.first_row;
+            rep.first_col = part.first_col;
+            rep.first_expected = part.first_expected;
+            rep.first_got = part.first_got;
+            rep.first_unwritten = part.first_unwritten;
+        }
+        rep.wrong += part.wrong;
+        rep.max_error = std::max(rep.max_error, part.max_error);
+    }
+    rep.checked = s.n();
     rep.pass = rep.wrong == 0;
+    if (ref.exact) rep.tolerance = "exact";
+    else {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "|err| <= %.2g * sum|a| (2*gamma_d, d = rows+cols+64)", 2 * gamma);
+        rep.tolerance = buf;
+    }
     return rep;
 }
 }  // namespace

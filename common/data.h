@@ -25,8 +25,10 @@ decltype(auto) dispatch(DType t, F&& f) {
     return f(float{}, float{});
 }
 
-// Run body(begin, end) over [0, count) on all cores (used for work on 10^9 elements).
-void parallel_for(std::size_t count, const std::function<void(std::size_t, std::size_t)>& body);
+// Run body(begin, end) over [0, count) on all cores (used for work on 10^9 elements), with at
+// least min_per_thread items per thread.
+void parallel_for(std::size_t count, const std::function<void(std::size_t, std::size_t)>& body,
+                  std::size_t min_per_thread = 4096);
 
 // Seeded test data, reproducible from (seed, index) alone:
 //   f32 uniform in [0, 1); f64 integers in [0, 255] (exact sums); u8 integers in [0, 255];

@@ -51,8 +51,9 @@ const std::vector<Formula> table = {
          return Cost{(2 + p.r) * p.n() / p.w,
                      (1 - std::sqrt(p.r)) * twice_block_side(p) + 4.0 * p.k + 5};
      }},
-    // Lab 7 (Chen et al. 2018), derived in docs/lab7.md: each variant is two passes that each
-    // read and write every element once, coalesced (the transpose happens in registers/shared).
+    // Lab 7 (Chen et al. 2018), derived in docs/lab7.md: every variant is two kernels that each
+    // read and write every element once, coalesced (the transposes happen in registers/shared
+    // memory, which the HMM does not charge); the -LF variants share their key.
     {"ScanRow-BRLT", "4n/w + 2l", "derived in docs/lab7.md",
      [](const Params& p) { return Cost{4 * p.n() / p.w, 2}; }},
     {"BRLT-ScanRow", "4n/w + 2l", "derived in docs/lab7.md",
@@ -60,12 +61,18 @@ const std::vector<Formula> table = {
     {"ScanRowColumn", "4n/w + 2l", "derived in docs/lab7.md",
      [](const Params& p) { return Cost{4 * p.n() / p.w, 2}; }},
     // Lab 8 (Funasaka et al. 2017), derived in docs/lab8.md: one kernel, one read and one write
-    // per element; the pipeline fills in one soft-synchronisation latency per block row.
-    {"SKSS", "2n/w + (sqrt(n)/w + 1)l", "derived in docs/lab8.md",
-     [](const Params& p) { return Cost{2 * p.n() / p.w, std::ceil(p.rows / p.w) + 1}; }},
-    // Lab 9, derived in docs/lab9.md: one pass; look-back latency overlaps with other tiles.
-    {"LookBack", "2n/w + l", "derived in docs/lab9.md",
-     [](const Params& p) { return Cost{2 * p.n() / p.w, 1}; }},
+    // per element; the critical path of the task array is one hand-over l per strip of 4w rows
+    // plus one per step of 4w columns (the block of 4 x 4 warps used for 4-byte types).
+    // SKSS-warp (w x w tasks) has 1R1W's task graph and uses the key "1R1W".
+    {"SKSS", "2n/w + (H/4w + W/4w)l", "derived in docs/lab8.md",
+     [](const Params& p) {
+         return Cost{2 * p.n() / p.w, std::ceil(p.rows / (4 * p.w)) + std::ceil(p.cols / (4 * p.w))};
+     }},
+    // Lab 9, derived in docs/lab9.md: one pass (2n/w); each tile of w rows also publishes its
+    // column sums and prefixes and reads at least one tile's back (3n/w^2); the flags' memset
+    // and the kernel are two launches. The look-back latency overlaps other tiles' traffic.
+    {"LookBack", "2n/w + 3n/w^2 + 2l", "derived in docs/lab9.md",
+     [](const Params& p) { return Cost{2 * p.n() / p.w + 3 * p.n() / (p.w * p.w), 2}; }},
 };
 
 }  // namespace

@@ -75,13 +75,15 @@ void write_output(const Options& opt, DType type, Shape s, const std::vector<uns
 }  // namespace
 
 int lab_main(int argc, const char* const* argv, const char* lab_id) {
-    const std::string prog = std::string("lab") + lab_id;
+    // Lab "0" is the peers binary (tools/peers.cu), built as build/peers.
+    const std::string prog = std::string(lab_id) == "0" ? std::string("build/peers") : std::string("lab") + lab_id;
     const int number = std::atoi(lab_id) * (std::string(lab_id).back() == 'x' ? 10 : 1);
     const LabInfo* lab = find_lab(number);
     if (!lab || lab->variants.empty()) {
         std::fprintf(stderr, "%s: this binary holds no lab %s (check labs/lab%s_*.cu)\n", prog.c_str(), lab_id, lab_id);
         return 2;
     }
+    if (lab->custom_main) return lab->custom_main(*lab, argc, argv);
     Options opt;
     try {
         opt = parse_cli(argc, argv, *lab);
@@ -104,7 +106,7 @@ int lab_main(int argc, const char* const* argv, const char* lab_id) {
         for (Shape s : shapes)
             for (const Variant* v : variants) {
                 const hmm::Formula& f = hmm::formula(v->cost);
-                const hmm::Cost c = f.eval(hmm::params_for(s, opt.r));
+                const hmm::Cost c = f.eval(hmm::params_for(s, opt.r >= 0 ? opt.r : lab->default_r));
                 std::printf("  %-16s %6dx%-6d  %-44s = %.4g time units + %.4g l   (%s)\n", v->name.c_str(),
                             s.rows, s.cols, f.symbolic.c_str(), c.units, c.latencies, f.source.c_str());
             }

@@ -57,7 +57,7 @@ std::string csv_row(const Measurement& m) {
         << ",\"" << m.hmm_formula << "\"," << num(m.hmm_cost.units) << ',' << num(m.hmm_cost.latencies)
         << ',' << num(m.predicted_ms) << ',' << m.calibration.unit_s * 1e9 << ','
         << m.calibration.l_launch_s * 1e6 << ',' << m.calibration.l_graph_s * 1e6 << ','
-        << (m.r >= 0 ? m.r : 0) << ',' << m.verdict() << ',' << m.seed;
+        << (m.r >= 0 ? std::to_string(m.r) : std::string()) << ',' << m.verdict() << ',' << m.seed;
     return out.str();
 }
 

@@ -45,8 +45,12 @@ struct Error : std::runtime_error {
     } while (0)
 
 // Check a kernel launch right after the <<<...>>>: SAT_CHECK_LAUNCH("column_scan");
-#define SAT_CHECK_LAUNCH(kernel_name) \
-    SAT_CUDA((static_cast<void>(kernel_name), cudaGetLastError()))
+#define SAT_CHECK_LAUNCH(kernel_name)                                                        \
+    do {                                                                                     \
+        cudaError_t sat_err_ = cudaGetLastError();                                           \
+        if (sat_err_ != cudaSuccess)                                                         \
+            ::sat::throw_cuda_error(sat_err_, "launch of " kernel_name, __FILE__, __LINE__); \
+    } while (0)
 
 // Status word values a spinning kernel may leave in Workspace::status (0 = fine).
 enum Status : int { status_ok = 0, status_spin_timeout = 1, status_bad_input = 2 };
@@ -75,7 +79,7 @@ public:
     }
 
     // Options a variant may read (set by the harness from the command line).
-    double r = -1.0;        // lab 6: (1+r)R1W split; < 0 means "the lab's default"
+    double r = -1.0;        // lab 6: (1+r)R1W split (--r, else LabInfo::default_r)
     int cpu_threads = 0;    // lab 1: threads for the multi-threaded CPU SAT (0 = all cores)
 
     // Device status word, zeroed before each run and read after it (see Status).
@@ -139,11 +143,12 @@ struct LabInfo {
     bool gpu = true;         // false: variants get host pointers (lab 1)
     std::vector<Variant> variants;
     std::vector<Shape> default_shapes;  // what `./labN` with no size runs
-    // Optional: the r values `--sweep` tries for a shape (lab 6).
+    // Optional: the r values `--sweep` tries for a shape, and r when --r is not given (lab 6).
     std::vector<double> (*sweep)(Shape shape) = nullptr;
-    // Optional: the largest side the lab's solution supports well (0 = any); the benchmark
-    // and the default tables skip larger shapes for slow teaching variants.
-    int max_default_side = 0;
+    double default_r = -1;
+    // Optional: a lab whose problem is not a SAT (lab 8x: task arrays) brings its own driver;
+    // lab_main calls it instead of the SAT table.
+    int (*custom_main)(const LabInfo& lab, int argc, const char* const* argv) = nullptr;
 };
 
 // Registry: each lab file registers one LabInfo; binaries and tests look labs up by number.

@@ -29,16 +29,25 @@ namespace lab7 {
 
 using sat::w;
 
-constexpr unsigned full_mask = 0xffffffffu;  // every kernel keeps all 32 lanes of a warp alive
+[[maybe_unused]] constexpr unsigned full_mask = 0xffffffffu;  // all 32 lanes always take part
 
 enum class RowScan { serial, kogge_stone, ladner_fischer };
 
-// Warps per block. A warp needs its own 32 x 33 transpose buffer (Alg. 5's sMem[S][32][33]);
-// 8 warps of 4-byte values or 4 of 8-byte values use 33 KiB, so several blocks share an SM.
+// Block shapes, in warps (tuned on an H200 at 16384^2; docs/lab7.md).
+// The strip pass: NR strips of 32 rows stacked x NC tiles side by side. A warp needs its own
+// 32 x 33 transpose buffer (Alg. 5's sMem[S][32][33]), so the buffers are dynamic shared memory.
+// Stacked strips make each transposed store run longer (32*NR consecutive words of out_t).
+template <class Out>
+constexpr int strip_rows_per_block() { return sizeof(Out) <= 4 ? 4 : 1; }
+template <class Out>
+constexpr int strip_tiles_per_block() { return sizeof(Out) <= 4 ? 2 : 4; }
+// ScanRow: NW warps, one row each. ScanColumn: NC bands of 32 columns x NR tiles down.
 template <class Out>
 constexpr int warps_per_block() { return sizeof(Out) <= 4 ? 8 : 4; }
+template <class Out>
+constexpr int band_cols_per_block() { return sizeof(Out) <= 4 ? 2 : 1; }
 
-constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
+__host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 // ---- Warp-level building blocks ---------------------------------------------------------------
 
@@ -118,25 +127,41 @@ __device__ __forceinline__ void load_tile(const In* __restrict__ in, sat::Shape 
 
 // ---- BRLT-ScanRow and ScanRow-BRLT: one pass = row prefix sums, stored transposed -----------
 //
-// A block of NW warps owns a strip of 32 rows (r0 .. r0+31) and walks it left to right, NW
-// tiles (NW * 32 columns) at a time, warp k on the k-th tile. After the transpose, lane L holds
-// row r0+L of its tile, so the carry from the tiles on the left is one register per thread;
-// the NW warps of a chunk exchange their row totals through shared memory (Fig. 3c).
-// Output: out_t is the cols x rows transpose, out_t[c * rows + r] = sum_{c' <= c} in[r][c'].
-template <class In, class Out, RowScan scan, int NW>
-__global__ void __launch_bounds__(NW * w)
+// A block of NR x NC warps owns NR strips of 32 rows and walks them left to right, NC tiles
+// (NC * 32 columns) at a time; warp (tile_r, tile_c) takes tile tile_c of strip tile_r. After
+// the transpose, lane L holds row r0+L of its tile, so the carry from the tiles on the left is
+// one register per thread; the NC warps of a strip exchange their row totals through shared
+// memory (Fig. 3c). Output: out_t is the cols x rows transpose,
+// out_t[c * rows + r] = sum_{c' <= c} in[r][c'].
+template <class Out, int NR, int NC>
+struct StripShared {
+    Out transpose_buffer[NR * NC][w][w + 1];
+    Out warp_row_totals[NR][NC][w];
+};
+
+template <class In, class Out, RowScan scan, int NR, int NC>
+__global__ void __launch_bounds__(NR * NC * w)
 scan_rows_transposed(const In* __restrict__ in, Out* __restrict__ out_t, sat::Shape s) {
-    __shared__ Out transpose_buffer[NW][w][w + 1];
-    __shared__ Out warp_row_totals[NW][w];
+    extern __shared__ __align__(16) unsigned char shared_bytes[];
+    auto& sh = *reinterpret_cast<StripShared<Out, NR, NC>*>(shared_bytes);
+    auto& transpose_buffer = sh.transpose_buffer;
+    auto& warp_row_totals = sh.warp_row_totals;
     const int lane = threadIdx.x % w;
     const int warp = threadIdx.x / w;
-    const int r0 = blockIdx.x * w;  // the block's strip: rows r0 .. r0+31
+    const int tile_r = warp / NC, tile_c = warp % NC;
+    const int r0 = (blockIdx.x * NR + tile_r) * w;  // this warp's strip: rows r0 .. r0+31
     Out row_carry = 0;              // sum of row r0+lane over all columns left of this chunk
 
-    for (int chunk = 0; chunk < s.cols; chunk += NW * w) {
-        const int c0 = chunk + warp * w;  // this warp's tile: columns c0 .. c0+31
+    // Look-ahead (software pipelining): the loads of the next chunk are issued before the work
+    // on this one, so they are in flight during the shuffles, the transpose and the stores.
+    Out next[w];
+    load_tile(in, s, r0, tile_c * w, lane, next);  // lane = column, next[j] = row r0+j
+    for (int chunk = 0; chunk < s.cols; chunk += NC * w) {
+        const int c0 = chunk + tile_c * w;  // this warp's tile: columns c0 .. c0+31
         Out data[w];
-        load_tile(in, s, r0, c0, lane, data);  // lane = column, data[j] = row r0+j
+#pragma unroll
+        for (int j = 0; j < w; ++j) data[j] = next[j];
+        if (chunk + NC * w < s.cols) load_tile(in, s, r0, c0 + NC * w, lane, next);
 
         // BEGIN SOLUTION hint: scan each row of the tile (shuffle scan before the BRLT, or serial scan after it), then add the carries
         if constexpr (scan != RowScan::serial) {
@@ -148,14 +173,14 @@ scan_rows_transposed(const In* __restrict__ in, Out* __restrict__ out_t, sat::Sh
         if constexpr (scan == RowScan::serial) serial_scan(data);  // BRLT-ScanRow
 
         // Carry across the warps of this chunk and from the chunks to the left.
-        warp_row_totals[warp][lane] = data[w - 1];
+        warp_row_totals[tile_r][tile_c][lane] = data[w - 1];
         __syncthreads();
         Out left_of_tile = row_carry;
         Out chunk_total = 0;
 #pragma unroll
-        for (int k = 0; k < NW; ++k) {
-            const Out t = warp_row_totals[k][lane];
-            if (k < warp) left_of_tile += t;
+        for (int k = 0; k < NC; ++k) {
+            const Out t = warp_row_totals[tile_r][k][lane];
+            if (k < tile_c) left_of_tile += t;
             chunk_total += t;
         }
         __syncthreads();  // every warp has read the totals before the next chunk overwrites them
@@ -216,33 +241,39 @@ scan_rows(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s) {
     }
 }
 
-// ScanColumn: a block of NW warps owns 32 columns and walks down them NW * 32 rows at a time;
-// each thread scans its column serially in registers (no shuffles), the warps of a step
-// exchange their column totals through shared memory. May run in place (in == out): every
-// element is read and written by the same thread, read first.
-template <class Out, int NW>
-__global__ void __launch_bounds__(NW * w)
+// ScanColumn: a block of NR x NC warps owns NC bands of 32 columns and walks down them NR * 32
+// rows at a time; each thread scans its column serially in registers (no shuffles), the warps
+// of a band exchange their column totals through shared memory. May run in place (in == out):
+// every element is read and written by the same thread, read first.
+template <class Out, int NR, int NC>
+__global__ void __launch_bounds__(NR * NC * w)
 scan_columns(const Out* in, Out* out, sat::Shape s) {
-    __shared__ Out warp_column_totals[NW][w];
+    __shared__ Out warp_column_totals[NR][NC][w];
     const int lane = threadIdx.x % w;
     const int warp = threadIdx.x / w;
-    const int c = blockIdx.x * w + lane;
+    const int tile_r = warp / NC, tile_c = warp % NC;
+    const int c0 = (blockIdx.x * NC + tile_c) * w;  // this warp's band: columns c0 .. c0+31
+    const int c = c0 + lane;
     Out column_carry = 0;  // sum of column c above this step
 
-    for (int chunk = 0; chunk < s.rows; chunk += NW * w) {
-        const int r0 = chunk + warp * w;
+    Out next[w];  // look-ahead, as in scan_rows_transposed
+    load_tile(in, s, tile_r * w, c0, lane, next);  // lane = column, next[j] = row
+    for (int chunk = 0; chunk < s.rows; chunk += NR * w) {
+        const int r0 = chunk + tile_r * w;
         Out data[w];
-        load_tile(in, s, r0, blockIdx.x * w, lane, data);  // lane = column, data[j] = row r0+j
+#pragma unroll
+        for (int j = 0; j < w; ++j) data[j] = next[j];
+        if (chunk + NR * w < s.rows) load_tile(in, s, r0 + NR * w, c0, lane, next);
         // BEGIN SOLUTION hint: serial column scan, then add the totals of the warps above and the carry from the steps above
         serial_scan(data);
-        warp_column_totals[warp][lane] = data[w - 1];
+        warp_column_totals[tile_r][tile_c][lane] = data[w - 1];
         __syncthreads();
         Out above_tile = column_carry;
         Out chunk_total = 0;
 #pragma unroll
-        for (int k = 0; k < NW; ++k) {
-            const Out t = warp_column_totals[k][lane];
-            if (k < warp) above_tile += t;
+        for (int k = 0; k < NR; ++k) {
+            const Out t = warp_column_totals[k][tile_c][lane];
+            if (k < tile_r) above_tile += t;
             chunk_total += t;
         }
         __syncthreads();
@@ -264,14 +295,17 @@ scan_columns(const Out* in, Out* out, sat::Shape s) {
 template <RowScan scan, class In, class Out>
 void run_twice_transposed(const In* in, Out* out, sat::Shape s, sat::Workspace& ws,
                           cudaStream_t stream) {
-    constexpr int NW = warps_per_block<Out>();
+    constexpr int NR = strip_rows_per_block<Out>(), NC = strip_tiles_per_block<Out>();
+    constexpr int shared_bytes = int(sizeof(StripShared<Out, NR, NC>));
+    auto pass1 = scan_rows_transposed<In, Out, scan, NR, NC>;
+    auto pass2 = scan_rows_transposed<Out, Out, scan, NR, NC>;
+    SAT_CUDA(cudaFuncSetAttribute(pass1, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));
+    SAT_CUDA(cudaFuncSetAttribute(pass2, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));
     Out* rows_scanned_t = ws.get<Out>(s.n());  // cols x rows: row prefix sums, transposed
-    scan_rows_transposed<In, Out, scan, NW>
-        <<<ceil_div(s.rows, w), NW * w, 0, stream>>>(in, rows_scanned_t, s);
+    pass1<<<ceil_div(s.rows, NR * w), NR * NC * w, shared_bytes, stream>>>(in, rows_scanned_t, s);
     SAT_CHECK_LAUNCH("scan_rows_transposed (pass 1)");
     const sat::Shape t{s.cols, s.rows};
-    scan_rows_transposed<Out, Out, scan, NW>
-        <<<ceil_div(t.rows, w), NW * w, 0, stream>>>(rows_scanned_t, out, t);
+    pass2<<<ceil_div(t.rows, NR * w), NR * NC * w, shared_bytes, stream>>>(rows_scanned_t, out, t);
     SAT_CHECK_LAUNCH("scan_rows_transposed (pass 2)");
 }
 
@@ -281,7 +315,8 @@ void run_scan_row_column(const In* in, Out* out, sat::Shape s, sat::Workspace&,
     constexpr int NW = warps_per_block<Out>();
     scan_rows<In, Out, scan, NW><<<ceil_div(s.rows, NW), NW * w, 0, stream>>>(in, out, s);
     SAT_CHECK_LAUNCH("scan_rows");
-    scan_columns<Out, NW><<<ceil_div(s.cols, w), NW * w, 0, stream>>>(out, out, s);  // in place
+    constexpr int NC = band_cols_per_block<Out>(), NR = NW / NC;
+    scan_columns<Out, NR, NC><<<ceil_div(s.cols, NC * w), NW * w, 0, stream>>>(out, out, s);  // in place
     SAT_CHECK_LAUNCH("scan_columns");
 }
 

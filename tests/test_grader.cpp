@@ -1,0 +1,267 @@
+// Self-tests of the instructor tools (tools/grade.py, tools/release.py, tools/sanitize.py), on
+// the CPU so that they run in CI. Grading happens in a small copy of the repository that holds
+// lab 1 only (build/grader_test/repo; objects already built are copied with their times, so
+// little is recompiled): the reference scores full marks, the skeleton zero, a planted off-by-one
+// loses its correctness points, and a crash or a hang costs only the tests it hits. The student
+// release is written, built and graded (zero, cleanly) and holds no solution code.
+#include <fstream>
+#include <sstream>
+
+#include "test_util.h"
+
+namespace {
+
+const std::string kDir = "build/grader_test";
+const std::string kMini = kDir + "/repo";
+const std::string kLab1 = "lab1_cpu.cpp";
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+void write_file(const std::string& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << text;
+    REQUIRE(out.good());
+}
+
+// Summarises and validates build/results.json and build/junit.xml of a grade: one line per lab
+// and kind ("lab1.correctness 70/70"), then "score X" and "junit N testcases".
+const char* const kScoresPy = R"(import json, sys, xml.etree.ElementTree as ET
+d = json.load(open(sys.argv[1] + "/results.json"))
+suites = ET.parse(sys.argv[1] + "/junit.xml").getroot()
+assert suites.tag == "testsuites", suites.tag
+tot = {}
+for t in d["tests"]:
+    for k in ("name", "score", "max_score", "output", "visibility"):
+        assert k in t, (k, t)
+    assert t["visibility"] in ("visible", "hidden", "after_due_date", "after_published"), t
+    assert 0 <= t["score"] <= t["max_score"] + 1e-9, t
+    key = t["tags"][0] + "." + t["tags"][1]
+    s, m = tot.get(key, (0.0, 0.0))
+    tot[key] = (s + t["score"], m + t["max_score"])
+assert abs(sum(t["score"] for t in d["tests"]) - d["score"]) < 1e-6
+for key in sorted(tot):
+    print("%s %g/%g" % (key, round(tot[key][0], 2), round(tot[key][1], 2)))
+print("score %g" % round(d["score"], 2))
+print("junit %d testcases" % len(suites.findall(".//testcase")))
+)";
+
+// The small repository, made once per test run.
+void make_mini() {
+    static bool made = false;
+    if (made) return;
+    std::string out;
+    const std::string script =
+        "set -e; M=" + kMini + "; rm -rf " + kDir + "; "
+        "mkdir -p $M/tests/hidden $M/labs $M/solutions $M/tools $M/build/obj/tests; "
+        "cp -p Makefile $M/; cp -rp common $M/; "
+        "cp -p tests/main.cpp tests/test_util.h tests/test_lab1.cpp $M/tests/; "
+        "cp -p tests/hidden/test_lab1_hidden.cpp $M/tests/hidden/; "
+        "cp -p solutions/" + kLab1 + " $M/solutions/; cp -p labs/" + kLab1 + " $M/labs/; "
+        "cp -p tools/grade.py tools/deps.sh $M/tools/; "
+        "if [ -d .deps ]; then ln -s \"$PWD/.deps\" $M/.deps; fi; "
+        "cp -p build/deps.ok $M/build/ 2>/dev/null || true; "
+        "cp -rp build/obj/common $M/build/obj/ 2>/dev/null || true; "
+        "cp -p build/obj/tests/main.cpp.o $M/build/obj/tests/ 2>/dev/null || true";
+    INFO(out);
+    REQUIRE(sat_test::run_command(script, &out) == 0);
+    write_file(kDir + "/scores.py", kScoresPy);
+    made = true;
+}
+
+struct Grade {
+    int rc = -1;
+    std::string out;     // what grade.py printed
+    std::string scores;  // kScoresPy's summary
+    std::string json;    // results.json
+};
+
+Grade grade_in(const std::string& repo, const std::string& flags) {
+    Grade g;
+    g.rc = sat_test::run_command("(cd " + repo + " && python3 tools/grade.py --gpu no " + flags + ")", &g.out);
+    const int valid = sat_test::run_command("python3 " + kDir + "/scores.py " + repo + "/build", &g.scores);
+    g.json = read_file(repo + "/build/results.json");
+    INFO(g.out << "\n" << g.scores);
+    CHECK(g.rc == 0);
+    CHECK(valid == 0);  // results.json and junit.xml are well formed
+    return g;
+}
+
+// Lab 1 in the small repository as `text`, then graded.
+Grade grade_lab1(const std::string& text, const std::string& flags = "") {
+    make_mini();
+    write_file(kMini + "/labs/" + kLab1, text);
+    return grade_in(kMini, "--lab 1 " + flags);
+}
+
+std::string replace_once(std::string text, const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    INFO("planting a fault: '" << from << "' not found in solutions/" << kLab1);
+    REQUIRE(at != std::string::npos);
+    return text.replace(at, from.size(), to);
+}
+
+// Insert `code` at the start of the body of `function` (its definition is its first mention).
+std::string insert_in_body(std::string text, const std::string& function, const std::string& code) {
+    auto at = text.find(function + "(");
+    INFO("planting a fault: no " << function << "( in solutions/" << kLab1);
+    REQUIRE(at != std::string::npos);
+    at = text.find('{', at);
+    REQUIRE(at != std::string::npos);
+    return text.insert(at + 1, "\n" + code + "\n");
+}
+
+double points(const std::string& scores, const std::string& key) {
+    const auto at = scores.find(key + " ");
+    if (at == std::string::npos) return -1;
+    return std::stod(scores.substr(at + key.size() + 1));
+}
+
+bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("grader: the reference solution of lab 1 scores full marks", "[cpu][grader]") {
+    // Another lab's reference that does not link (work in progress) must not cost lab 1 anything.
+    make_mini();
+    write_file(kMini + "/solutions/lab3_broken.cpp",
+               "namespace lab3 { int not_defined_anywhere(); int use() { return not_defined_anywhere(); } }\n");
+    write_file(kMini + "/tests/test_lab3_wip.cpp", "this test file does not compile yet\n");
+    const Grade g = grade_lab1(read_file("solutions/" + kLab1));
+    std::remove((kMini + "/solutions/lab3_broken.cpp").c_str());
+    std::remove((kMini + "/tests/test_lab3_wip.cpp").c_str());
+    INFO(g.out << "\n" << g.scores);
+    CHECK(has(g.out, "solutions/lab3_broken.cpp"));
+    CHECK(has(g.out, "tests/test_lab3_wip.cpp"));
+    CHECK(has(g.out, "left out of its test binary, as they do not build or link"));
+    CHECK(has(g.scores, "lab1.correctness 70/70"));
+    CHECK(has(g.scores, "lab1.bonus 10/10"));
+    // The reference timed against itself: 30/30 on a quiet machine. A CI machine shared with
+    // other jobs can slow one run of the threaded variant down, so allow timing noise here
+    // (and only timing: every variant was timed and passed its check).
+    CHECK(points(g.scores, "lab1.speed") >= 24);
+    CHECK(!has(g.out, "failed its check"));
+    CHECK(!has(g.out, "no speed points"));
+    CHECK(has(g.json, "\"after_published\""));  // the hidden test is marked hidden
+}
+
+TEST_CASE("grader: the untouched lab 1 skeleton scores zero cleanly; GPU labs are not run without a GPU",
+          "[cpu][grader]") {
+    make_mini();
+    write_file(kMini + "/labs/" + kLab1, read_file("labs/" + kLab1));
+    write_file(kMini + "/labs/lab2_gpu.cu", "// a GPU lab: without a GPU the grader does not build it\n");
+    const Grade g = grade_in(kMini, "--lab 1,2");
+    std::remove((kMini + "/labs/lab2_gpu.cu").c_str());
+    INFO(g.out << "\n" << g.scores);
+    CHECK(has(g.scores, "lab1.correctness 0/70"));
+    CHECK(has(g.scores, "lab1.bonus 0/10"));
+    CHECK(has(g.scores, "lab1.speed 0/30"));
+    CHECK(has(g.scores, "lab2.correctness 0/70"));
+    CHECK(has(g.scores, "lab2.speed 0/30"));
+    CHECK(has(g.scores, "score 0"));
+    CHECK(has(g.out, "not run: GPU lab"));
+    CHECK(has(g.out, "GPU labs not run (--gpu no)"));
+    CHECK(has(g.out, "never written"));            // the harness's reason reaches the report
+    CHECK(has(g.out, "no speed points"));
+    CHECK(!has(g.out, "crashed"));
+    CHECK(!has(g.out, "timed out"));
+    CHECK(!has(g.out, "does not compile"));
+    // The students' view hides the hidden test's name and message; the instructor's shows them.
+    CHECK(has(g.out, "lab1 hidden: every variant"));
+    CHECK(!has(g.json.substr(0, g.json.find("\"tests\"")), "lab1 hidden: every variant"));
+}
+
+TEST_CASE("grader: a planted off-by-one loses its correctness points and every speed point",
+          "[cpu][grader]") {
+    const std::string wrong = replace_once(read_file("solutions/" + kLab1), "if (j > 0) sum +=", "if (j > 1) sum +=");
+    const Grade g = grade_lab1(wrong);
+    INFO(g.out << "\n" << g.scores);
+    const double correctness = points(g.scores, "lab1.correctness");
+    CHECK(correctness > 0);       // the tests that do not use 4R1W still pass...
+    CHECK(correctness < 70);      // ...the ones that do fail
+    CHECK(has(g.scores, "lab1.bonus 10/10"));
+    CHECK(has(g.scores, "lab1.speed 0/30"));
+    CHECK(has(g.out, "4R1W(CPU)"));
+    CHECK(has(g.out, "no speed points: not every required test passed"));
+    CHECK(!has(g.out, "crashed"));
+}
+
+TEST_CASE("grader: a crash and a hang cost only the tests they hit, and the report says which",
+          "[cpu][grader]") {
+    std::string bad = replace_once(read_file("solutions/" + kLab1), "#include <thread>",
+                                   "#include <thread>\n#include <chrono>\n#include <csignal>");
+    bad = insert_in_body(bad, "sat_4r1w_cpu", "    std::raise(SIGSEGV);  // planted crash");
+    bad = insert_in_body(bad, "sat_threaded_cpu",
+                         "    for (;;) std::this_thread::sleep_for(std::chrono::milliseconds(50));  // planted hang");
+    const Grade g = grade_lab1(bad, "--timeout 4");
+    INFO(g.out << "\n" << g.scores);
+    CHECK(has(g.out, "crashed: SIGSEGV"));
+    CHECK(has(g.out, "timed out after 4 s"));
+    CHECK(points(g.scores, "lab1.correctness") > 0);  // the 2R2W timing test still passes
+    CHECK(has(g.scores, "lab1.bonus 0/10"));
+    CHECK(has(g.scores, "lab1.speed 0/30"));
+    const std::string report = read_file(kMini + "/build/grade/report.txt");
+    CHECK(has(report, "reproduce: SAT_TEST_SEED="));
+}
+
+TEST_CASE("release: the student copy builds, grades zero cleanly and gives no solution away",
+          "[cpu][grader][release]") {
+    make_mini();
+    const std::string rel = kDir + "/release";
+    std::string out;
+    {
+        const int rc = sat_test::run_command("python3 tools/release.py " + rel, &out);
+        INFO(out);
+        REQUIRE(rc == 0);
+    }
+    // What is in and what is not.
+    CHECK(sat_test::run_command("test -f " + rel + "/Makefile && test -f " + rel + "/labs/" + kLab1 +
+                                " && test -f " + rel + "/common/sat.h && test -f " + rel + "/tests/test_lab1.cpp &&"
+                                " test -f " + rel + "/tools/grade.py") == 0);
+    for (const char* absent : {"solutions", "tests/hidden", "tools/BRIEF.md", "tools/release.py",
+                               "tests/test_grader.cpp", "docs/instructor.md"})
+        CHECK(sat_test::run_command("test ! -e " + rel + "/" + absent) == 0);
+    CHECK(sat_test::run_command("grep -rlE '^[[:space:]]*//[[:space:]]*(BEGIN|END) SOLUTION' " + rel, &out) == 1);
+    CHECK(sat_test::run_command("grep -rl 'BEGIN SOLUTION' " + rel, &out) == 1);
+    // Its Makefile works without solutions/: make test builds against labs/.
+    REQUIRE(sat_test::run_command("(cd " + rel + " && make -n test)", &out) == 0);
+    CHECK(has(out, "build/obj/labs/" + kLab1 + ".o"));
+    CHECK(!has(out, "solutions/"));
+    // It builds (objects made here are reused with their times), and the skeleton fails cleanly.
+    REQUIRE(sat_test::run_command(
+                "set -e; R=" + rel + "; mkdir -p $R/build/obj; "
+                "cp -p build/deps.ok $R/build/ 2>/dev/null || true; "
+                "for d in common tests labs; do [ -d build/obj/$d ] && cp -rp build/obj/$d $R/build/obj/ || true; done; "
+                "cp -p build/obj/main_1.o $R/build/obj/ 2>/dev/null || true; "
+                "if [ -d .deps ]; then ln -s \"$PWD/.deps\" $R/.deps; fi",
+                &out) == 0);
+    {
+        const int rc = sat_test::run_command("(cd " + rel + " && make -s lab1 && ./lab1 --size 40 --reps 0)", &out);
+        INFO(out);
+        CHECK(rc == 1);
+        CHECK(has(out, "FAIL"));
+    }
+    const Grade g = grade_in(rel, "--lab 1");
+    INFO(g.out << "\n" << g.scores);
+    CHECK(has(g.scores, "lab1.correctness 0/70"));
+    CHECK(has(g.scores, "lab1.speed 0/30"));
+    CHECK(has(g.scores, "score 0"));
+    CHECK(!has(g.scores, "lab1.bonus"));  // the bonus test is a hidden one: not in the release
+    CHECK(!has(g.out, "crashed"));
+    CHECK(!has(g.out, "timed out"));
+    CHECK(!has(g.out, "does not"));
+}
+
+TEST_CASE("grade and sanitize: clear messages for a wrong lab, a missing lab, the CPU lab", "[cpu][grader]") {
+    std::string out;
+    CHECK(sat_test::run_command("python3 tools/grade.py --lab 42", &out) == 2);
+    CHECK(has(out, "no lab 42"));
+    CHECK(sat_test::run_command("python3 tools/sanitize.py", &out) == 2);
+    CHECK(has(out, "make sanitize LAB=N"));
+    CHECK(sat_test::run_command("python3 tools/sanitize.py 1", &out) == 0);
+    CHECK(has(out, "runs on the CPU"));
+}

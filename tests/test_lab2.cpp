@@ -1,0 +1,41 @@
+// Lab 2 (2R2W, Kasagi et al. section IV): the variant against the CPU reference.
+#include "test_util.h"
+
+using sat::DType;
+using sat::Shape;
+
+TEST_CASE("lab2 2R2W matches the reference for every type and standard shape", "[gpu][lab2]") {
+    SAT_REQUIRE_GPU();
+    for (DType t : sat_test::all_types())
+        for (Shape s : sat_test::standard_shapes()) {
+            const auto m = sat_test::check_variant(2, "2R2W", t, s);
+            REQUIRE(m.ok());
+        }
+}
+
+TEST_CASE("lab2 2R2W edges: partial blocks of threads, thin strips", "[gpu][lab2]") {
+    SAT_REQUIRE_GPU();
+    // 64 threads per block +- 1, one row / one column, 32-multiples that are not 64-multiples.
+    const Shape shapes[] = {{63, 65}, {65, 63}, {2, 3000}, {3000, 2}, {1, 37}, {37, 1}, {96, 160}};
+    for (DType t : {DType::f64, DType::u8i32})
+        for (Shape s : shapes) {
+            const auto m = sat_test::check_variant(2, "2R2W", t, s);
+            REQUIRE(m.ok());
+        }
+}
+
+TEST_CASE("lab2 large matrix, 16384x16384 f32", "[gpu][lab2][large]") {
+    SAT_REQUIRE_GPU();
+    const auto m = sat_test::check_variant(2, "2R2W", DType::f32, {16384, 16384});
+    REQUIRE(m.ok());
+}
+
+TEST_CASE("lab2 student skeleton builds, runs and fails its check cleanly", "[gpu][lab2][skeleton]") {
+    SAT_REQUIRE_GPU();
+    std::string out;
+    REQUIRE(sat_test::run_command("make -s lab2", &out) == 0);
+    const int rc = sat_test::run_command("./lab2 --rows 97 --cols 89 --reps 0", &out);
+    INFO(out);
+    CHECK(rc == 1);  // a failed check: not a crash (-1), not a usage error (2)
+    CHECK(out.find("FAIL") != std::string::npos);
+}

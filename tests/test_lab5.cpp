@@ -1,0 +1,123 @@
+// Lab 5 (4R1W, 1R1W, 1R1W-graph): every variant against the CPU reference, tile edges, a large
+// matrix, the graph cache, the trace picture, and the student skeleton failing cleanly.
+#include <cstdio>
+#include <fstream>
+
+#include "test_util.h"
+
+using sat::DType;
+using sat::Shape;
+
+namespace lab5 {
+int graph_builds_f32();  // solutions/lab5_wavefront.cu
+}
+
+namespace {
+const char* const variants[] = {"4R1W", "1R1W", "1R1W-graph"};
+
+const sat::Variant* find_variant(const sat::LabInfo* lab, const std::string& name) {
+    for (const sat::Variant& v : lab->variants)
+        if (v.name == name) return &v;
+    return nullptr;
+}
+}  // namespace
+
+TEST_CASE("lab5 every variant matches the reference for every type and standard shape",
+          "[gpu][lab5]") {
+    SAT_REQUIRE_GPU();
+    for (const char* variant : variants)
+        for (DType t : sat_test::all_types())
+            for (Shape s : sat_test::standard_shapes()) {
+                const auto m = sat_test::check_variant(5, variant, t, s);
+                REQUIRE(m.ok());
+            }
+}
+
+TEST_CASE("lab5 tile edges: one tile, one element past it, thin strips", "[gpu][lab5]") {
+    SAT_REQUIRE_GPU();
+    const Shape shapes[] = {{32, 32}, {33, 33}, {31, 65}, {65, 31}, {2, 3000}, {3000, 2}, {100, 37}, {257, 129}};
+    for (const char* variant : variants)
+        for (DType t : {DType::f64, DType::i32, DType::u8i32})
+            for (Shape s : shapes) {
+                const auto m = sat_test::check_variant(5, variant, t, s);
+                REQUIRE(m.ok());
+            }
+}
+
+TEST_CASE("lab5 large matrix, 16384x16384: 1R1W in f32, 4R1W in f64", "[gpu][lab5][large]") {
+    SAT_REQUIRE_GPU();
+    for (const char* variant : {"1R1W", "1R1W-graph"}) {
+        const auto m = sat_test::check_variant(5, variant, DType::f32, {16384, 16384});
+        REQUIRE(m.ok());
+    }
+    // 4R1W's formula (1) rounds each element's own value away in f32 once the sums pass 2^24
+    // (docs/lab5.md), so its large test uses exact data in f64.
+    const auto m = sat_test::check_variant(5, "4R1W", DType::f64, {16384, 16384});
+    REQUIRE(m.ok());
+}
+
+TEST_CASE("lab5 exact types on a large non-square matrix", "[gpu][lab5][large]") {
+    SAT_REQUIRE_GPU();
+    for (const char* variant : {"1R1W", "1R1W-graph"})
+        for (DType t : {DType::f64, DType::i32}) {
+            const auto m = sat_test::check_variant(5, variant, t, {3001, 5003});
+            REQUIRE(m.ok());
+        }
+}
+
+TEST_CASE("lab5 1R1W-graph instantiates its graph once and replays it", "[gpu][lab5]") {
+    SAT_REQUIRE_GPU();
+    const sat::LabInfo* lab = sat::find_lab(5);
+    REQUIRE(lab != nullptr);
+    const sat::Variant* graph = find_variant(lab, "1R1W-graph");
+    REQUIRE(graph != nullptr);
+    CHECK(graph->barrier == sat::Barrier::graph_launch);
+    sat::RunRequest req;
+    req.lab = lab;
+    req.variant = graph;
+    req.type = DType::f32;
+    req.shape = {300, 200};
+    req.seed = sat_test::fresh_seed();
+    req.reps = 5;  // check run + warm-up + 5 timed runs, all with the same buffers
+    const int before = lab5::graph_builds_f32();
+    const auto m = sat::run_variant(req);
+    INFO("seed " << req.seed << ": " << m.check.message() << " " << m.error);
+    REQUIRE(m.ok());
+    CHECK(lab5::graph_builds_f32() - before == 1);
+}
+
+TEST_CASE("lab5 --trace writes the tile-completion picture", "[gpu][lab5]") {
+    SAT_REQUIRE_GPU();
+    const sat::LabInfo* lab = sat::find_lab(5);
+    REQUIRE(lab != nullptr);
+    for (const sat::Variant& v : lab->variants) {
+        const std::string path = "build/test_lab5_trace_" + v.name + ".png";
+        std::remove(path.c_str());
+        sat::RunRequest req;
+        req.lab = lab;
+        req.variant = &v;
+        req.type = DType::f32;
+        req.shape = {500, 700};
+        req.seed = sat_test::fresh_seed();
+        req.trace_png = path;
+        const auto m = sat::run_variant(req);
+        INFO(v.name << " seed " << req.seed << ": " << m.check.message() << " " << m.error);
+        REQUIRE(m.ok());
+        std::ifstream png(path, std::ios::binary);
+        REQUIRE(png.good());
+        char magic[8] = {};
+        png.read(magic, 8);
+        CHECK(std::string(magic + 1, 3) == "PNG");
+    }
+}
+
+TEST_CASE("lab5 skeleton compiles, runs and fails its check cleanly", "[gpu][lab5][skeleton]") {
+    SAT_REQUIRE_GPU();
+    std::string out;
+    REQUIRE(sat_test::run_command("make -s lab5", &out) == 0);
+    const int rc = sat_test::run_command("./lab5 --size 100 --reps 0", &out);
+    INFO(out);
+    CHECK(rc == 1);  // a failed check: not a crash (-1), not a usage error (2)
+    CHECK(out.find("FAIL") != std::string::npos);
+    CHECK(out.find("ERROR") == std::string::npos);
+}

@@ -1,0 +1,45 @@
+// Lab 7 (register cache, Chen et al. 2018): every variant against the CPU reference.
+#include "test_util.h"
+
+using sat::DType;
+using sat::Shape;
+
+namespace {
+// Kogge-Stone and Ladner-Fischer versions of the shuffle scans, and the serial BRLT-ScanRow.
+const char* const variants[] = {"BRLT-ScanRow", "ScanRow-BRLT", "ScanRow-BRLT-LF",
+                                "ScanRowColumn", "ScanRowColumn-LF"};
+}  // namespace
+
+TEST_CASE("lab7 every variant matches the reference for every type and standard shape",
+          "[gpu][lab7]") {
+    SAT_REQUIRE_GPU();
+    for (const char* variant : variants)
+        for (DType t : sat_test::all_types())
+            for (Shape s : sat_test::standard_shapes()) {
+                const auto m = sat_test::check_variant(7, variant, t, s);
+                REQUIRE(m.ok());
+            }
+}
+
+TEST_CASE("lab7 edge tiles: partial warps, partial chunks and one-tile-wide strips",
+          "[gpu][lab7]") {
+    SAT_REQUIRE_GPU();
+    // 32 +- 1 around a tile, a chunk of 8 warps (256 columns) +- 1, a ScanRow step (1024) +- 1,
+    // and thin shapes whose transposes are the awkward ones.
+    const Shape shapes[] = {{32, 32}, {33, 31}, {255, 257}, {1023, 1025}, {2, 3000}, {3000, 2},
+                            {37, 1}, {1, 37}};
+    for (const char* variant : variants)
+        for (DType t : {DType::f64, DType::u8i32})
+            for (Shape s : shapes) {
+                const auto m = sat_test::check_variant(7, variant, t, s);
+                REQUIRE(m.ok());
+            }
+}
+
+TEST_CASE("lab7 large matrix, 16384x16384 f32", "[gpu][lab7][large]") {
+    SAT_REQUIRE_GPU();
+    for (const char* variant : {"BRLT-ScanRow", "ScanRowColumn"}) {
+        const auto m = sat_test::check_variant(7, variant, DType::f32, {16384, 16384});
+        REQUIRE(m.ok());
+    }
+}

@@ -1,0 +1,99 @@
+// Lab 8 (SKSS, Funasaka et al. 2017): every variant against the CPU reference, a grid far larger
+// than the GPU can hold at once (the ticket order must prevent a deadlock), and the trace.
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "test_util.h"
+
+using sat::DType;
+using sat::Shape;
+
+namespace {
+const char* const variants[] = {"SKSS", "SKSS-warp"};
+
+// Upper bound on the blocks the GPU can hold at once, whatever their size.
+long resident_block_bound() {
+    int device = 0, sms = 0, blocks_per_sm = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    cudaDeviceGetAttribute(&blocks_per_sm, cudaDevAttrMaxBlocksPerMultiprocessor, device);
+    return long(sms) * blocks_per_sm;
+}
+}  // namespace
+
+TEST_CASE("lab8 every variant matches the reference for every type and standard shape",
+          "[gpu][lab8]") {
+    SAT_REQUIRE_GPU();
+    for (const char* variant : variants)
+        for (DType t : sat_test::all_types())
+            for (Shape s : sat_test::standard_shapes()) {
+                const auto m = sat_test::check_variant(8, variant, t, s);
+                REQUIRE(m.ok());
+            }
+}
+
+TEST_CASE("lab8 edge strips and tiles", "[gpu][lab8]") {
+    SAT_REQUIRE_GPU();
+    // A strip of SKSS is 128 rows and a step 128 columns (64 for f64); a warp strip is 32.
+    const Shape shapes[] = {{32, 32}, {33, 31}, {127, 129}, {129, 127}, {257, 300}, {3000, 2}, {2, 3000}};
+    for (const char* variant : variants)
+        for (DType t : {DType::f64, DType::i32})
+            for (Shape s : shapes) {
+                const auto m = sat_test::check_variant(8, variant, t, s);
+                REQUIRE(m.ok());
+            }
+}
+
+TEST_CASE("lab8 over-subscribed grid: far more blocks than can be resident, no deadlock",
+          "[gpu][lab8]") {
+    SAT_REQUIRE_GPU();
+    // One worker per strip: SKSS launches rows/128 blocks, SKSS-warp rows/64. Both must be far
+    // above what the GPU can hold at once, so most blocks start only after others finished.
+    const long bound = resident_block_bound();
+    const Shape shapes[] = {{1 << 22, 1}, {1 << 21, 40}};
+    for (Shape s : shapes) {
+        const long skss_blocks = (long(s.rows) + 127) / 128;
+        INFO("rows " << s.rows << ": SKSS launches " << skss_blocks << " blocks; at most "
+                     << bound << " can be resident");
+        REQUIRE(skss_blocks > 2 * bound);
+        for (const char* variant : variants) {
+            const auto m = sat_test::check_variant(8, variant, s.cols == 1 ? DType::f32 : DType::i32, s);
+            REQUIRE(m.ok());
+        }
+    }
+}
+
+TEST_CASE("lab8 large matrix, 16384x16384 f32", "[gpu][lab8][large]") {
+    SAT_REQUIRE_GPU();
+    for (const char* variant : variants) {
+        const auto m = sat_test::check_variant(8, variant, DType::f32, {16384, 16384});
+        REQUIRE(m.ok());
+    }
+}
+
+TEST_CASE("lab8 --trace writes the tile-completion picture", "[gpu][lab8]") {
+    SAT_REQUIRE_GPU();
+    const sat::LabInfo* lab = sat::find_lab(8);
+    REQUIRE(lab != nullptr);
+    for (const sat::Variant& v : lab->variants) {
+        const std::string path = "build/test_lab8_trace_" + v.name + ".png";
+        std::remove(path.c_str());
+        sat::RunRequest req;
+        req.lab = lab;
+        req.variant = &v;
+        req.type = DType::f32;
+        req.shape = {1000, 700};
+        req.seed = sat_test::fresh_seed();
+        req.trace_png = path;
+        const auto m = sat::run_variant(req);
+        INFO(v.name << " seed " << req.seed << ": " << m.check.message() << " " << m.error);
+        REQUIRE(m.ok());
+        std::ifstream png(path, std::ios::binary);
+        REQUIRE(png.good());
+        char magic[8] = {};
+        png.read(magic, 8);
+        CHECK(std::string(magic + 1, 3) == "PNG");
+    }
+}

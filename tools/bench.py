@@ -1,0 +1,488 @@
+#!/usr/bin/env python3
+"""bench.py — `make bench`: every lab's reference solution and the peers, Table II style.
+
+Runs each reference binary (./labN-ref, built by `make refs`) and build/peers (NPP, CUB; built
+here with `make build/peers` when missing) through the shared harness, so every row is checked
+and carries the device-to-device copy of the same bytes measured in the same process (copy_ms).
+
+  sizes   1K, 2K, 4K, 8K, 16K, 32K squares, plus 1920x1080 and 3840x2160 (W x H)
+  types   f32, f64, u8i32
+  limits  slow teaching variants stop early: 2R2W at 16K, 4R1W at 4K (side of the matrix);
+          the CPU lab (lab 1) runs up to 8K with 3 repetitions
+  reps    20 up to 4K, 10 at 8K-16K, 5 at 32K (median reported; L2 flushed before each run)
+  lab 6   (1+r)R1W at r = 0.25 (the paper's 1.25R1W) at every size, plus an r sweep
+          (--sweep, about 24 values of r) at 4K and 16K, f64 as in Kasagi et al. Table II
+  order   everything up to 16K first, then 32K type by type (f32, u8i32, f64; per type the peers
+          first and lab 3 last) while the time budget (--budget, default 540 s) lasts; what did
+          not fit is listed as skipped (the run in docs/results.md had lab 3 first, peers last)
+
+Output (GPU name in the file name): build/bench_<gpu>.csv (the harness's CSV rows),
+build/bench_<gpu>.json (GPU, driver, CUDA, date, what was skipped or missing), build/bench_<gpu>.md
+(the summary tables) and build/bench_<gpu>.log (every binary's own output). The printed summary
+is time / copy time per algorithm and size. Pictures (--pictures DIR): the box-filter demo and the
+tile-completion traces of labs 5, 6, 8 and 9.
+
+Plots: python3 plots/make_plots.py build/bench_<gpu>.csv build/plots   (or make plots CSV=...)
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime as dt
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SQUARES = [1024, 2048, 4096, 8192, 16384, 32768]
+RECTS = ["1920x1080", "3840x2160"]  # W x H, as the CLI writes image sizes
+TYPES = ["f32", "f64", "u8i32"]
+BIG_TYPE_ORDER = ["f32", "u8i32", "f64"]  # 32K, most wanted first
+# Largest side a slow teaching variant runs at. Formula (1) (4R1W) loses each a[i][j] in f32 once
+# b passes 2^24 (about 6000^2, docs/lab5.md), so both 4R1W variants stop at 4096.
+SLOW_CAPS = {"2R2W": 16384, "4R1W": 4096, "4R1W(CPU)": 4096}
+CPU_MAX_SIDE = 8192
+CPU_REPS = 3
+LAB6_R = 0.25
+SWEEP_SIZES = [4096, 16384]
+SWEEP_TYPES = ["f64"]
+SWEEP_REPS = 10
+# DESIGN.md targets: time / copy, f32 16384x16384, best variant of the lab.
+TARGETS = {9: 1.11, 8: 1.3, 4: 1.8, 7: 2.2, 3: 4.5}
+TRANSPOSE_PREFIX = "transpose"  # lab 3's transpose variants compute a transpose, not a SAT
+
+
+# ---- Sizes --------------------------------------------------------------------------------------
+
+class Size:
+    def __init__(self, text: str):
+        self.text = text
+        if "x" in text:
+            cols, rows = text.split("x")
+            self.rows, self.cols = int(rows), int(cols)
+        else:
+            self.rows = self.cols = int(text)
+        self.side = max(self.rows, self.cols)
+
+    def __repr__(self):
+        return self.text
+
+
+def reps_for(size: Size) -> int:
+    return 20 if size.side <= 4096 else 10 if size.side <= 16384 else 5
+
+
+# ---- Discovery ----------------------------------------------------------------------------------
+
+def lab_binaries() -> list[tuple[int, str, Path]]:
+    """(sort key, lab id, path) of every ./labN-ref in the repository root."""
+    found = []
+    for path in ROOT.glob("lab*-ref"):
+        m = re.fullmatch(r"lab(\d+)(x?)-ref", path.name)
+        # Labs with an x (lab 8x: task arrays) solve other problems than the SAT: not benchmarked.
+        if m and not m.group(2) and os.access(path, os.X_OK):
+            found.append((int(m.group(1)) * 10 + (1 if m.group(2) else 0), m.group(1) + m.group(2), path))
+    return sorted(found)
+
+
+def variants_of(binary: Path) -> list[str]:
+    """Variant names from `binary --help` (the lines under 'variants:')."""
+    out = subprocess.run([str(binary), "--help"], capture_output=True, text=True, timeout=30).stdout
+    names, listing = [], False
+    for line in out.splitlines():
+        if line.strip() == "variants:":
+            listing = True
+        elif listing and line.startswith("  ") and line.strip():
+            names.append(line.split()[0])
+    return names
+
+
+def gpu_info() -> dict:
+    info = {"gpu": None, "driver": None, "cuda_driver_version": None, "nvcc": None}
+    try:
+        q = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                           capture_output=True, text=True, timeout=30)
+        if q.returncode == 0 and q.stdout.strip():
+            name, driver = [x.strip() for x in q.stdout.strip().splitlines()[0].split(",")[:2]]
+            info["gpu"], info["driver"] = name, driver
+        full = subprocess.run(["nvidia-smi"], capture_output=True, text=True, timeout=30).stdout
+        m = re.search(r"CUDA Version:\s*([\d.]+)", full)
+        if m:
+            info["cuda_driver_version"] = m.group(1)
+    except (OSError, subprocess.SubprocessError):
+        pass
+    try:
+        v = subprocess.run([os.environ.get("NVCC", "nvcc"), "--version"], capture_output=True, text=True, timeout=30)
+        m = re.search(r"release ([\d.]+), (V[\d.]+)", v.stdout)
+        if m:
+            info["nvcc"] = f"{m.group(1)} ({m.group(2)})"
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return info
+
+
+def cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "CPU"
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_") or "gpu"
+
+
+# ---- Running ------------------------------------------------------------------------------------
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.start = time.monotonic()
+        self.skipped: list[str] = []
+        self.failed: list[str] = []
+        self.missing: dict[str, str] = {}
+        self.group_seconds: dict[str, float] = {}
+        self.log = open(args.log, "w")
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.start
+
+    def run(self, label: str, cmd: list[str], estimate: float = 0.0, key: str | None = None) -> bool:
+        """Run one binary with --csv; skip it when the budget cannot cover `estimate` seconds."""
+        left = self.args.budget - self.elapsed()
+        if left <= 0 or estimate > left:
+            why = f"budget: {self.elapsed():.0f} s used of {self.args.budget:.0f} s" + (
+                f", needs about {estimate:.0f} s" if estimate > 0 else "")
+            self.skipped.append(f"{label} ({why})")
+            print(f"[{self.elapsed():6.1f}s] SKIP {label}: {why}", flush=True)
+            return False
+        full = cmd + ["--csv", str(self.args.csv), "--seed", str(self.args.seed)]
+        rel = " ".join(c if c.startswith("-") or "/" not in c else os.path.relpath(c, ROOT) for c in full)
+        print(f"[{self.elapsed():6.1f}s] {label}", flush=True)
+        self.log.write(f"\n$ {rel}\n")
+        self.log.flush()
+        t0 = time.monotonic()
+        try:
+            proc = subprocess.run(full, stdout=self.log, stderr=subprocess.STDOUT, cwd=ROOT,
+                                  timeout=max(30.0, left + 60.0))
+            rc = proc.returncode
+        except subprocess.TimeoutExpired:
+            rc = "timeout"
+        seconds = time.monotonic() - t0
+        if key:
+            self.group_seconds[key] = seconds
+        if rc != 0:
+            what = {1: "a check failed or a run errored", 2: "bad usage, no GPU or unreadable input"}.get(rc, str(rc))
+            self.failed.append(f"{label}: exit {rc} ({what}); see {os.path.relpath(self.args.log, ROOT)}")
+        print(f"           {seconds:6.1f} s{'' if rc == 0 else f'   exit {rc}'}", flush=True)
+        return rc == 0
+
+
+def plan_and_run(bench: Bench, sizes: list[Size], types: list[str], quick: bool, before_big=None):
+    args = bench.args
+    labs = lab_binaries()
+    if args.labs:
+        wanted = set(args.labs.split(","))
+        labs = [l for l in labs if l[1] in wanted]
+    if not labs:
+        print("bench: no ./labN-ref binaries; run `make refs` first", file=sys.stderr)
+        sys.exit(2)
+    lab_variants = {lab_id: variants_of(path) for _, lab_id, path in labs}
+
+    # Peers: build them, then ask whether NPP is in.
+    peers = ROOT / "build" / "peers"
+    peer_variants: list[str] = []
+    if not args.no_peers:
+        if not args.no_build:
+            made = subprocess.run(["make", "-s", "build/peers"], cwd=ROOT, capture_output=True, text=True)
+            if made.returncode != 0:
+                bench.log.write("\n$ make build/peers\n" + made.stdout + made.stderr)
+        if peers.exists():
+            peer_variants = variants_of(peers)
+            probe = subprocess.run([str(peers), "--size", "64", "--type", "u8i32", "--variant", "NPP-integral",
+                                    "--reps", "0"], capture_output=True, text=True, cwd=ROOT, timeout=60)
+            if probe.returncode != 0:
+                reason = next((l.strip() for l in probe.stdout.splitlines() + probe.stderr.splitlines()
+                               if "error" in l.lower() or "NPP" in l), f"exit {probe.returncode}")
+                bench.missing["NPP-integral"] = reason
+                peer_variants = [v for v in peer_variants if v != "NPP-integral"]
+            else:
+                bench.missing["NPP-integral (f32, f64)"] = "NPP's integral image takes 8-bit input only (8u->32s, 8u->32f)"
+        else:
+            bench.missing["NPP-integral"] = bench.missing["CUB-two-pass"] = "build/peers did not build (see the log)"
+
+    small = [s for s in sizes if s.side <= 16384]
+    big = [s for s in sizes if s.side > 16384]
+
+    def allowed(variants, size, cpu):
+        if cpu:
+            return [v for v in variants if size.side <= min(CPU_MAX_SIDE, SLOW_CAPS.get(v, 1 << 30))]
+        return [v for v in variants if size.side <= SLOW_CAPS.get(v, 1 << 30)]
+
+    def groups(variants, size_list, cpu):
+        """Sizes sharing (allowed variants, reps) run in one process."""
+        out: dict[tuple, list[Size]] = {}
+        for s in size_list:
+            vs = allowed(variants, s, cpu)
+            if vs:
+                out.setdefault((tuple(vs), CPU_REPS if cpu else reps_for(s)), []).append(s)
+        return out
+
+    def command(path, variants, size_list, type_list, reps, extra=()):
+        return [str(path), "--sizes", ",".join(s.text for s in size_list), "--type", ",".join(type_list),
+                "--variant", ",".join(variants), "--reps", str(reps), *extra]
+
+    jobs = []  # (label, path, variants, sizes, types, reps, extra, key)
+    for _, lab_id, path in labs:
+        cpu = lab_id == "1"
+        extra = ("--r", str(LAB6_R)) if lab_id == "6" else ()
+        for (vs, reps), ss in groups(lab_variants[lab_id], small, cpu).items():
+            jobs.append((f"lab{lab_id}", path, list(vs), ss, types, reps, extra))
+    if peer_variants:
+        for v in peer_variants:
+            t = [x for x in types if v != "NPP-integral" or x == "u8i32"]
+            if t:
+                for (vs, reps), ss in groups([v], small, False).items():
+                    jobs.append(("peers", peers, list(vs), ss, t, reps, ()))
+
+    for label, path, vs, ss, ts, reps, extra in jobs:
+        key = f"{label}:{','.join(vs)}" if any(s.side == 16384 for s in ss) else None
+        bench.run(f"{label:6} {','.join(vs)}  {','.join(s.text for s in ss)}  {','.join(ts)}  reps {reps}",
+                  command(path, vs, ss, ts, reps, extra), key=key)
+
+    # The r sweep of lab 6.
+    lab6 = next((p for _, i, p in labs if i == "6"), None)
+    if lab6 is not None and not args.no_sweep:
+        sweep_sizes = [Size(str(x)) for x in ([1024] if quick else SWEEP_SIZES)]
+        for s in sweep_sizes:
+            st = [t for t in SWEEP_TYPES if t in types] or types[:1]
+            bench.run(f"lab6   (1+r)R1W --sweep  {s.text}  {','.join(st)}  reps {SWEEP_REPS}",
+                      [str(lab6), "--sweep", "--sizes", s.text, "--type", ",".join(st), "--reps", str(SWEEP_REPS)])
+
+    if before_big:
+        before_big()  # the pictures: cheap, and wanted even when 32K runs out of time
+
+    # 32K, type by type, while the budget lasts; the estimate scales the lab's 8K+16K run.
+    # Per type: the peers first (cheap), then the labs, lab 3 last (its transposes are the costliest
+    # host-side checks at 32K and the least needed there).
+    for t in [x for x in BIG_TYPE_ORDER if x in types]:
+        for label, path, variant_list, extra in (
+                ([("peers", peers, [v for v in peer_variants if v != "NPP-integral" or t == "u8i32"], ())]
+                 if peer_variants else [])
+                + sorted([(f"lab{i}", p, lab_variants[i], ("--r", str(LAB6_R)) if i == "6" else ())
+                          for _, i, p in labs if i != "1"], key=lambda job: job[0] == "lab3")):
+            for s in big:
+                vs = allowed(variant_list, s, False)
+                if not vs:
+                    continue
+                key_prefix = f"{label}:"
+                same = [sec for k, sec in bench.group_seconds.items() if k.startswith(key_prefix)]
+                estimate = 4.0 * sum(same) / max(1, len(types)) * 0.8 if same else 0.0
+                bench.run(f"{label:6} {','.join(vs)}  {s.text}  {t}  reps {reps_for(s)}",
+                          command(path, vs, [s], [t], reps_for(s), extra), estimate=estimate)
+    return labs, lab_variants, peer_variants
+
+
+def pictures(bench: Bench, out_dir: Path):
+    """Box-filter demo and tile-completion traces (each a check-only run, no timing)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    runs = [
+        ("lab9-ref", ["--box", "0", "--sizes", "640x480", "--output", str(out_dir / "box_input.png")]),
+        ("lab9-ref", ["--box", "15", "--sizes", "640x480", "--output", str(out_dir / "box_filter_r15.png")]),
+        ("lab5-ref", ["--variant", "1R1W", "--size", "2048", "--reps", "0", "--trace", str(out_dir / "trace_lab5_1R1W.png")]),
+        ("lab6-ref", ["--r", str(LAB6_R), "--size", "2048", "--reps", "0", "--trace", str(out_dir / "trace_lab6_1.25R1W.png")]),
+        ("lab8-ref", ["--variant", "SKSS", "--size", "2048", "--reps", "0", "--trace", str(out_dir / "trace_lab8_SKSS.png")]),
+        ("lab8-ref", ["--variant", "SKSS-warp", "--size", "2048", "--reps", "0", "--trace", str(out_dir / "trace_lab8_SKSS-warp.png")]),
+        ("lab9-ref", ["--size", "2048", "--reps", "0", "--trace", str(out_dir / "trace_lab9_LookBack.png")]),
+    ]
+    for binary, extra in runs:
+        path = ROOT / binary
+        if not path.exists():
+            print(f"pictures: {binary} missing, skipped", flush=True)
+            continue
+        cmd = [str(path), *extra, "--seed", str(bench.args.seed)]
+        bench.log.write("\n$ " + " ".join(os.path.relpath(c, ROOT) if c.startswith(str(ROOT)) else c for c in cmd) + "\n")
+        bench.log.flush()
+        rc = subprocess.run(cmd, stdout=bench.log, stderr=subprocess.STDOUT, cwd=ROOT, timeout=120).returncode
+        print(f"[{bench.elapsed():6.1f}s] picture {binary} {' '.join(extra[:2])}: {'ok' if rc == 0 else f'exit {rc}'}", flush=True)
+
+
+# ---- Summary ------------------------------------------------------------------------------------
+
+def read_rows(csv_path: Path) -> list[dict]:
+    with open(csv_path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def size_label(rows: int, cols: int) -> str:
+    if rows == cols:
+        return f"{rows // 1024}K" if rows % 1024 == 0 else str(rows)
+    return f"{cols}x{rows}"
+
+
+def summary_tables(rows: list[dict], types: list[str]) -> tuple[str, str, dict]:
+    """Plain-text and Markdown tables of time / copy; also the target check."""
+    base = [r for r in rows if not (r["lab"] == "6" and abs(float(r["r"]) - LAB6_R) > 1e-9)]
+    # Keep one row per (lab, variant, type, size): the sweep adds more lab 6 rows at r = 0.25.
+    algos, cells, copies, shapes = [], {}, {}, set()
+    for r in base:
+        key = (int(r["lab"]), r["variant"])
+        if key not in algos:
+            algos.append(key)
+        shape = (int(r["rows"]), int(r["cols"]))
+        shapes.add(shape)
+        med, copy = float(r["median_ms"]), float(r["copy_ms"])
+        if r["check"] != "PASS":
+            val = r["check"]
+        elif med > 0 and copy > 0:
+            val = med / copy
+        else:
+            val = "-"
+        cells.setdefault((key, r["type"], shape), val)
+        if r["lab"] != "1" and copy > 0:
+            copies.setdefault((r["type"], shape), []).append(copy)
+    algos.sort(key=lambda a: a[0])  # by lab, variants in the order they ran
+    order = sorted(shapes, key=lambda s: (s[0] != s[1], s[0] * s[1]))
+    text, md = [], []
+    for t in types:
+        cols = [s for s in order if any((a, t, s) in cells for a in algos)]
+        if not cols:
+            continue
+        heads = [size_label(*s) for s in cols]
+        title = f"time / copy time, {t} (median of the reps; copy = device-to-device copy of the same bytes)"
+        text.append(title)
+        text.append(f"{'lab':>3} {'algorithm':20}" + "".join(f"{h:>10}" for h in heads))
+        md.append(f"\n**{t}** — time ÷ copy time (lower is better; 1.00 = copy speed)\n")
+        md.append("| lab | algorithm | " + " | ".join(heads) + " |")
+        md.append("|---:|---|" + "---:|" * len(heads))
+        copy_row = []
+        for s in cols:
+            c = copies.get((t, s))
+            copy_row.append(f"{sorted(c)[len(c) // 2]:.3f}" if c else "-")
+        text.append(f"{'':>3} {'copy [ms]':20}" + "".join(f"{c:>10}" for c in copy_row))
+        md.append("|  | *copy time [ms]* | " + " | ".join(copy_row) + " |")
+        for a in algos:
+            vals = [cells.get((a, t, s)) for s in cols]
+            if all(v is None for v in vals):
+                continue
+            fmt = ["-" if v is None else (f"{v:.2f}" if isinstance(v, float) else str(v)) for v in vals]
+            name = a[1] + (f" r={LAB6_R}" if a[0] == 6 else "")
+            text.append(f"{a[0]:>3} {name:20}" + "".join(f"{v:>10}" for v in fmt)
+                        + ("   (vs CPU memcpy)" if a[0] == 1 else ""))
+            md.append(f"| {a[0] if a[0] else 'peer'} | {name}{' (÷ CPU memcpy)' if a[0] == 1 else ''} | "
+                      + " | ".join(fmt) + " |")
+        text.append("")
+    # Targets (DESIGN.md), f32 16384^2, best variant of each lab.
+    target_rows = {}
+    for lab, bound in TARGETS.items():
+        best = None
+        for (l, v), t, s in [k for k in cells if k[0][0] == lab and k[1] == "f32" and k[2] == (16384, 16384)]:
+            val = cells[((l, v), t, s)]
+            if isinstance(val, float) and not v.startswith(TRANSPOSE_PREFIX) and (best is None or val < best[1]):
+                best = (v, val)
+        target_rows[lab] = (bound, best)
+    return "\n".join(text), "\n".join(md), target_rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", help="CSV path (default build/bench_<gpu>.csv)")
+    ap.add_argument("--budget", type=float, default=540.0, help="seconds for all runs (default 540)")
+    ap.add_argument("--sizes", help="comma list instead of the default sizes, e.g. 1024,1920x1080")
+    ap.add_argument("--types", help="comma list instead of f32,f64,u8i32")
+    ap.add_argument("--labs", help="only these lab ids, e.g. 4,9")
+    ap.add_argument("--seed", type=int, default=20140901)
+    ap.add_argument("--quick", action="store_true", help="1K and 1920x1080 only, f32 and u8i32: a smoke test")
+    ap.add_argument("--pictures", help="also write the box-filter and trace pictures into this folder")
+    ap.add_argument("--no-peers", action="store_true")
+    ap.add_argument("--no-sweep", action="store_true")
+    ap.add_argument("--no-build", action="store_true", help="do not run make build/peers")
+    ap.add_argument("--summary-only", metavar="CSV", help="print the summary of an existing CSV and stop")
+    args = ap.parse_args()
+
+    types = args.types.split(",") if args.types else (["f32", "u8i32"] if args.quick else TYPES)
+    if args.summary_only:
+        text, md, targets = summary_tables(read_rows(Path(args.summary_only)), types)
+        print(text)
+        print_targets(targets)
+        return 0
+
+    info = gpu_info()
+    gpu = info["gpu"] or "gpu"
+    csv_path = Path(args.out) if args.out else ROOT / "build" / f"bench_{slug(gpu)}.csv"
+    csv_path.parent.mkdir(parents=True, exist_ok=True)
+    if csv_path.exists():
+        csv_path.unlink()  # a fresh CSV per run (the binaries append)
+    args.csv = csv_path.resolve()
+    args.log = csv_path.with_suffix(".log")
+    sizes = [Size(x) for x in args.sizes.split(",")] if args.sizes else (
+        [Size("1024"), Size("1920x1080")] if args.quick else [Size(str(x)) for x in SQUARES] + [Size(x) for x in RECTS])
+
+    bench = Bench(args)
+    started = dt.datetime.now(dt.timezone.utc)
+    print(f"bench: {gpu} (driver {info['driver']}, CUDA {info['cuda_driver_version']}, nvcc {info['nvcc']}); "
+          f"seed {args.seed}; budget {args.budget:.0f} s; CSV {os.path.relpath(csv_path, ROOT)}", flush=True)
+    labs, lab_variants, peer_variants = plan_and_run(
+        bench, sizes, types, args.quick,
+        before_big=(lambda: pictures(bench, Path(args.pictures))) if args.pictures else None)
+    elapsed = bench.elapsed()
+
+    rows = read_rows(csv_path) if csv_path.exists() else []
+    text, md, targets = summary_tables(rows, types)
+    print()
+    print(text)
+    print_targets(targets)
+    slow = ", ".join(f"{v} up to {c // 1024}K" for v, c in SLOW_CAPS.items())
+    print(f"limits: slow teaching variants {slow}; CPU lab up to {CPU_MAX_SIDE // 1024}K; lab 6 at r = {LAB6_R}")
+    for name, why in bench.missing.items():
+        print(f"missing peer: {name}: {why}")
+    for s in bench.skipped:
+        print(f"skipped: {s}")
+    for f in bench.failed:
+        print(f"FAILED: {f}")
+    bad = [r for r in rows if r["check"] != "PASS"]
+    print(f"bench: {len(rows)} rows ({len(bad)} not PASS) in {elapsed:.0f} s -> {os.path.relpath(csv_path, ROOT)}")
+    print(f"plots: make plots CSV={os.path.relpath(csv_path, ROOT)}")
+
+    meta = {
+        "gpu": gpu, "driver": info["driver"], "cuda_driver_version": info["cuda_driver_version"],
+        "nvcc": info["nvcc"], "cpu": cpu_name(), "date": started.strftime("%Y-%m-%d"),
+        "started_utc": started.isoformat(timespec="seconds"), "elapsed_s": round(elapsed, 1),
+        "seed": args.seed, "budget_s": args.budget, "sizes": [s.text for s in sizes], "types": types,
+        "slow_caps": SLOW_CAPS, "cpu_max_side": CPU_MAX_SIDE, "lab6_r": LAB6_R,
+        "labs": {i: lab_variants[i] for _, i, _ in labs}, "peers": peer_variants,
+        "missing": bench.missing, "skipped": bench.skipped, "failed": bench.failed,
+        "rows": len(rows), "rows_not_pass": len(bad),
+        "targets_f32_16384": {str(k): {"bound": b, "best": best} for k, (b, best) in targets.items()},
+    }
+    csv_path.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
+    csv_path.with_suffix(".md").write_text(
+        f"# Benchmark summary: {gpu}\n\n{meta['date']}, driver {info['driver']}, CUDA {info['cuda_driver_version']}, "
+        f"nvcc {info['nvcc']}, {elapsed:.0f} s, seed {args.seed}\n{md}\n")
+    bench.log.close()
+    return 0 if not bench.failed and not bad else 1
+
+
+def print_targets(targets):
+    if not targets:
+        return
+    print("DESIGN targets, f32 16384x16384, best variant per lab (time / copy):")
+    for lab, (bound, best) in sorted(targets.items(), reverse=True):
+        if best is None:
+            print(f"  lab {lab}: <= {bound}: not measured")
+        else:
+            print(f"  lab {lab}: <= {bound}: {best[0]} {best[1]:.2f}  {'met' if best[1] <= bound else 'MISSED'}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,753 @@
+#!/usr/bin/env python3
+"""Grade the student code in labs/: correctness, bonus and speed points per lab.
+
+    python3 tools/grade.py [--lab N[,M]] [--code labs|solutions] [--gpu auto|yes|no]
+                           [--timeout S] [--no-speed] [--seed S] [--out DIR]
+
+(`make grade [LAB=N]` runs it.) For every lab:
+
+  build    one test binary per lab: the tests linked with that lab's code from --code (and the
+           labs it reuses, LAB_USES_N in the Makefile) and, where solutions/ exists, the reference
+           code of every other lab, so another lab's compile error or crash cannot touch this
+           lab's score. A lab that does not compile scores zero and the report shows the error.
+  tests    every test case tagged [labN] (not [skeleton]) runs in its own process with a time
+           limit: a hang, a crash or corrupted memory costs that test, and the lab's speed points,
+           never another lab's. Tests tagged [bonus] earn bonus points on top of the lab's
+           maximum. Tests under tests/hidden/ (left out of the student release) count like the
+           others and are marked hidden in results.json.
+  speed    only when every required test passed: ./labN (student) and ./labN-ref (reference)
+           alternate SPEED_ROUNDS times at the lab's stated size; each variant's time is its fastest
+           timed repetition (more rounds, up to SPEED_MAX_ROUNDS, while a variant falls short). Full marks up to SPEED_SLACK x the reference time, then SPEED_SLACK / ratio of
+           the points, nothing beyond SPEED_ZERO x. A variant that fails its check in the timed
+           run earns no speed points.
+
+Writes build/results.json (Gradescope), build/junit.xml and build/grade/report.txt, prints the
+per-lab table and the reason for every lost point. Without a GPU the GPU labs are not run and
+score zero, with that reason. Exit status 0 when grading finished (whatever the score),
+2 for bad arguments.
+"""
+import argparse
+import csv
+import json
+import os
+import random
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from xml.sax.saxutils import escape as xml_escape
+
+# ---- Grading policy (stated in the report and in docs/instructor.md) -----------------------------
+CORRECTNESS_POINTS = 70.0   # per lab, split evenly over its required test cases
+SPEED_POINTS = 30.0         # per lab, split evenly over its variants
+BONUS_POINTS = 10.0         # per lab with [bonus] tests, split evenly over them, above the maximum
+SPEED_SLACK = 1.25          # full speed points up to this many times the reference time
+SPEED_ZERO = 10.0           # no speed points beyond this many times the reference time
+SPEED_ROUNDS = 3            # reference and student runs alternate this many times ...
+SPEED_MAX_ROUNDS = 6        # ... or up to this many while a variant is short of full marks
+SPEED_RUN = {"1": (2048, 5)}                # (N for N x N, timed repetitions): the CPU lab
+SPEED_RUN_DEFAULT = (4096, 10)              # the GPU labs
+SPEED_TYPE = "f32"
+TEST_TIMEOUT = 180          # seconds per test case
+LAB_BUDGET = 900            # seconds of test time per lab; later tests are not run once spent
+SPEED_TIMEOUT = 180         # seconds per timed run of a lab binary
+BUILD_TIMEOUT = 1200        # seconds per make call
+HIDDEN_VISIBILITY = "after_published"   # Gradescope visibility of tests from tests/hidden/
+
+LAB_FILE = re.compile(r"^lab(\d+x?)_[A-Za-z0-9_]+\.(cu|cpp)$")
+SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed, (\d+) skipped\s*$", re.M)
+OUTPUT_LIMIT = 3000
+
+
+def lab_key(lab_id):
+    m = re.match(r"(\d+)(.*)", lab_id)
+    return (int(m.group(1)), m.group(2))
+
+
+def fmt(x):
+    """Points for humans: 70, 23.33."""
+    return f"{x:.2f}".rstrip("0").rstrip(".") if x == x else "-"
+
+
+def clip(text, limit=OUTPUT_LIMIT):
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    return text[: limit // 3] + "\n[... cut ...]\n" + text[-(2 * limit) // 3:]
+
+
+def signal_name(rc):
+    try:
+        return signal.Signals(-rc).name
+    except ValueError:
+        return f"signal {-rc}"
+
+
+SIGNAL_WHY = {"SIGSEGV": "segmentation fault: a bad host pointer or an out-of-bounds host access",
+              "SIGABRT": "aborted", "SIGFPE": "arithmetic error (integer division by zero?)",
+              "SIGBUS": "bus error", "SIGILL": "illegal instruction", "SIGKILL": "killed (out of memory?)"}
+
+
+class Proc:
+    """Outcome of one child process run with a time limit (its whole process group is killed)."""
+
+    def __init__(self, cmd, cwd, timeout, env=None):
+        self.cmd, self.timed_out, start = cmd, False, time.monotonic()
+        p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             stdin=subprocess.DEVNULL, start_new_session=True)
+        try:
+            out, _ = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.timed_out = True
+            for sig in (signal.SIGTERM, signal.SIGKILL):
+                try:
+                    os.killpg(p.pid, sig)
+                except ProcessLookupError:
+                    break
+                try:
+                    p.wait(timeout=5)
+                    break
+                except subprocess.TimeoutExpired:
+                    continue
+            out, _ = p.communicate()
+        self.rc = p.returncode
+        self.seconds = time.monotonic() - start
+        self.output = out.decode("utf-8", "replace")
+
+    def what_happened(self, limit):
+        if self.timed_out:
+            return f"timed out after {limit:.0f} s and was killed (a kernel or loop that never finishes?)"
+        if self.rc is not None and self.rc < 0:
+            name = signal_name(self.rc)
+            return f"crashed: {name} ({SIGNAL_WHY.get(name, 'killed by a signal')})"
+        return f"exited with status {self.rc}"
+
+
+# ---- Results ---------------------------------------------------------------------------------------
+
+class Item:
+    """One graded item: a test case, a speed variant, or a whole component that could not run."""
+
+    def __init__(self, lab, kind, name, max_score, score=0.0, output="", status="failed",
+                 hidden=False, seconds=0.0):
+        self.lab, self.kind, self.name = lab, kind, name
+        self.max_score, self.score = max_score, score
+        self.output, self.status, self.hidden, self.seconds = output, status, hidden, seconds
+        # status: passed | failed (wrong answer) | error (crash, timeout, build) | notrun
+
+    @property
+    def lost(self):
+        return self.max_score - self.score
+
+
+class LabResult:
+    def __init__(self, lab_id, title=""):
+        self.lab, self.title = lab_id, title
+        self.items = []
+        self.note = ""          # one line for the table when the lab did not run
+        self.events = []        # what happened, in order (for the report)
+
+    def points(self, kind):
+        items = [i for i in self.items if i.kind == kind]
+        return sum(i.score for i in items), sum(i.max_score for i in items), len(items)
+
+
+# ---- The repository --------------------------------------------------------------------------------
+
+class Repo:
+    def __init__(self, root, code, out, jobs):
+        self.root, self.code, self.out, self.jobs = root, code, out, jobs
+        self.sol_dir = "solutions" if any((root / "solutions").glob("lab*_*.c*")) else None
+        self.uses = {}
+        makefile = (root / "Makefile").read_text() if (root / "Makefile").exists() else ""
+        for m in re.finditer(r"^LAB_USES_(\w+)\s*:?=\s*(.*)$", makefile, re.M):
+            self.uses[m.group(1)] = m.group(2).split()
+
+    def lab_files(self, directory):
+        files = {}
+        d = self.root / directory
+        if d.is_dir():
+            for p in sorted(d.iterdir()):
+                m = LAB_FILE.match(p.name)
+                if m and m.group(1) not in files:
+                    files[m.group(1)] = f"{directory}/{p.name}"
+        return files
+
+    def make(self, targets, variables=None, timeout=BUILD_TIMEOUT):
+        cmd = ["make", f"-j{self.jobs}", "--no-print-directory"]
+        cmd += [f"{k}={v}" for k, v in (variables or {}).items()]
+        return Proc(cmd + targets, self.root, timeout)
+
+
+def is_cpu_lab(source_text):
+    return re.search(r"\.gpu\s*=\s*false", source_text) is not None
+
+
+def detect_gpu(mode):
+    if mode != "auto":
+        return (True, "assumed present (--gpu yes)") if mode == "yes" else (False, "GPU labs not run (--gpu no)")
+    if not shutil.which("nvidia-smi"):
+        return False, "no CUDA GPU on this machine (nvidia-smi not found)"
+    try:
+        p = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False, "no CUDA GPU on this machine (nvidia-smi did not answer)"
+    gpus = [line for line in p.stdout.splitlines() if line.startswith("GPU ")]
+    if p.returncode != 0 or not gpus:
+        return False, "no CUDA GPU on this machine (nvidia-smi lists none)"
+    return True, gpus[0]
+
+
+# ---- Catch2 ----------------------------------------------------------------------------------------
+
+def catch_name_spec(name):
+    """A Catch2 v2 test spec that matches exactly this test name."""
+    return "".join("\\" + c if c in '\\,[]"~*' else c for c in name)
+
+
+def list_tests(binary, root, spec):
+    """[(name, file)] of the tests matching a Catch2 spec; None if the binary does not run."""
+    p = Proc([str(binary), spec, "--list-test-names-only", "-v", "high"], root, 120)
+    if p.timed_out or p.rc is None or p.rc < 0:   # (Catch2 exits with the count otherwise)
+        return None, p
+    tests = []
+    for line in p.output.splitlines():
+        if "\t@" in line:
+            name, _, where = line.rpartition("\t@")
+            tests.append((name.strip('"'), where.rsplit(":", 1)[0]))
+    return tests, p
+
+
+def xml_failures(path):
+    """The failure messages of one Catch2 XML report (with the INFO lines before each)."""
+    try:
+        text = Path(path).read_text(errors="replace")
+    except OSError:
+        return None
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError:
+        # Cut short (killed, crashed): keep what can be read.
+        found = re.findall(r"<(?:Info|FatalErrorCondition|Exception|Failure)[^>]*>(.*?)</", text, re.S)
+        return [clip(" ".join(x.split()), 600) for x in found[-4:]] or None
+    messages, infos = [], []
+    for el in root.iter():
+        if el.tag == "Info":
+            infos.append((el.text or "").strip())
+        elif el.tag == "Expression" and el.get("success") == "false":
+            orig = (el.findtext("Original") or "").strip()
+            expanded = (el.findtext("Expanded") or "").strip()
+            where = f"{el.get('filename', '?')}:{el.get('line', '?')}"
+            text_ = f"{el.get('type', 'CHECK')}( {orig} ) failed at {where}"
+            if expanded and expanded != orig:
+                text_ += f" with expansion {expanded}"
+            messages.append("\n".join(infos + [text_]))
+            infos = []
+        elif el.tag in ("FatalErrorCondition", "Exception", "Failure"):
+            where = f"{el.get('filename', '?')}:{el.get('line', '?')}"
+            label = {"FatalErrorCondition": "fatal error", "Exception": "exception",
+                     "Failure": "failure"}[el.tag]
+            messages.append("\n".join(infos + [f"{label} at {where}: {(el.text or '').strip()}"]))
+            infos = []
+        elif el.tag == "Expression":
+            infos = []
+    return messages
+
+
+def xml_passed(path):
+    try:
+        root = ET.parse(path).getroot()
+    except (OSError, ET.ParseError):
+        return False
+    results = [el.get("success") for el in root.iter("OverallResult")]
+    return len(results) == 1 and results[0] == "true"
+
+
+# ---- One lab -------------------------------------------------------------------------------------------
+
+class Grader:
+    def __init__(self, args, root):
+        self.args = args
+        self.root = root
+        self.out = (root / args.out).resolve() if not Path(args.out).is_absolute() else Path(args.out)
+        self.work = self.out / "grade"
+        self.repo = Repo(root, args.code, self.out, args.jobs)
+        self.gpu, self.gpu_text = detect_gpu(args.gpu)
+        self.seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 2**63)
+
+    def log(self, text):
+        if not self.args.quiet:
+            print(text, flush=True)
+
+    # -- build ------------------------------------------------------------------------------------
+    def own_labs(self, lab, graded):
+        return [lab] + [u for u in self.repo.uses.get(lab, []) if u in graded]
+
+    def failed_objects(self, sources):
+        """Which of these sources have no up-to-date object (make -q) after the compile."""
+        return [s for s in sources if self.repo.make(["-q", f"build/obj/{s}.o"], timeout=120).rc != 0]
+
+    def compile_all(self, plans, graded):
+        """Compile every object the test binaries need in one parallel make -k; score broken labs."""
+        instructor = self.repo.sol_dir is not None and self.args.code != self.repo.sol_dir
+        self.pool = self.repo.lab_files(self.repo.sol_dir) if instructor else dict(graded)
+        own = {s for lab, _, _ in plans for x in self.own_labs(lab, graded) for s in [graded[x]]}
+        sources = sorted(own | set(self.pool.values()))
+        p = self.repo.make(["-k"] + [f"build/obj/{s}.o" for s in sources])
+        self.work.mkdir(parents=True, exist_ok=True)
+        (self.work / "build.log").write_text(p.output)
+        failed = set(self.failed_objects(sources)) if p.rc != 0 else set()
+        self.pool_broken = {x for x, s in self.pool.items() if s in failed}
+        if instructor and self.pool_broken:
+            self.log("warning: reference code that does not compile is left out of the test binaries: "
+                     + ", ".join(self.pool[x] for x in sorted(self.pool_broken, key=lab_key)))
+        ok = []
+        for lab, result, gpu_lab in plans:
+            bad = [graded[x] for x in self.own_labs(lab, graded) if graded[x] in failed]
+            if not bad:
+                ok.append((lab, result, gpu_lab))
+                continue
+            q = self.repo.make([f"build/obj/{s}.o" for s in bad])   # the errors of these files alone
+            (self.work / f"lab{lab}").mkdir(parents=True, exist_ok=True)
+            (self.work / f"lab{lab}" / "build.log").write_text(q.output)
+            errors = [line for line in q.output.splitlines() if re.search(r"\berror\b", line)]
+            why = f"does not compile: {', '.join(bad)}" if not q.timed_out else \
+                f"the build {q.what_happened(BUILD_TIMEOUT)}"
+            self.fail_lab(result, why, "error", clip("\n".join(errors[:20]) or q.output, 2500))
+        return ok
+
+    def sources_for(self, lab, graded):
+        """The lab sources linked into lab `lab`'s test binary: its own code (and what it reuses)
+        from --code, every other lab from the reference (or, without solutions/, from --code)."""
+        own = self.own_labs(lab, graded)
+        others = [self.pool[x] for x in sorted(self.pool, key=lab_key)
+                  if x not in own and x not in self.pool_broken]
+        return [graded[x] for x in own] + others
+
+    def test_sources(self):
+        """The Makefile's TEST_SRC: tests/*.cpp tests/hidden/*.cpp."""
+        return sorted(p.relative_to(self.root).as_posix()
+                      for pattern in ("tests/*.cpp", "tests/hidden/*.cpp") for p in self.root.glob(pattern))
+
+    def link(self, lab, result, graded):
+        """Link lab `lab`'s test binary. When another lab's code (or another lab's test file)
+        does not link, it is left out of this binary and the link retried: work in progress in
+        one lab must not cost another lab its grade."""
+        own = {graded[x] for x in self.own_labs(lab, graded)}
+        all_tests = self.test_sources()
+        dropped_src, dropped_tests, notes = set(), set(), []
+        build = f"build/grade/lab{lab}"
+        (self.root / build).mkdir(parents=True, exist_ok=True)
+        (self.work / f"lab{lab}").mkdir(parents=True, exist_ok=True)
+        log = []
+        for _ in range(6):
+            sources = [x for x in self.sources_for(lab, graded) if x not in dropped_src]
+            tests = [t for t in all_tests if t not in dropped_tests]
+            key = (tuple(sorted(sources)), tuple(tests))
+            if key in self.binaries:
+                return self.binaries[key]
+            variables = {"BUILD": build, "OBJ": "build/obj", "DEPS_STAMP": "build/deps.ok",
+                         "LAB_SRC": " ".join(sources)}
+            if dropped_tests:
+                variables["TEST_SRC"] = " ".join(tests)
+            p = self.repo.make([f"{build}/student_tests"], variables)
+            log.append(p.output)
+            (self.work / f"lab{lab}" / "link.log").write_text("\n".join(log))
+            if p.rc == 0:
+                if notes:
+                    self.log(f"lab{lab}: " + "; ".join(notes))
+                self.binaries[key] = self.root / build / "student_tests"
+                return self.binaries[key]
+            # Objects the linker complains about ("x.o: in function", "x.o:(...): multiple
+            # definition") and test objects that do not compile ("[Makefile:79: x.o] Error 1").
+            culprits = set()
+            for line in p.output.splitlines():
+                if re.search(r"in function|undefined reference|multiple definition|\] Error \d", line):
+                    culprits.update(re.findall(r"(build/obj/[^\s:\]\[]+?\.o)\b", line))
+            culprit_src = {c[len("build/obj/"):-len(".o")] for c in culprits}
+            if culprit_src & own:
+                break    # this lab's own code does not link
+            other_code = culprit_src & set(sources)
+            other_tests = {t for t in culprit_src & set(tests)
+                           if (m := re.search(r"test_lab(\d+x?)(?:_|\.)", t)) and m.group(1) != lab}
+            if not other_code and not other_tests:
+                break
+            dropped_src |= other_code
+            dropped_tests |= other_tests
+            notes.append("left out of its test binary, as they do not build or link: "
+                         + ", ".join(sorted(other_code | other_tests)))
+        errors = [line for line in log[-1].splitlines() if "undefined reference" in line
+                  or "multiple definition" in line or "error" in line]
+        self.fail_lab(result, f"the test binary does not link (build/grade/lab{lab}/link.log)",
+                      "error", clip("\n".join(errors[:15]) or log[-1], 2500))
+        return None
+
+    def fail_lab(self, result, why, status, detail=""):
+        result.note = why
+        result.events.append(why + (":\n" + detail if detail else ""))
+        text = why + ("\n\n" + detail if detail else "")
+        result.items.append(Item(result.lab, "correctness", f"lab{result.lab} correctness",
+                                 CORRECTNESS_POINTS, 0.0, text, status))
+        result.items.append(Item(result.lab, "speed", f"lab{result.lab} speed", SPEED_POINTS, 0.0,
+                                 "no speed points: " + why, status))
+
+    # -- tests ------------------------------------------------------------------------------------
+    def run_tests(self, lab, result, binary, gpu_lab):
+        tag = f"[lab{lab}]"
+        # [skeleton] tests expect the untouched skeleton; [.] tests are hidden from default runs.
+        required, p = list_tests(binary, self.root, f"{tag}~[skeleton]~[bonus]~[.]")
+        if required is None:
+            self.fail_lab(result, "the test binary does not start: " + p.what_happened(120), "error",
+                          clip(p.output))
+            return False
+        if gpu_lab and "GPU: none" in p.output:
+            self.fail_lab(result, "not run: the CUDA runtime finds no usable GPU", "notrun")
+            return False
+        bonus, _ = list_tests(binary, self.root, f"{tag}[bonus]~[skeleton]~[.]")
+        hidden_tagged, _ = list_tests(binary, self.root, f"{tag}[hidden]")
+        hidden_names = {n for n, _ in hidden_tagged or []}
+        if not required and not bonus:
+            self.fail_lab(result, f"no tests tagged {tag} in the test binary", "error")
+            return False
+        budget_end = time.monotonic() + self.args.lab_budget
+        all_required_passed = bool(required)
+        for kind, tests, pool in (("correctness", required, CORRECTNESS_POINTS),
+                                  ("bonus", bonus or [], BONUS_POINTS)):
+            for index, (name, where) in enumerate(tests):
+                hidden = where.replace("\\", "/").startswith("tests/hidden/") or name in hidden_names
+                label = name if name.lower().startswith(f"lab{lab} ") else f"lab{lab} {name}"
+                label += " [bonus]" if kind == "bonus" else ""
+                item = Item(lab, kind, label, pool / len(tests), hidden=hidden)
+                result.items.append(item)
+                left = budget_end - time.monotonic()
+                if left <= 1:
+                    item.status = "notrun"
+                    item.output = f"not run: the lab's test time ({self.args.lab_budget:.0f} s) was used up"
+                else:
+                    self.run_one(lab, binary, name, item, min(self.args.timeout, left), index, kind)
+                if kind == "correctness" and item.status != "passed":
+                    all_required_passed = False
+        return all_required_passed
+
+    def run_one(self, lab, binary, name, item, limit, index, kind):
+        report = self.work / f"lab{lab}" / f"{kind}{index + 1}.xml"
+        report.unlink(missing_ok=True)
+        env = dict(os.environ, SAT_TEST_SEED=str(self.seed))
+        spec = catch_name_spec(name)
+        p = Proc([str(binary), spec, "-r", "xml", "-o", str(report)], self.root, limit, env)
+        item.seconds = p.seconds
+        rel = os.path.relpath(binary, self.root)
+        repro = f"reproduce: SAT_TEST_SEED={self.seed} {rel} {shlex.quote(spec)}"
+        counts = SUMMARY.findall(p.output)
+        passed, failed, skipped = map(int, counts[-1]) if counts else (0, 0, 0)
+        if p.rc == 0 and not p.timed_out and (passed, failed, skipped) == (1, 0, 0) and xml_passed(report):
+            item.score, item.status = item.max_score, "passed"
+            item.output = f"passed in {p.seconds:.1f} s"
+            return
+        failures = xml_failures(report) or []
+        if p.timed_out or (p.rc is not None and p.rc < 0):
+            item.status = "error"
+            why = p.what_happened(limit)
+            failures = [f for f in failures if "SIGTERM" not in f]   # (the grader's own kill)
+            if failures:
+                why += "\nlast message before it:\n" + failures[-1]
+            tail = "\n".join(p.output.strip().splitlines()[-8:])
+            item.output = f"{why}\n{repro}" + (f"\nlast output:\n{tail}" if tail else "")
+        elif skipped and not failed:
+            item.status = "notrun"
+            item.output = f"skipped (no usable GPU?)\n{repro}"
+        elif failures:
+            item.output = "failed: " + clip("\n".join(failures[:3]), 2000) + f"\n{repro}"
+        elif passed + failed + skipped == 0:
+            item.status = "error"
+            item.output = f"the test did not run ({p.what_happened(limit)}; no summary line)\n{repro}\n" \
+                          + clip(p.output, 1000)
+        else:
+            item.output = f"failed ({p.what_happened(limit)})\n{repro}\n" + clip(p.output, 1500)
+
+    # -- speed ------------------------------------------------------------------------------------
+    def time_runs(self, binary, lab, tag, rnd):
+        csv_path = self.work / f"lab{lab}" / f"speed_{tag}_{rnd}.csv"
+        csv_path.unlink(missing_ok=True)
+        size, reps = SPEED_RUN.get(lab, SPEED_RUN_DEFAULT)
+        cmd = [f"./{binary}", "--size", str(size), "--reps", str(reps), "--type", SPEED_TYPE,
+               "--seed", str(self.seed), "--csv", str(csv_path)]
+        p = Proc(cmd, self.root, SPEED_TIMEOUT)
+        rows = {}
+        if csv_path.exists():
+            with open(csv_path, newline="") as f:
+                for row in csv.DictReader(f):
+                    rows[row["variant"]] = row
+        return p, rows, " ".join(cmd[:-2])
+
+    @staticmethod
+    def speed_fraction(ratio):
+        if ratio <= SPEED_SLACK:
+            return 1.0
+        return SPEED_SLACK / ratio if ratio <= SPEED_ZERO else 0.0
+
+    def speed(self, lab, result, student_bin, ref_bin, correct):
+        def whole(text, status):
+            result.items.append(Item(lab, "speed", f"lab{lab} speed", SPEED_POINTS, 0.0, text, status))
+        if self.args.no_speed:
+            return whole("speed not graded (--no-speed)", "notrun")
+        if not correct:
+            return whole("no speed points: not every required test passed", "notrun")
+        if ref_bin is None:
+            return whole("speed not graded: no reference solution in this copy (solutions/ is absent; "
+                         "the instructor's grade times it)", "notrun")
+        # Reference and student alternate; noise (other processes, clocks) only ever slows a run
+        # down, so each variant keeps its fastest timed repetition over all rounds, and while a
+        # variant is short of full marks a few more rounds are run.
+        best, ref_best, problem, command, rounds = {}, {}, None, "", 0
+        while rounds < SPEED_MAX_ROUNDS:
+            rp, rrows, _ = self.time_runs(ref_bin, lab, "ref", rounds)
+            sp, srows, command = self.time_runs(student_bin, lab, "student", rounds)
+            rounds += 1
+            if rp.rc != 0 or not rrows:
+                return whole(f"speed not graded: the reference run {rp.what_happened(SPEED_TIMEOUT)}\n"
+                             + clip(rp.output, 1500), "error")
+            for v, row in rrows.items():
+                ref_best[v] = min(ref_best.get(v, float("inf")), float(row["min_ms"]))
+            if sp.timed_out or (sp.rc is not None and sp.rc < 0):
+                problem = f"the timed run `{command}` {sp.what_happened(SPEED_TIMEOUT)}\n" + clip(sp.output, 1500)
+                break
+            for v, row in srows.items():
+                if row.get("check") != "PASS":
+                    best[v] = None
+                elif best.get(v, 0) is not None:
+                    best[v] = min(best.get(v, float("inf")), float(row["min_ms"]))
+            short = [v for v in ref_best if best.get(v) is not None
+                     and self.speed_fraction(best[v] / ref_best[v]) < 1.0]
+            if rounds >= SPEED_ROUNDS and (not short or any(best.get(v) is None for v in ref_best)):
+                break
+        size, _ = SPEED_RUN.get(lab, SPEED_RUN_DEFAULT)
+        variants = sorted(ref_best)
+        for v in variants:
+            share = SPEED_POINTS / len(variants)
+            name = f"lab{lab} speed: {v}, {SPEED_TYPE} {size}x{size}"
+            ms, ref_ms = best.get(v), ref_best[v]
+            if problem:
+                result.items.append(Item(lab, "speed", name, share, 0.0, problem, "error"))
+            elif v not in best:
+                result.items.append(Item(lab, "speed", name, share, 0.0,
+                                         f"no result for {v} from `{command}`", "failed"))
+            elif ms is None:
+                result.items.append(Item(lab, "speed", name, share, 0.0,
+                                         f"{v} failed its check in the timed run `{command}`", "failed"))
+            else:
+                ratio = ms / ref_ms if ref_ms > 0 else float("inf")
+                frac = self.speed_fraction(ratio)
+                text = (f"{ratio:.2f}x the reference time: {ms:.3f} ms vs {ref_ms:.3f} ms (fastest of "
+                        f"{rounds} alternating runs x {SPEED_RUN.get(lab, SPEED_RUN_DEFAULT)[1]} repetitions; full marks up to {SPEED_SLACK}x, none beyond "
+                        f"{SPEED_ZERO:g}x)\n{command}")
+                result.items.append(Item(lab, "speed", name, share, round(share * frac, 4), text,
+                                         "passed" if frac == 1.0 else "failed"))
+
+    # -- all labs -----------------------------------------------------------------------------------
+    def grade(self, wanted):
+        graded = self.repo.lab_files(self.args.code)
+        refs = self.repo.lab_files(self.repo.sol_dir) if self.repo.sol_dir else {}
+        ids = sorted(set(graded) | set(refs), key=lab_key)
+        if wanted:
+            unknown = [w for w in wanted if w not in ids]
+            if unknown:
+                print(f"grade: no lab {', '.join(unknown)} here (labs: {', '.join(ids) or 'none'})",
+                      file=sys.stderr)
+                sys.exit(2)
+            ids = [i for i in ids if i in wanted]
+        self.work.mkdir(parents=True, exist_ok=True)
+        self.binaries, self.pool, self.pool_broken = {}, {}, set()
+        results = []
+        student_suffix = "-ref" if self.args.code == self.repo.sol_dir else ""
+        self.log(f"grading {self.args.code}/ labs {', '.join(ids)}; GPU: {self.gpu_text}; "
+                 f"seed {self.seed}")
+        # Compile everything first (a broken lab is left out of the other labs' binaries), then test.
+        plans = []
+        for lab in ids:
+            src = graded.get(lab)
+            text = (self.root / (src or refs.get(lab))).read_text(errors="replace")
+            result = LabResult(lab, (re.search(r'lab\.title\s*=\s*"([^"]*)"', text) or [None, ""])[1])
+            results.append(result)
+            gpu_lab = not is_cpu_lab(text)
+            if not src:
+                self.fail_lab(result, f"missing: no {self.args.code}/lab{lab}_*.cu or .cpp", "error")
+            elif gpu_lab and not self.gpu:
+                self.fail_lab(result, f"not run: GPU lab, {self.gpu_text}", "notrun")
+            else:
+                plans.append((lab, result, gpu_lab))
+        if plans:
+            self.log("building " + ", ".join(f"lab{lab}" for lab, _, _ in plans))
+            plans = self.compile_all(plans, graded)
+        for lab, result, gpu_lab in plans:
+            binary = self.link(lab, result, graded)
+            if binary is None:
+                continue
+            self.log(f"lab{lab}: testing")
+            correct = self.run_tests(lab, result, binary, gpu_lab)
+            if result.note:        # could not run at all
+                continue
+            if not correct or self.args.no_speed:
+                self.speed(lab, result, None, None, correct)
+                continue
+            p = self.repo.make([f"lab{lab}{student_suffix}"])
+            q = self.repo.make([f"lab{lab}-ref"]) if self.repo.sol_dir else None
+            if p.rc != 0:
+                result.items.append(Item(lab, "speed", f"lab{lab} speed", SPEED_POINTS, 0.0,
+                                         f"./lab{lab}{student_suffix} does not build:\n" + clip(p.output, 1500),
+                                         "error"))
+            elif q is not None and q.rc != 0:
+                result.items.append(Item(lab, "speed", f"lab{lab} speed", SPEED_POINTS, 0.0,
+                                         f"speed not graded: the reference ./lab{lab}-ref does not build:\n"
+                                         + clip(q.output, 1500), "error"))
+            else:
+                self.log(f"lab{lab}: timing ./lab{lab}{student_suffix} against the reference")
+                self.speed(lab, result, f"lab{lab}{student_suffix}", f"lab{lab}-ref" if q else None, correct)
+        return results
+
+
+# ---- Reports -------------------------------------------------------------------------------------------
+
+def table(results, grader, public=False):
+    lines = [f"SAT Labs grade of {grader.args.code}/ - GPU: {grader.gpu_text} - test seed {grader.seed}",
+             f"correctness {fmt(CORRECTNESS_POINTS)} + speed {fmt(SPEED_POINTS)} per lab, bonus up to "
+             f"{fmt(BONUS_POINTS)} on top; speed: full marks up to {SPEED_SLACK}x the reference time",
+             "",
+             f"{'lab':<5}{'title':<36}{'correctness':>13}{'bonus':>9}{'speed':>9}{'total':>12}"]
+    total = total_max = bonus_total = 0.0
+    for r in results:
+        c, cmax, _ = r.points("correctness")
+        b, bmax, nb = r.points("bonus")
+        s, smax, _ = r.points("speed")
+        total += c + b + s
+        bonus_total += b
+        total_max += cmax + smax
+        title = (r.title[:33] + "...") if len(r.title) > 36 else r.title
+        if r.note:
+            lines.append(f"{r.lab:<5}{title:<36}{fmt(c) + '/' + fmt(cmax):>13}{'-':>9}"
+                         f"{fmt(s) + '/' + fmt(smax):>9}{fmt(c + s) + '/' + fmt(cmax + smax):>12}")
+            lines.append(f"     {r.note}")
+            continue
+        lines.append(f"{r.lab:<5}{title:<36}{fmt(c) + '/' + fmt(cmax):>13}"
+                     f"{(fmt(b) + '/' + fmt(bmax)) if nb else '-':>9}{fmt(s) + '/' + fmt(smax):>9}"
+                     f"{fmt(c + b + s) + '/' + fmt(cmax + smax):>12}")
+    lines.append(f"{'total':<41}{'':>13}{'':>9}{'':>9}{fmt(total) + '/' + fmt(total_max):>12}"
+                 + (f"  (includes {fmt(bonus_total)} bonus)" if bonus_total else ""))
+    lost = [i for r in results for i in r.items if i.lost > 1e-9]
+    if lost:
+        lines += ["", "Lost points (why):"]
+        for r in results:
+            if r.note:   # the lab did not run at all: one line says why
+                lines.append(f"  -{fmt(sum(i.lost for i in r.items)):>6}  lab{r.lab}: {r.note}")
+        for i in lost:
+            if next(r for r in results if r.lab == i.lab).note:
+                continue
+            first = i.output.strip().splitlines()[0] if i.output.strip() else i.status
+            name = i.name
+            if i.hidden and public:   # the students' view: no hidden test names or messages
+                name, first = f"lab{i.lab} hidden {i.kind} test", "details after grades are published"
+            lines.append(f"  -{fmt(i.lost):>6}  {name}: {first}")
+    return "\n".join(lines), total, total_max
+
+
+def details(results):
+    lines = []
+    for r in results:
+        for i in r.items:
+            if i.status != "passed" or i.lost > 1e-9:
+                lines += ["", f"== {i.name} [{i.status}] {fmt(i.score)}/{fmt(i.max_score)}", i.output.strip()]
+    return "\n".join(lines)
+
+
+def gradescope(results, total, summary, seconds):
+    tests = []
+    for r in results:
+        for n, i in enumerate(r.items, 1):
+            t = {"name": i.name, "number": f"{r.lab}.{n}", "score": round(i.score, 4),
+                 "max_score": round(i.max_score, 4), "status": "passed" if i.status == "passed" else "failed",
+                 "output": i.output, "visibility": HIDDEN_VISIBILITY if i.hidden else "visible",
+                 "tags": [f"lab{r.lab}", i.kind]}
+            tests.append(t)
+    return {"score": round(total, 4), "execution_time": int(seconds), "output": summary,
+            "visibility": "visible", "stdout_visibility": "hidden", "tests": tests}
+
+
+def junit(results, seconds):
+    suites, all_counts = [], [0, 0, 0, 0]
+    for r in results:
+        cases, counts = [], [0, 0, 0, 0]   # tests, failures, errors, skipped
+        for i in r.items:
+            counts[0] += 1
+            body = ""
+            msg = xml_escape(i.output.strip().splitlines()[0] if i.output.strip() else i.status, {'"': "&quot;"})
+            full = xml_escape(i.output)
+            if i.status == "notrun":
+                counts[3] += 1
+                body = f'<skipped message="{msg}"/>'
+            elif i.status == "error":
+                counts[2] += 1
+                body = f'<error message="{msg}">{full}</error>'
+            elif i.lost > 1e-9:
+                counts[1] += 1
+                body = f'<failure message="{msg}">{full}</failure>'
+            out = f"<system-out>{xml_escape(f'score {fmt(i.score)}/{fmt(i.max_score)}')}</system-out>"
+            cases.append(f'    <testcase classname="lab{r.lab}.{i.kind}" name="{xml_escape(i.name, {chr(34): "&quot;"})}" '
+                         f'time="{i.seconds:.3f}">{body}{out}</testcase>')
+        all_counts = [a + b for a, b in zip(all_counts, counts)]
+        suites.append(f'  <testsuite name="lab{r.lab}" tests="{counts[0]}" failures="{counts[1]}" '
+                      f'errors="{counts[2]}" skipped="{counts[3]}">\n' + "\n".join(cases) + "\n  </testsuite>")
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n'
+            f'<testsuites name="SAT Labs grade" tests="{all_counts[0]}" failures="{all_counts[1]}" '
+            f'errors="{all_counts[2]}" skipped="{all_counts[3]}" time="{seconds:.1f}">\n'
+            + "\n".join(suites) + "\n</testsuites>\n")
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lab", action="append", default=[], help="lab(s) to grade, e.g. 3 or 3,5 (default: all)")
+    ap.add_argument("--code", default="labs", choices=["labs", "solutions"],
+                    help="which code to grade (solutions: check that the reference scores full marks)")
+    ap.add_argument("--gpu", default="auto", choices=["auto", "yes", "no"], help="run the GPU labs (auto: if a GPU is present)")
+    ap.add_argument("--timeout", type=float, default=TEST_TIMEOUT, help=f"seconds per test case (default {TEST_TIMEOUT})")
+    ap.add_argument("--lab-budget", type=float, default=LAB_BUDGET, help=f"seconds of tests per lab (default {LAB_BUDGET})")
+    ap.add_argument("--no-speed", action="store_true", help="skip the timed runs (speed scores zero)")
+    ap.add_argument("--seed", type=int, help="test/input seed (default: fresh, printed)")
+    ap.add_argument("--out", default="build", help="where results.json and junit.xml go (default build)")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="parallel make jobs")
+    ap.add_argument("--quiet", action="store_true", help="print only the table")
+    args = ap.parse_args(argv)
+    wanted = [x for part in args.lab for x in re.split(r"[,\s]+", part.strip()) if x]
+    root = Path(__file__).resolve().parent.parent
+    if not (root / "Makefile").exists():
+        print(f"grade: {root} has no Makefile", file=sys.stderr)
+        return 2
+    start = time.monotonic()
+    grader = Grader(args, root)
+    if args.code == "solutions" and not grader.repo.sol_dir:
+        print("grade: --code solutions, but there is no solutions/ here", file=sys.stderr)
+        return 2
+    results = grader.grade(wanted)
+    seconds = time.monotonic() - start
+    summary, total, total_max = table(results, grader)
+    public_summary, _, _ = table(results, grader, public=True)
+    grader.out.mkdir(parents=True, exist_ok=True)
+    (grader.out / "results.json").write_text(
+        json.dumps(gradescope(results, total, public_summary, seconds), indent=2) + "\n")
+    (grader.out / "junit.xml").write_text(junit(results, seconds))
+    (grader.work / "report.txt").write_text(summary + "\n" + details(results) + "\n")
+    print()
+    print(summary)
+    rel = os.path.relpath(grader.out, Path.cwd())
+    print(f"\nwrote {rel}/results.json, {rel}/junit.xml, and {rel}/grade/report.txt with every reason in "
+          "full and the command that reproduces each failure")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

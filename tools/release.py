@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""Write the student copy of SAT Labs (`make release` -> build/release/).
+
+    release.py DEST [--allow FILE ...]
+
+What goes in: Makefile, README.md, .gitignore, common/, labs/, the public tests, docs/, plots/
+and the tools a student uses (grade.py for a correctness self-check, sanitize.py, deps.sh, ...).
+labs/ is generated afresh from solutions/ with tools/gen_skeletons.py, so a stale labs/ can
+never leak into a release. What stays out: solutions/, tests/hidden/, the instructor-only tests
+and tools listed in LEFT_OUT, build outputs and anything git ignores.
+
+The Makefile needs no edit: without solutions/ it builds `make test` and labN-ref from labs/
+(SOL_DIR) and leaves the [skeleton] tests out of `make test` (they check the untouched skeleton).
+
+After copying, the release is checked; any finding is fatal (exit 1):
+  - no solutions/ folder, no BEGIN/END SOLUTION marker line, no file left out by LEFT_OUT,
+    no object file or executable;
+  - no line of a solution region (a code line of 24+ characters that the skeletons do not also
+    contain) appears in any file, e.g. a handout quoting the answer. --allow FILE skips a file.
+"""
+import argparse
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import gen_skeletons  # noqa: E402  (the one definition of how a skeleton is made)
+
+TOP_FILES = ["Makefile", "README.md", ".gitignore", "LICENSE"]
+TOP_DIRS = ["labs", "common", "tests", "docs", "plots", "tools"]
+# Instructor-only paths (relative to the repository root; a folder covers everything in it).
+LEFT_OUT = [
+    "solutions",
+    "tests/hidden",                 # hidden tests: make grade runs them, students never see them
+    "tests/test_grader.cpp",        # self-tests of the grader and of this script (need solutions/)
+    "tests/test_skeletons.cpp",     # labs/ vs solutions/ sync (needs solutions/)
+    "docs/instructor.md",
+    "tools/BRIEF.md",
+    "tools/release.py",
+    "tools/gen_skeletons.py",
+]
+MARKER = re.compile(r"^\s*//\s*(BEGIN|END) SOLUTION\b")
+MIN_LEAK_CHARS = 24
+
+
+def left_out(rel):
+    return any(rel == p or rel.startswith(p + "/") for p in LEFT_OUT)
+
+
+def candidate_files():
+    """Files of the working tree that git would commit (tracked or untracked, not ignored)."""
+    try:
+        out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--"]
+                             + TOP_FILES + TOP_DIRS, cwd=ROOT, capture_output=True, check=True).stdout
+        files = sorted({f for f in out.decode().split("\0") if f})
+    except (OSError, subprocess.CalledProcessError):
+        files = []
+        for top in TOP_FILES:
+            if (ROOT / top).is_file():
+                files.append(top)
+        for top in TOP_DIRS:
+            for dirpath, dirnames, filenames in os.walk(ROOT / top):
+                dirnames[:] = [d for d in dirnames if d not in ("__pycache__",) and not d.startswith(".")]
+                for name in filenames:
+                    if not name.endswith((".o", ".pyc")):
+                        files.append(str((Path(dirpath) / name).relative_to(ROOT)))
+    return [f for f in files if (ROOT / f).is_file() and not left_out(f)]
+
+
+def is_text(path):
+    data = path.read_bytes()[:8192]
+    return b"\0" not in data
+
+
+def normal(line):
+    return " ".join(line.split())
+
+
+def solution_lines(skeleton_texts):
+    """Code lines inside solution regions that the skeletons and common/ do not also contain."""
+    known = set()
+    for text in skeleton_texts:
+        known.update(normal(line) for line in text.splitlines())
+    for path in (ROOT / "common").glob("*"):
+        if path.is_file() and is_text(path):
+            known.update(normal(line) for line in path.read_text(errors="replace").splitlines())
+    secret = {}
+    for path in sorted((ROOT / "solutions").glob("*")):
+        if not path.is_file():
+            continue
+        inside = False
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            if gen_skeletons.BEGIN.match(line):
+                inside = True
+            elif gen_skeletons.END.match(line):
+                inside = False
+            elif inside:
+                n = normal(line)
+                if len(n) >= MIN_LEAK_CHARS and not n.startswith("//") and n not in known:
+                    secret.setdefault(n, f"solutions/{path.name}:{number}")
+    return secret
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description="Write the student copy of SAT Labs.")
+    ap.add_argument("dest", help="where to write it, e.g. build/release")
+    ap.add_argument("--allow", action="append", default=[], help="a release file the leak scan skips")
+    args = ap.parse_args(argv)
+    dest = Path(args.dest)
+    dest = (dest if dest.is_absolute() else Path.cwd() / dest).resolve()
+    if dest == ROOT or dest in ROOT.parents or (dest / ".git").exists():
+        print(f"release: refusing to overwrite {dest}", file=sys.stderr)
+        return 2
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+
+    problems, notes = [], []
+    # 1. Copy.
+    files = candidate_files()
+    for rel in files:
+        if re.match(r"labs/lab[^/]*$", rel) and any(Path(rel).match(p) for p in gen_skeletons.PATTERNS):
+            continue   # lab files are written from solutions/ below
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / rel, target)
+    # 2. labs/ from solutions/ (the same function `make skeletons` uses).
+    try:
+        skeletons = gen_skeletons.expected_files(ROOT / "solutions")
+    except gen_skeletons.SkeletonError as err:
+        print(f"release: {err}", file=sys.stderr)
+        return 1
+    (dest / "labs").mkdir(exist_ok=True)
+    for name, text in skeletons.items():
+        (dest / "labs" / name).write_text(text)
+        current = ROOT / "labs" / name
+        if not current.exists() or current.read_text() != text:
+            notes.append(f"labs/{name} is out of date in this repository (run: make skeletons); "
+                         "the release has the skeleton generated from solutions/")
+        else:
+            shutil.copystat(current, dest / "labs" / name)   # keep its time: make need not rebuild
+    for path in (ROOT / "labs").glob("lab*"):
+        if path.is_file() and path.name not in skeletons and re.match(r"lab\d", path.name):
+            notes.append(f"labs/{path.name} has no solutions/{path.name}: left out")
+    for must in ("Makefile", "README.md"):
+        if not (dest / must).exists():
+            notes.append(f"{must} is missing from the repository, so from the release too")
+
+    # 3. Check what was written.
+    secret = solution_lines(skeletons.values())
+    allowed = {a.replace("\\", "/") for a in args.allow}
+    written = sorted(p for p in dest.rglob("*") if p.is_file() or p.is_dir())
+    for path in written:
+        rel = path.relative_to(dest).as_posix()
+        if path.is_dir():
+            if path.name == "solutions":
+                problems.append(f"{rel}/: a solutions folder")
+            continue
+        if left_out(rel):
+            problems.append(f"{rel}: instructor-only")
+        if path.suffix == ".o" or (path.stat().st_mode & stat.S_IXUSR and path.read_bytes()[:4] == b"\x7fELF"):
+            problems.append(f"{rel}: a binary")
+            continue
+        if not is_text(path) or rel in allowed:
+            continue
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            if MARKER.match(line):
+                problems.append(f"{rel}:{number}: a solution marker line: {line.strip()}")
+            elif secret and normal(line) in secret:
+                problems.append(f"{rel}:{number}: gives away {secret[normal(line)]}: {line.strip()}")
+
+    count = sum(1 for p in written if p.is_file())
+    for note in notes:
+        print(f"release: note: {note}")
+    if problems:
+        print(f"release: {dest} is NOT fit to publish:", file=sys.stderr)
+        for p in problems:
+            print(f"  {p}", file=sys.stderr)
+        return 1
+    rel_dest = os.path.relpath(dest, Path.cwd())
+    print(f"release: wrote {rel_dest}/ ({count} files, {len(skeletons)} lab skeletons); left out: "
+          + ", ".join(p for p in LEFT_OUT if (ROOT / p).exists()))
+    print(f"release: checked: no solutions/, no solution markers, no solution line in any file")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
