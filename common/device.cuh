@@ -28,7 +28,9 @@ __device__ __forceinline__ void record_tile(unsigned long long* trace, Shape sha
 template <class Ready>
 __device__ bool bounded_spin(Ready ready, int* status) {
     const unsigned long long start = globaltimer();
-    unsigned int backoff = 32;
+    // A short, capped back-off: a flag normally arrives within a few microseconds, and a
+    // sleep longer than ~128 ns would add its own length to every hand-over.
+    unsigned int backoff = 16;
     while (!ready()) {
         if (*(volatile int*)status != status_ok) return false;
         if (globaltimer() - start > spin_timeout_ns) {
@@ -36,7 +38,7 @@ __device__ bool bounded_spin(Ready ready, int* status) {
             return false;
         }
         __nanosleep(backoff);
-        if (backoff < 1024) backoff *= 2;
+        if (backoff < 128) backoff *= 2;
     }
     return true;
 }

@@ -351,6 +351,9 @@ class Grader:
             key = (tuple(sorted(sources)), tuple(tests))
             if key in self.binaries:
                 return self.binaries[key]
+            # Relink every time: make compares timestamps only, so a binary linked from other
+            # sources (solutions/ before labs/, say) would otherwise look up to date.
+            (self.root / build / "student_tests").unlink(missing_ok=True)
             variables = {"BUILD": build, "OBJ": "build/obj", "DEPS_STAMP": "build/deps.ok",
                          "LAB_SRC": " ".join(sources)}
             if dropped_tests:
@@ -398,7 +401,9 @@ class Grader:
 
     # -- tests ------------------------------------------------------------------------------------
     def run_tests(self, lab, result, binary, gpu_lab):
-        tag = f"[lab{lab}]"
+        # A GPU lab is graded on its [gpu] tests only: its [cpu] tests check the harness side
+        # (CPU references, argument checks), which the student does not write.
+        tag = f"[lab{lab}]" + ("[gpu]" if gpu_lab else "")
         # [skeleton] tests expect the untouched skeleton; [.] tests are hidden from default runs.
         required, p = list_tests(binary, self.root, f"{tag}~[skeleton]~[bonus]~[.]")
         if required is None:
