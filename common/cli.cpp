@@ -1,16 +1,16 @@
 // cli.cpp — the command line shared by every lab binary.
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <sstream>
 
 #include "harness.h"
 
 namespace sat {
 
-namespace {
-
-std::vector<std::string> split(const std::string& text, char sep) {
+std::vector<std::string> split_list(const std::string& text, char sep) {
     std::vector<std::string> parts;
     std::stringstream in(text);
     std::string part;
@@ -18,7 +18,7 @@ std::vector<std::string> split(const std::string& text, char sep) {
     return parts;
 }
 
-long parse_count(const std::string& option, const std::string& text, long lo, long hi) {
+long parse_integer(const std::string& option, const std::string& text, long lo, long hi) {
     errno = 0;
     char* end = nullptr;
     const long value = std::strtol(text.c_str(), &end, 10);
@@ -28,19 +28,24 @@ long parse_count(const std::string& option, const std::string& text, long lo, lo
     return value;
 }
 
-// "4096" (square) or "1920x1080" (cols x rows, as image sizes are written).
-Shape parse_shape(const std::string& option, const std::string& text) {
+Shape parse_shape(const std::string& option, const std::string& text, long max_side) {
     const auto x = text.find('x');
     if (x == std::string::npos) {
-        const int side = int(parse_count(option, text, 1, 2147483647L));
+        const int side = int(parse_integer(option, text, 1, max_side));
         return {side, side};
     }
-    const int cols = int(parse_count(option, text.substr(0, x), 1, 2147483647L));
-    const int rows = int(parse_count(option, text.substr(x + 1), 1, 2147483647L));
+    const int cols = int(parse_integer(option, text.substr(0, x), 1, max_side));
+    const int rows = int(parse_integer(option, text.substr(x + 1), 1, max_side));
     return {rows, cols};
 }
 
-}  // namespace
+FILE* open_csv(const std::string& path) {
+    std::ifstream probe(path);
+    const bool fresh = !probe.good() || probe.peek() == std::ifstream::traits_type::eof();
+    FILE* csv = std::fopen(path.c_str(), "a");
+    if (csv && fresh) std::fprintf(csv, "%s\n", csv_header().c_str());
+    return csv;
+}
 
 DType parse_dtype(const std::string& text) {
     for (DType t : {DType::f32, DType::f64, DType::i32, DType::u8i32})
@@ -92,18 +97,18 @@ Options parse_cli(int argc, const char* const* argv, const LabInfo& lab) {
         } else if (arg == "--size") {
             opt.shapes.push_back(parse_shape(arg, value()));
         } else if (arg == "--sizes") {
-            for (const std::string& s : split(value(), ',')) opt.shapes.push_back(parse_shape(arg, s));
+            for (const std::string& s : split_list(value(), ',')) opt.shapes.push_back(parse_shape(arg, s));
             if (opt.shapes.empty()) throw UsageError("--sizes needs a list such as 1024,4096");
         } else if (arg == "--rows") {
-            rc.rows = int(parse_count(arg, value(), 1, 2147483647L));
+            rc.rows = int(parse_integer(arg, value(), 1, 2147483647L));
             have_rows = true;
         } else if (arg == "--cols") {
-            rc.cols = int(parse_count(arg, value(), 1, 2147483647L));
+            rc.cols = int(parse_integer(arg, value(), 1, 2147483647L));
             have_cols = true;
         } else if (arg == "--type") {
-            for (const std::string& t : split(value(), ',')) opt.types.push_back(parse_dtype(t));
+            for (const std::string& t : split_list(value(), ',')) opt.types.push_back(parse_dtype(t));
         } else if (arg == "--variant") {
-            for (const std::string& name : split(value(), ',')) {
+            for (const std::string& name : split_list(value(), ',')) {
                 bool known = false;
                 for (const Variant& v : lab.variants) known |= v.name == name;
                 if (!known) {
@@ -115,7 +120,7 @@ Options parse_cli(int argc, const char* const* argv, const LabInfo& lab) {
                 opt.variants.push_back(name);
             }
         } else if (arg == "--reps") {
-            opt.reps = int(parse_count(arg, value(), 0, 100000));
+            opt.reps = int(parse_integer(arg, value(), 0, 100000));
         } else if (arg == "--seed") {
             const std::string text = value();
             char* end = nullptr;
@@ -133,7 +138,7 @@ Options parse_cli(int argc, const char* const* argv, const LabInfo& lab) {
         } else if (arg == "--trace") {
             opt.trace = value();
         } else if (arg == "--box") {
-            opt.box = int(parse_count(arg, value(), 0, 100000));
+            opt.box = int(parse_integer(arg, value(), 0, 100000));
         } else if (arg == "--r") {
             const std::string text = value();
             char* end = nullptr;
@@ -143,7 +148,7 @@ Options parse_cli(int argc, const char* const* argv, const LabInfo& lab) {
         } else if (arg == "--sweep") {
             opt.sweep = true;
         } else if (arg == "--threads") {
-            opt.threads = int(parse_count(arg, value(), 1, 4096));
+            opt.threads = int(parse_integer(arg, value(), 1, 4096));
         } else if (arg == "--model") {
             opt.model = true;
         } else {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,13 @@ struct UsageError : Error {
 Options parse_cli(int argc, const char* const* argv, const LabInfo& lab);
 std::string usage(const LabInfo& lab);
 DType parse_dtype(const std::string& text);  // throws UsageError
+// Pieces of the parser that lab 8x's own driver (common/tasks.cpp) shares; each throws UsageError.
+std::vector<std::string> split_list(const std::string& text, char sep);
+long parse_integer(const std::string& option, const std::string& text, long lo, long hi);
+// "4096" (square) or "1920x1080" (cols x rows, as image sizes are written).
+Shape parse_shape(const std::string& option, const std::string& text, long max_side = 2147483647L);
+// Open a CSV file for appending, writing csv_header() first when it is new; null on failure.
+FILE* open_csv(const std::string& path);
 
 // The whole `./labN` program: parse, run, print the table, write the CSV. Returns the exit code
 // (0 all PASS, 1 a check failed or a run errored, 2 bad usage / no GPU / unreadable input).

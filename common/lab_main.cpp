@@ -155,15 +155,9 @@ int lab_main(int argc, const char* const* argv, const char* lab_id) {
                             s.rows, s.cols, u8_safe_pixels);
 
     FILE* csv = nullptr;
-    if (!opt.csv.empty()) {
-        std::ifstream probe(opt.csv);
-        const bool fresh = !probe.good() || probe.peek() == std::ifstream::traits_type::eof();
-        csv = std::fopen(opt.csv.c_str(), "a");
-        if (!csv) {
-            std::fprintf(stderr, "%s: cannot write %s\n", prog.c_str(), opt.csv.c_str());
-            return 2;
-        }
-        if (fresh) std::fprintf(csv, "%s\n", csv_header().c_str());
+    if (!opt.csv.empty() && !(csv = open_csv(opt.csv))) {
+        std::fprintf(stderr, "%s: cannot write %s\n", prog.c_str(), opt.csv.c_str());
+        return 2;
     }
 
     const int reps = opt.reps >= 0 ? opt.reps : (lab->gpu ? 20 : 5);

@@ -385,37 +385,6 @@ struct Options {
     bool seed_given = false, model = false, help = false;
 };
 
-std::vector<std::string> split(const std::string& text, char sep) {
-    std::vector<std::string> parts;
-    std::stringstream in(text);
-    std::string part;
-    while (std::getline(in, part, sep)) parts.push_back(part);
-    return parts;
-}
-
-long parse_integer(const std::string& option, const std::string& text, long lo, long hi) {
-    errno = 0;
-    char* end = nullptr;
-    const long value = std::strtol(text.c_str(), &end, 10);
-    if (text.empty() || *end != '\0' || errno != 0 || value < lo || value > hi)
-        throw UsageError(option + " needs an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                         "], got '" + text + "'");
-    return value;
-}
-
-// "4096" (square) or "1920x1080" (cols x rows, as image sizes are written).
-Shape parse_size(const std::string& option, const std::string& text) {
-    const auto x = text.find('x');
-    constexpr long side = 1L << 17;
-    if (x == std::string::npos) {
-        const int n = int(parse_integer(option, text, 1, side));
-        return {n, n};
-    }
-    const int cols = int(parse_integer(option, text.substr(0, x), 1, side));
-    const int rows = int(parse_integer(option, text.substr(x + 1), 1, side));
-    return {rows, cols};
-}
-
 std::string usage() {
     std::ostringstream out;
     out << "lab8x - SKSS beyond the SAT: error diffusion and the 0-1 knapsack (Funasaka et al. 2017)\n\n"
@@ -462,11 +431,11 @@ Options parse(int argc, const char* const* argv) {
             opt.knapsack = p != "halftone";
             opt.problem_given = true;
         } else if (arg == "--variant") {
-            for (const std::string& name : split(value(), ',')) opt.variants.push_back(name);
+            for (const std::string& name : split_list(value(), ',')) opt.variants.push_back(name);
         } else if (arg == "--size") {
-            opt.sizes.push_back(parse_size(arg, value()));
+            opt.sizes.push_back(parse_shape(arg, value(), 1L << 17));
         } else if (arg == "--sizes") {
-            for (const std::string& s : split(value(), ',')) opt.sizes.push_back(parse_size(arg, s));
+            for (const std::string& s : split_list(value(), ',')) opt.sizes.push_back(parse_shape(arg, s, 1L << 17));
             if (opt.sizes.empty()) throw UsageError("--sizes needs a list such as 1024,4096");
         } else if (arg == "--input") {
             opt.input = value();
@@ -479,7 +448,7 @@ Options parse(int argc, const char* const* argv) {
         } else if (arg == "--capacity") {
             opt.capacities.push_back(int(parse_integer(arg, value(), 0, max_capacity)));
         } else if (arg == "--capacities") {
-            for (const std::string& c : split(value(), ','))
+            for (const std::string& c : split_list(value(), ','))
                 opt.capacities.push_back(int(parse_integer(arg, c, 0, max_capacity)));
             if (opt.capacities.empty()) throw UsageError("--capacities needs a list such as 16383,32767");
         } else if (arg == "--reps") {
@@ -495,7 +464,7 @@ Options parse(int argc, const char* const* argv) {
         } else if (arg == "--csv") {
             opt.csv = value();
         } else if (arg == "--type") {
-            for (const std::string& t : split(value(), ',')) parse_dtype(t);  // validated, then ignored
+            for (const std::string& t : split_list(value(), ',')) parse_dtype(t);  // validated, then ignored
         } else if (arg == "--model") {
             opt.model = true;
         } else {
@@ -739,15 +708,9 @@ int tasks_main(const LabInfo& lab, int argc, const char* const* argv) {
     }
 
     FILE* csv = nullptr;
-    if (!opt.csv.empty()) {
-        std::ifstream probe(opt.csv);
-        const bool fresh = !probe.good() || probe.peek() == std::ifstream::traits_type::eof();
-        csv = std::fopen(opt.csv.c_str(), "a");
-        if (!csv) {
-            std::fprintf(stderr, "%s: cannot write %s\n", prog, opt.csv.c_str());
-            return 2;
-        }
-        if (fresh) std::fprintf(csv, "%s\n", csv_header().c_str());
+    if (!opt.csv.empty() && !(csv = open_csv(opt.csv))) {
+        std::fprintf(stderr, "%s: cannot write %s\n", prog, opt.csv.c_str());
+        return 2;
     }
 
     std::uint64_t seed = opt.seed;

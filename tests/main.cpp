@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <random>
 
 #include "test_util.h"
@@ -61,6 +62,37 @@ std::vector<sat::DType> all_types() {
     return {sat::DType::f32, sat::DType::f64, sat::DType::i32, sat::DType::u8i32};
 }
 std::string shape_name(sat::Shape s) { return std::to_string(s.rows) + "x" + std::to_string(s.cols); }
+
+long resident_block_bound() {
+    int device = 0, sms = 0, blocks_per_sm = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    cudaDeviceGetAttribute(&blocks_per_sm, cudaDevAttrMaxBlocksPerMultiprocessor, device);
+    return long(sms) * blocks_per_sm;
+}
+
+void require_trace_pictures(int lab_number, sat::Shape shape) {
+    const sat::LabInfo* lab = sat::find_lab(lab_number);
+    REQUIRE(lab != nullptr);
+    for (const sat::Variant& v : lab->variants) {
+        const std::string path = "build/test_lab" + std::to_string(lab_number) + "_trace_" + v.name + ".png";
+        std::remove(path.c_str());
+        sat::RunRequest req;
+        req.lab = lab;
+        req.variant = &v;
+        req.shape = shape;
+        req.seed = fresh_seed();
+        req.trace_png = path;
+        const auto m = sat::run_variant(req);
+        INFO(v.name << " seed " << req.seed << ": " << m.check.message() << " " << m.error);
+        REQUIRE(m.ok());
+        std::ifstream png(path, std::ios::binary);
+        REQUIRE(png.good());
+        char magic[8] = {};
+        png.read(magic, 8);
+        CHECK(std::string(magic + 1, 3) == "PNG");
+    }
+}
 
 int run_command(const std::string& command, std::string* output) {
     std::string text;

@@ -88,36 +88,5 @@ TEST_CASE("lab5 1R1W-graph instantiates its graph once and replays it", "[gpu][l
 
 TEST_CASE("lab5 --trace writes the tile-completion picture", "[gpu][lab5]") {
     SAT_REQUIRE_GPU();
-    const sat::LabInfo* lab = sat::find_lab(5);
-    REQUIRE(lab != nullptr);
-    for (const sat::Variant& v : lab->variants) {
-        const std::string path = "build/test_lab5_trace_" + v.name + ".png";
-        std::remove(path.c_str());
-        sat::RunRequest req;
-        req.lab = lab;
-        req.variant = &v;
-        req.type = DType::f32;
-        req.shape = {500, 700};
-        req.seed = sat_test::fresh_seed();
-        req.trace_png = path;
-        const auto m = sat::run_variant(req);
-        INFO(v.name << " seed " << req.seed << ": " << m.check.message() << " " << m.error);
-        REQUIRE(m.ok());
-        std::ifstream png(path, std::ios::binary);
-        REQUIRE(png.good());
-        char magic[8] = {};
-        png.read(magic, 8);
-        CHECK(std::string(magic + 1, 3) == "PNG");
-    }
-}
-
-TEST_CASE("lab5 skeleton compiles, runs and fails its check cleanly", "[gpu][lab5][skeleton]") {
-    SAT_REQUIRE_GPU();
-    std::string out;
-    REQUIRE(sat_test::run_command("make -s lab5", &out) == 0);
-    const int rc = sat_test::run_command("./lab5 --size 100 --reps 0", &out);
-    INFO(out);
-    CHECK(rc == 1);  // a failed check: not a crash (-1), not a usage error (2)
-    CHECK(out.find("FAIL") != std::string::npos);
-    CHECK(out.find("ERROR") == std::string::npos);
+    sat_test::require_trace_pictures(5, {500, 700});
 }

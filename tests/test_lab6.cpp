@@ -96,34 +96,5 @@ TEST_CASE("lab6 large matrix, 16384x16384 f32", "[gpu][lab6][large]") {
 
 TEST_CASE("lab6 --trace writes the tile-completion picture", "[gpu][lab6]") {
     SAT_REQUIRE_GPU();
-    const sat::LabInfo* lab = sat::find_lab(6);
-    REQUIRE(lab != nullptr);
-    const std::string path = "build/test_lab6_trace.png";
-    std::remove(path.c_str());
-    sat::RunRequest req;
-    req.lab = lab;
-    req.variant = &lab->variants.front();
-    req.type = DType::f32;
-    req.shape = {1000, 1000};
-    req.r = 0.25;
-    req.seed = sat_test::fresh_seed();
-    req.trace_png = path;
-    const auto m = sat::run_variant(req);
-    INFO("seed " << req.seed << ": " << m.check.message() << " " << m.error);
-    REQUIRE(m.ok());
-    std::ifstream png(path, std::ios::binary);
-    REQUIRE(png.good());
-}
-
-TEST_CASE("lab6 skeleton compiles, runs and fails its check cleanly", "[gpu][lab6][skeleton]") {
-    SAT_REQUIRE_GPU();
-    std::string out;
-    REQUIRE(sat_test::run_command("make -s lab6", &out) == 0);
-    for (const char* r : {"0", "0.25", "1"}) {
-        const int rc = sat_test::run_command(std::string("./lab6 --size 100 --reps 0 --r ") + r, &out);
-        INFO("--r " << r << ": " << out);
-        CHECK(rc == 1);  // a failed check: not a crash (-1), not a usage error (2)
-        CHECK(out.find("FAIL") != std::string::npos);
-        CHECK(out.find("ERROR") == std::string::npos);
-    }
+    sat_test::require_trace_pictures(6, {1000, 1000});  // at the default r = 0.25
 }

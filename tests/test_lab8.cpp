@@ -13,14 +13,6 @@ using sat::Shape;
 namespace {
 const char* const variants[] = {"SKSS", "SKSS-warp"};
 
-// Upper bound on the blocks the GPU can hold at once, whatever their size.
-long resident_block_bound() {
-    int device = 0, sms = 0, blocks_per_sm = 0;
-    cudaGetDevice(&device);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    cudaDeviceGetAttribute(&blocks_per_sm, cudaDevAttrMaxBlocksPerMultiprocessor, device);
-    return long(sms) * blocks_per_sm;
-}
 }  // namespace
 
 TEST_CASE("lab8 every variant matches the reference for every type and standard shape",
@@ -51,7 +43,7 @@ TEST_CASE("lab8 over-subscribed grid: far more blocks than can be resident, no d
     SAT_REQUIRE_GPU();
     // One worker per strip: SKSS launches rows/128 blocks, SKSS-warp rows/64. Both must be far
     // above what the GPU can hold at once, so most blocks start only after others finished.
-    const long bound = resident_block_bound();
+    const long bound = sat_test::resident_block_bound();
     const Shape shapes[] = {{1 << 22, 1}, {1 << 21, 40}};
     for (Shape s : shapes) {
         const long skss_blocks = (long(s.rows) + 127) / 128;
@@ -75,25 +67,5 @@ TEST_CASE("lab8 large matrix, 16384x16384 f32", "[gpu][lab8][large]") {
 
 TEST_CASE("lab8 --trace writes the tile-completion picture", "[gpu][lab8]") {
     SAT_REQUIRE_GPU();
-    const sat::LabInfo* lab = sat::find_lab(8);
-    REQUIRE(lab != nullptr);
-    for (const sat::Variant& v : lab->variants) {
-        const std::string path = "build/test_lab8_trace_" + v.name + ".png";
-        std::remove(path.c_str());
-        sat::RunRequest req;
-        req.lab = lab;
-        req.variant = &v;
-        req.type = DType::f32;
-        req.shape = {1000, 700};
-        req.seed = sat_test::fresh_seed();
-        req.trace_png = path;
-        const auto m = sat::run_variant(req);
-        INFO(v.name << " seed " << req.seed << ": " << m.check.message() << " " << m.error);
-        REQUIRE(m.ok());
-        std::ifstream png(path, std::ios::binary);
-        REQUIRE(png.good());
-        char magic[8] = {};
-        png.read(magic, 8);
-        CHECK(std::string(magic + 1, 3) == "PNG");
-    }
+    sat_test::require_trace_pictures(8, {1000, 700});
 }

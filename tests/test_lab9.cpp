@@ -18,15 +18,6 @@ using sat::Shape;
 
 namespace {
 
-// Upper bound on the blocks the GPU can hold at once, whatever their size.
-long resident_block_bound() {
-    int device = 0, sms = 0, blocks_per_sm = 0;
-    cudaGetDevice(&device);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    cudaDeviceGetAttribute(&blocks_per_sm, cudaDevAttrMaxBlocksPerMultiprocessor, device);
-    return long(sms) * blocks_per_sm;
-}
-
 template <class T>
 struct DeviceBuffer {
     T* p = nullptr;
@@ -196,7 +187,7 @@ TEST_CASE("lab9 over-subscribed and under-subscribed grids: no deadlock, same re
     // 8192 x 2048 i32: 256 x 4 = 1024 tiles. A grid of one block per tile, or 64 times what the
     // GPU holds, starts most blocks only after others finished, in an order unrelated to the
     // tiles' dependencies; the ticket must keep it deadlock-free. One block does every tile.
-    const long bound = resident_block_bound();
+    const long bound = sat_test::resident_block_bound();
     const int grids[] = {1, 3, 1024, int(std::min(64 * bound, 2000000L))};
     for (int grid : grids) {
         LibraryCase c{8192, 2048, 2048, 2048, 0, 0, grid};

@@ -42,3 +42,20 @@ TEST_CASE("every student skeleton compiles", "[cpu][skeleton]") {
     INFO(out);
     REQUIRE(rc == 0);
 }
+
+TEST_CASE("every GPU skeleton runs and fails its check cleanly", "[gpu][skeleton]") {
+    SAT_REQUIRE_GPU();
+    std::string out;
+    REQUIRE(sat_test::run_command("make -s labs", &out) == 0);
+    for (const sat::LabInfo* lab : sat::all_labs()) {
+        if (!lab->gpu) continue;
+        // Lab 8x (number 80) is not a SAT and has its own options.
+        const std::string command = lab->number == 80
+                                        ? "./lab8x --size 97x89 --items 100 --capacity 500 --reps 0"
+                                        : "./lab" + std::to_string(lab->number) + " --rows 97 --cols 89 --reps 0";
+        const int rc = sat_test::run_command(command, &out);
+        INFO(command << " printed:\n" << out);
+        CHECK(rc == 1);  // a failed check or a reported spin timeout: not a crash (-1), not usage (2)
+        CHECK((out.find("FAIL") != std::string::npos || out.find("spin wait timed out") != std::string::npos));
+    }
+}

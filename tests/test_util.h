@@ -30,6 +30,14 @@ std::vector<sat::Shape> standard_shapes();
 std::vector<sat::DType> all_types();
 std::string shape_name(sat::Shape s);
 
+// Upper bound on the blocks the GPU can hold at once, whatever their size: a grid larger than
+// this is over-subscribed (inter-block kernels must still finish).
+long resident_block_bound();
+
+// Run every variant of `lab` once on a `shape` f32 matrix with --trace, and check that each
+// wrote a PNG (the tile-completion picture of labs 5, 6 and 8).
+void require_trace_pictures(int lab, sat::Shape shape);
+
 // Run a shell command from the repository root; returns its exit status (-1 if it died on a
 // signal) and its stdout+stderr.
 int run_command(const std::string& command, std::string* output = nullptr);
