@@ -4,7 +4,7 @@
 //     out(i, j) = sum of in(i', j') over 0 <= i' <= i, 0 <= j' <= j
 //
 // Implemented by lab 9 (solutions/lab9_lookback.cu): one kernel, every input element read once
-// and every output element written once; tiles of 32 rows x 512 columns (256 for f64) resolve
+// and every output element written once; tiles of 64 rows x 512 columns (256 for f64) resolve
 // their carries by decoupled look-back (docs/lab9.md). Include this header, link the lab 9
 // object, and call:
 //

@@ -22,13 +22,13 @@ using sat::Acc;
 
 template <class In, class Out>
 void sat_2r2w_cpu(const In* a, Out* b, sat::Shape s, sat::Workspace&, cudaStream_t) {
-    const std::size_t rows = s.rows, cols = s.cols;
+    [[maybe_unused]] const std::size_t rows = s.rows, cols = s.cols;  // unused until the TODO is done
     // TODO: copy a into b, then b[i+1][j] += b[i][j] in raster order (columns), then b[i][j+1] += b[i][j] (rows); add in Acc<Out>
 }
 
 template <class In, class Out>
 void sat_4r1w_cpu(const In* a, Out* b, sat::Shape s, sat::Workspace&, cudaStream_t) {
-    const std::size_t rows = s.rows, cols = s.cols;
+    [[maybe_unused]] const std::size_t rows = s.rows, cols = s.cols;  // unused until the TODO is done
     // TODO: formula (1): b[i][j] = a[i][j] + b[i-1][j] + b[i][j-1] - b[i-1][j-1], terms outside the matrix are 0
 }
 
@@ -45,8 +45,8 @@ void split_over_threads(std::size_t count, int threads, Body body) {
 
 template <class In, class Out>
 void sat_threaded_cpu(const In* a, Out* b, sat::Shape s, sat::Workspace& ws, cudaStream_t) {
-    const std::size_t rows = s.rows, cols = s.cols;
-    const int threads = ws.cpu_threads > 0 ? ws.cpu_threads
+    [[maybe_unused]] const std::size_t rows = s.rows, cols = s.cols;  // unused until the TODO is done
+    [[maybe_unused]] const int threads = ws.cpu_threads > 0 ? ws.cpu_threads
                                            : int(std::max(1u, std::thread::hardware_concurrency()));
     // TODO: pass 1: each thread takes a range of rows and computes their row prefix sums into b; pass 2: each thread takes a range of columns and adds row i-1 into row i, top to bottom
 }

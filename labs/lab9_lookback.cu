@@ -672,7 +672,7 @@ SAT_REGISTER_LAB(([] {
     lab.title = "single-pass SAT with decoupled look-back";
     lab.source = "beyond the papers: Merrill & Garland 2016 (decoupled look-back), in 2-D";
     lab.variants = {SAT_VARIANT("LookBack", "LookBack",
-                                "one kernel, 32x512 tiles by atomic ticket, row and column "
+                                "one kernel, 64x512 tiles by atomic ticket, row and column "
                                 "carries by decoupled look-back",
                                 lab9::run_lookback)};
     lab.variants.back().barrier = sat::Barrier::kernel_launch;

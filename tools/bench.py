@@ -14,7 +14,7 @@ and carries the device-to-device copy of the same bytes measured in the same pro
           (--sweep, about 24 values of r) at 4K and 16K, f64 as in Kasagi et al. Table II
   order   everything up to 16K first, then 32K type by type (f32, u8i32, f64; per type the peers
           first and lab 3 last) while the time budget (--budget, default 540 s) lasts; what did
-          not fit is listed as skipped (the run in docs/results.md had lab 3 first, peers last)
+          not fit is listed as skipped
 
 Output (GPU name in the file name): build/bench_<gpu>.csv (the harness's CSV rows),
 build/bench_<gpu>.json (GPU, driver, CUDA, date, what was skipped or missing), build/bench_<gpu>.md
