@@ -69,7 +69,7 @@ std::string usage(const LabInfo& lab) {
         << "  --input FILE        .npy, .pgm or .png input instead of random data\n"
         << "  --output FILE       write the SAT (.npy) or, with --box, the filtered image (.png/.pgm)\n"
         << "  --box R             box filter of radius R computed from the SAT (needs --output)\n"
-        << "  --trace FILE.png    picture of when each 32x32 tile finished (labs 5 and 8)\n"
+        << "  --trace FILE.png    picture of when each 32x32 tile finished (labs 5, 6, 8 and 9)\n"
         << "  --r X               (1+r)R1W split, 0 <= X <= 1 (lab 6)\n"
         << "  --sweep             try every r and report the best per size (lab 6)\n"
         << "  --threads N         CPU threads for the multi-threaded CPU SAT (lab 1)\n"

@@ -17,12 +17,23 @@ namespace {
 // Sums of u8 data fit in int32 only while n * 255 <= INT32_MAX.
 constexpr std::size_t u8_safe_pixels = 2147483647ull / 255;  // 8421504
 
+// Quote an argument for a POSIX shell when it holds anything but plain characters, so that a
+// printed command such as --variant '(1+r)R1W' can be pasted as it is.
+std::string shell_word(const std::string& arg) {
+    if (!arg.empty() && arg.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                              "0123456789_./,=:+-") == std::string::npos)
+        return arg;
+    std::string quoted = "'";
+    for (char c : arg) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return quoted + "'";
+}
+
 std::string reproduce_line(const std::string& prog, int argc, const char* const* argv, std::uint64_t seed) {
     std::string line = "./" + prog;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--seed") { ++i; continue; }
-        line += " " + arg;
+        line += " " + shell_word(arg);
     }
     return line + " --seed " + std::to_string(seed);
 }
@@ -196,7 +207,8 @@ int lab_main(int argc, const char* const* argv, const char* lab_id) {
                     all_ok &= m.ok();
                     if (!m.ok())
                         std::printf("    reproduce: ./%s --rows %d --cols %d --type %s --variant %s --seed %llu\n",
-                                    prog.c_str(), s.rows, s.cols, dtype_name(t), v->name.c_str(), (unsigned long long)seed);
+                                    prog.c_str(), s.rows, s.cols, dtype_name(t), shell_word(v->name).c_str(),
+                                    (unsigned long long)seed);
                     if (m.ok() && (!best || m.median_ms < best->median_ms)) best = &m;
                     if (!opt.trace.empty() && m.error.empty()) std::printf("wrote %s\n", opt.trace.c_str());
                     if (!opt.output.empty() && m.error.empty()) {

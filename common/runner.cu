@@ -19,9 +19,12 @@ bool gpu_available(std::string* why) {
     int count = 0;
     const cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess || count == 0) {
-        if (why)
-            *why = err != cudaSuccess ? std::string("no usable CUDA GPU (") + cudaGetErrorString(err) + ")"
-                                      : "no CUDA GPU on this machine";
+        if (why) {
+            if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver || count == 0)
+                *why = "no CUDA GPU on this machine (or no NVIDIA driver for one)";
+            else
+                *why = std::string("no usable CUDA GPU (") + cudaGetErrorString(err) + ")";
+        }
         cudaGetLastError();  // clear the error so later calls are not confused by it
         return false;
     }
