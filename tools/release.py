@@ -40,7 +40,6 @@ LEFT_OUT = [
     "tests/test_grader.cpp",        # self-tests of the grader and of this script (need solutions/)
     "tests/test_skeletons.cpp",     # labs/ vs solutions/ sync (needs solutions/)
     "docs/instructor.md",
-    "tools/BRIEF.md",
     "tools/release.py",
     "tools/gen_skeletons.py",
 ]
