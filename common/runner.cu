@@ -243,7 +243,6 @@ Measurement run_variant(const RunRequest& req) {
     m.reps = req.reps;
     const bool on_gpu = req.lab->gpu;
     const Shape s = req.shape;
-    const Shape out_shape = req.variant->computes == Computes::transpose ? Shape{s.cols, s.rows} : s;
     const std::size_t in_bytes = s.n() * input_bytes(req.type);
     const std::size_t out_bytes = s.n() * output_bytes(req.type);
     const hmm::Formula* formula = nullptr;
@@ -373,7 +372,6 @@ Measurement run_variant(const RunRequest& req) {
         m.check.canary = check_canaries(result.data(), result.data() + band + out_bytes, band);
         if (!m.check.canary.empty()) m.check.pass = false;
         if (req.output) std::memcpy(req.output, result.data() + band, out_bytes);
-        (void)out_shape;
     } catch (const std::exception& e) {
         m.error = e.what();
         if (on_gpu) cudaGetLastError();  // clear a non-sticky error so the next run can go on
