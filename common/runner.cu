@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "data.h"
+#include "gpu_timing.h"
 #include "harness.h"
 #include "io.h"
 
@@ -49,90 +50,11 @@ std::string device_name() {
 
 namespace {
 
-struct DeviceBuffer {
-    void* ptr = nullptr;
-    explicit DeviceBuffer(std::size_t bytes) {
-        if (bytes) SAT_CUDA(cudaMalloc(&ptr, bytes));
-    }
-    ~DeviceBuffer() {
-        if (ptr) cudaFree(ptr);
-    }
-    DeviceBuffer(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-    template <class T>
-    T* as() const { return static_cast<T*>(ptr); }
-};
-
 struct Stream {
     cudaStream_t s = nullptr;
     Stream() { SAT_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
     ~Stream() { cudaStreamDestroy(s); }
 };
-
-struct Events {
-    cudaEvent_t start = nullptr, stop = nullptr;
-    Events() {
-        SAT_CUDA(cudaEventCreate(&start));
-        SAT_CUDA(cudaEventCreate(&stop));
-    }
-    ~Events() {
-        cudaEventDestroy(start);
-        cudaEventDestroy(stop);
-    }
-    double ms() const {
-        float t = 0;
-        SAT_CUDA(cudaEventElapsedTime(&t, start, stop));
-        return t;
-    }
-};
-
-struct Stats {
-    double median = 0, min = 0, max = 0;
-};
-Stats stats_of(std::vector<double> v) {
-    Stats s;
-    if (v.empty()) return s;
-    std::sort(v.begin(), v.end());
-    s.min = v.front();
-    s.max = v.back();
-    s.median = v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-    return s;
-}
-
-// Writing a buffer twice the size of L2 between timed runs evicts the previous run's data, so
-// small sizes time DRAM as large ones do, not the cache.
-class L2Flusher {
-public:
-    L2Flusher() {
-        int dev = 0, l2 = 0;
-        SAT_CUDA(cudaGetDevice(&dev));
-        SAT_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
-        bytes_ = std::max<std::size_t>(2 * std::size_t(l2), 8 << 20);
-        SAT_CUDA(cudaMalloc(&buf_, bytes_));
-    }
-    ~L2Flusher() { cudaFree(buf_); }
-    void flush(cudaStream_t s) { SAT_CUDA(cudaMemsetAsync(buf_, 0, bytes_, s)); }
-
-private:
-    void* buf_ = nullptr;
-    std::size_t bytes_ = 0;
-};
-
-// Time `body` reps times on `stream`, flushing L2 before each, with events around body only.
-template <class Body>
-Stats time_gpu(int reps, cudaStream_t stream, L2Flusher& flusher, Body body) {
-    Events ev;
-    std::vector<double> times;
-    for (int i = 0; i < reps; ++i) {
-        flusher.flush(stream);
-        SAT_CUDA(cudaEventRecord(ev.start, stream));
-        body();
-        SAT_CUDA(cudaEventRecord(ev.stop, stream));
-        SAT_CUDA(cudaEventSynchronize(ev.stop));
-        times.push_back(ev.ms());
-    }
-    return stats_of(times);
-}
 
 template <class Body>
 Stats time_cpu(int reps, Body body) {

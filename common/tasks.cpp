@@ -10,11 +10,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <memory>
 #include <random>
 #include <sstream>
 
 #include "data.h"
+#include "gpu_timing.h"
 #include "io.h"
 
 namespace sat::tasks {
@@ -175,38 +175,13 @@ KnapsackInstance random_knapsack(int items, int capacity, std::uint64_t seed) {
 
 namespace {
 
-struct DeviceMemory {
-    void* ptr = nullptr;
-    explicit DeviceMemory(std::size_t bytes) { SAT_CUDA(cudaMalloc(&ptr, std::max<std::size_t>(bytes, 1))); }
-    ~DeviceMemory() { cudaFree(ptr); }
-    DeviceMemory(const DeviceMemory&) = delete;
-    DeviceMemory& operator=(const DeviceMemory&) = delete;
-    template <class T>
-    T* as() const { return static_cast<T*>(ptr); }
-};
-
-// Stream, events, the status word and an L2 flush buffer for one measurement.
+// Stream, the status word and an L2 flusher for one measurement.
 struct Bench {
     cudaStream_t stream = nullptr;
-    cudaEvent_t start = nullptr, stop = nullptr;
-    DeviceMemory status{sizeof(int)};
-    std::unique_ptr<DeviceMemory> flush;
-    std::size_t flush_bytes = 0;
-    Bench() {
-        SAT_CUDA(cudaStreamCreate(&stream));
-        SAT_CUDA(cudaEventCreate(&start));
-        SAT_CUDA(cudaEventCreate(&stop));
-        int device = 0, l2 = 0;
-        SAT_CUDA(cudaGetDevice(&device));
-        SAT_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
-        flush_bytes = std::size_t(std::max(l2, 1 << 20)) * 2;
-        flush = std::make_unique<DeviceMemory>(flush_bytes);
-    }
-    ~Bench() {
-        cudaEventDestroy(start);
-        cudaEventDestroy(stop);
-        cudaStreamDestroy(stream);
-    }
+    DeviceBuffer status{sizeof(int)};
+    L2Flusher flusher;
+    Bench() { SAT_CUDA(cudaStreamCreate(&stream)); }
+    ~Bench() { cudaStreamDestroy(stream); }
     Bench(const Bench&) = delete;
     Bench& operator=(const Bench&) = delete;
 
@@ -225,26 +200,15 @@ struct Bench {
     // `reps` timed calls of run(); the L2 is flushed before each so no run starts warm.
     template <class Run>
     void time(Run run, Workspace& ws, int reps, TaskMeasurement& m) {
-        std::vector<double> times;
         clear_status();
-        for (int r = 0; r < reps; ++r) {
-            SAT_CUDA(cudaMemsetAsync(flush->ptr, r & 0xff, flush_bytes, stream));
+        const Stats t = time_gpu(reps, stream, flusher, [&] {
             ws.begin_run();
-            SAT_CUDA(cudaEventRecord(start, stream));
             run();
-            SAT_CUDA(cudaEventRecord(stop, stream));
-            SAT_CUDA(cudaEventSynchronize(stop));
-            float ms = 0;
-            SAT_CUDA(cudaEventElapsedTime(&ms, start, stop));
-            times.push_back(ms);
-        }
+        });
         m.error = finish();
-        if (times.empty()) return;
-        std::sort(times.begin(), times.end());
-        m.min_ms = times.front();
-        m.max_ms = times.back();
-        const std::size_t h = times.size() / 2;
-        m.median_ms = times.size() % 2 ? times[h] : 0.5 * (times[h - 1] + times[h]);
+        m.median_ms = t.median;
+        m.min_ms = t.min;
+        m.max_ms = t.max;
     }
 };
 
@@ -290,7 +254,7 @@ TaskMeasurement run_halftone(const TaskVariant& v, const std::vector<std::uint8_
     try {
         if (!v.halftone) throw Error(m.variant + " has no halftone function");
         Bench bench;
-        DeviceMemory in(s.n()), out(s.n());
+        DeviceBuffer in(s.n()), out(s.n());
         SAT_CUDA(cudaMemcpyAsync(in.ptr, image.data(), s.n(), cudaMemcpyHostToDevice, bench.stream));
         SAT_CUDA(cudaMemsetAsync(out.ptr, poison_byte, s.n(), bench.stream));
         Workspace ws(true);
@@ -333,7 +297,7 @@ TaskMeasurement run_knapsack(const TaskVariant& v, const KnapsackInstance& insta
         if (!v.knapsack) throw Error(m.variant + " has no knapsack function");
         Bench bench;
         const std::size_t width = std::size_t(k.capacity) + 1;
-        DeviceMemory weights(sizeof(std::int32_t) * k.items), values(sizeof(std::int32_t) * k.items),
+        DeviceBuffer weights(sizeof(std::int32_t) * k.items), values(sizeof(std::int32_t) * k.items),
             best(sizeof(std::int32_t) * width);
         SAT_CUDA(cudaMemcpyAsync(weights.ptr, instance.weights.data(), sizeof(std::int32_t) * k.items,
                                  cudaMemcpyHostToDevice, bench.stream));
