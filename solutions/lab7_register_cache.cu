@@ -42,10 +42,16 @@ constexpr int strip_rows_per_block() { return sizeof(Out) <= 4 ? 4 : 1; }
 template <class Out>
 constexpr int strip_tiles_per_block() { return sizeof(Out) <= 4 ? 2 : 4; }
 // ScanRow: NW warps, one row each. ScanColumn: NC bands of 32 columns x NR tiles down.
+#ifndef LAB7_ROW_WARPS
+#define LAB7_ROW_WARPS 8
+#endif
+#ifndef LAB7_BAND_COLS
+#define LAB7_BAND_COLS 2
+#endif
 template <class Out>
-constexpr int warps_per_block() { return sizeof(Out) <= 4 ? 8 : 4; }
+constexpr int warps_per_block() { return sizeof(Out) <= 4 ? LAB7_ROW_WARPS : 4; }
 template <class Out>
-constexpr int band_cols_per_block() { return sizeof(Out) <= 4 ? 2 : 1; }
+constexpr int band_cols_per_block() { return sizeof(Out) <= 4 ? LAB7_BAND_COLS : 1; }
 
 __host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
@@ -202,6 +208,17 @@ scan_rows_transposed(const In* __restrict__ in, Out* __restrict__ out_t, sat::Sh
 
 // ---- ScanRowColumn ---------------------------------------------------------------------------
 
+// Register j of lane L <- element c0 + 32j + L of a row (coalesced); 0 past the last column.
+template <class In, class Out>
+__device__ __forceinline__ void load_row_step(const In* __restrict__ row, int cols, int c0,
+                                              int lane, Out (&data)[w]) {
+#pragma unroll
+    for (int j = 0; j < w; ++j) {
+        const int c = c0 + j * w + lane;
+        data[j] = c < cols ? Out(row[c]) : Out(0);
+    }
+}
+
 // ScanRow (Fig. 4): one warp per row; each step caches C * 32 = 1024 consecutive elements
 // (register j of lane L holds column c0 + 32j + L, so every load is coalesced), scans each
 // group of 32 with shuffles and chains the groups through their totals.
@@ -209,19 +226,25 @@ template <class In, class Out, RowScan scan, int NW>
 __global__ void __launch_bounds__(NW * w)
 scan_rows(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s) {
     const int lane = threadIdx.x % w;
+#ifdef LAB7_BOTTOM_UP
+    const int row = s.rows - 1 - (blockIdx.x * NW + threadIdx.x / w);
+    if (row < 0) return;
+#else
     const int row = blockIdx.x * NW + threadIdx.x / w;
     if (row >= s.rows) return;  // the whole warp leaves; this kernel has no block barrier
+#endif
     const In* in_row = in + std::size_t(row) * s.cols;
     Out* out_row = out + std::size_t(row) * s.cols;
     Out carry = 0;  // sum of the row left of this step, the same in every lane
 
+    // Look-ahead: the next step's loads are in flight while this step scans (as ScanColumn).
+    Out next[w];
+    load_row_step(in_row, s.cols, 0, lane, next);
     for (int c0 = 0; c0 < s.cols; c0 += w * w) {
         Out data[w];
 #pragma unroll
-        for (int j = 0; j < w; ++j) {
-            const int c = c0 + j * w + lane;
-            data[j] = c < s.cols ? Out(in_row[c]) : Out(0);
-        }
+        for (int j = 0; j < w; ++j) data[j] = next[j];
+        if (c0 + w * w < s.cols) load_row_step(in_row, s.cols, c0 + w * w, lane, next);
         // BEGIN SOLUTION hint: shuffle-scan every register, then add the running carry (the total of a group is in lane 31)
 #pragma unroll
         for (int j = 0; j < w; ++j) data[j] = warp_scan<scan>(data[j], lane);

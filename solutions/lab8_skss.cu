@@ -39,10 +39,16 @@ using sat::w;
 // The time is about (strips - 1) * L + (steps - 1) * t_step (L: the hand-over latency from one
 // strip to the next, docs/lab8.md), so both NR and NC want to be large; registers (two tiles a
 // thread, for the look-ahead) bound the block to 512 threads (256 for 8-byte types).
+#ifndef LAB8_NR
+#define LAB8_NR 4
+#endif
+#ifndef LAB8_NC
+#define LAB8_NC 4
+#endif
 template <class Out>
-constexpr int block_rows() { return 4; }
+constexpr int block_rows() { return LAB8_NR; }
 template <class Out>
-constexpr int block_cols() { return sizeof(Out) <= 4 ? 4 : 2; }
+constexpr int block_cols() { return sizeof(Out) <= 4 ? LAB8_NC : 2; }
 constexpr int warp_variant_warps_per_block = 2;  // 64-thread blocks, as in the paper
 
 __host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
@@ -301,16 +307,16 @@ skss_block(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s,
             }
             // END SOLUTION
 
-            store_tile(out, s, r0, c0, lane, data);
-            if (lane == 0 && r0 < s.rows && c0 < s.cols)
-                sat::record_tile(trace, s, r0 / w, c0 / w);
-
-            // Hand over: the bottom warps hold the strip's last row (data[31] of each lane).
+            // Hand over first, store after: the strip below waits for this row, and a hand-over
+            // queued behind the tile's 32 stores per lane reaches L2 that much later.
             if (hands_over && c0 + lane < s.cols) {
                 // BEGIN SOLUTION hint: publish data[w - 1] into my_row at column c0 + lane (no fence needed: the tag travels with the value)
                 publish_value(my_row + std::size_t(c0 + lane) * WPV, data[w - 1]);
                 // END SOLUTION
             }
+            store_tile(out, s, r0, c0, lane, data);
+            if (lane == 0 && r0 < s.rows && c0 < s.cols)
+                sat::record_tile(trace, s, r0 / w, c0 / w);
             if (has_next) {
 #pragma unroll
                 for (int j = 0; j < w; ++j) data[j] = raw[j];
