@@ -41,17 +41,14 @@ template <class Out>
 constexpr int strip_rows_per_block() { return sizeof(Out) <= 4 ? 4 : 1; }
 template <class Out>
 constexpr int strip_tiles_per_block() { return sizeof(Out) <= 4 ? 2 : 4; }
-// ScanRow: NW warps, one row each. ScanColumn: NC bands of 32 columns x NR tiles down.
-#ifndef LAB7_ROW_WARPS
-#define LAB7_ROW_WARPS 8
-#endif
-#ifndef LAB7_BAND_COLS
-#define LAB7_BAND_COLS 2
-#endif
+// ScanRow: NW warps, one row each. ScanColumn: NC bands of 32 columns x NR tiles down; wide
+// matrices get 4 bands x 4 tiles (512-byte row segments: 92 % of a copy at 16384^2 instead of
+// 88 %), which needs 128 bands of 4 to keep every SM busy, so narrower ones keep 2 x 4.
 template <class Out>
-constexpr int warps_per_block() { return sizeof(Out) <= 4 ? LAB7_ROW_WARPS : 4; }
+constexpr int warps_per_block() { return sizeof(Out) <= 4 ? 8 : 4; }
 template <class Out>
-constexpr int band_cols_per_block() { return sizeof(Out) <= 4 ? LAB7_BAND_COLS : 1; }
+constexpr int band_cols_per_block() { return sizeof(Out) <= 4 ? 2 : 1; }
+constexpr int wide_band_cols = 4, wide_band_rows = 4, wide_min_cols = 128 * wide_band_cols * 32;
 
 __host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
@@ -226,13 +223,8 @@ template <class In, class Out, RowScan scan, int NW>
 __global__ void __launch_bounds__(NW * w)
 scan_rows(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s) {
     const int lane = threadIdx.x % w;
-#ifdef LAB7_BOTTOM_UP
-    const int row = s.rows - 1 - (blockIdx.x * NW + threadIdx.x / w);
-    if (row < 0) return;
-#else
     const int row = blockIdx.x * NW + threadIdx.x / w;
     if (row >= s.rows) return;  // the whole warp leaves; this kernel has no block barrier
-#endif
     const In* in_row = in + std::size_t(row) * s.cols;
     Out* out_row = out + std::size_t(row) * s.cols;
     Out carry = 0;  // sum of the row left of this step, the same in every lane
@@ -339,7 +331,11 @@ void run_scan_row_column(const In* in, Out* out, sat::Shape s, sat::Workspace&,
     scan_rows<In, Out, scan, NW><<<ceil_div(s.rows, NW), NW * w, 0, stream>>>(in, out, s);
     SAT_CHECK_LAUNCH("scan_rows");
     constexpr int NC = band_cols_per_block<Out>(), NR = NW / NC;
-    scan_columns<Out, NR, NC><<<ceil_div(s.cols, NC * w), NW * w, 0, stream>>>(out, out, s);  // in place
+    constexpr int WC = wide_band_cols, WR = wide_band_rows;
+    if (sizeof(Out) <= 4 && s.cols >= wide_min_cols)  // in place, as every ScanColumn
+        scan_columns<Out, WR, WC><<<ceil_div(s.cols, WC * w), WR * WC * w, 0, stream>>>(out, out, s);
+    else
+        scan_columns<Out, NR, NC><<<ceil_div(s.cols, NC * w), NW * w, 0, stream>>>(out, out, s);
     SAT_CHECK_LAUNCH("scan_columns");
 }
 

@@ -25,9 +25,10 @@ TEST_CASE("lab7 edge tiles: partial warps, partial chunks and one-tile-wide stri
           "[gpu][lab7]") {
     SAT_REQUIRE_GPU();
     // 32 +- 1 around a tile, a chunk of 8 warps (256 columns) +- 1, a ScanRow step (1024) +- 1,
-    // and thin shapes whose transposes are the awkward ones.
+    // thin shapes whose transposes are the awkward ones, and a prime width past 16384 columns,
+    // where ScanColumn switches to 4-band blocks (the last one partial; u8i32 takes it).
     const Shape shapes[] = {{32, 32}, {33, 31}, {255, 257}, {1023, 1025}, {2, 3000}, {3000, 2},
-                            {37, 1}, {1, 37}};
+                            {37, 1}, {1, 37}, {33, 16411}};
     for (const char* variant : variants)
         for (DType t : {DType::f64, DType::u8i32})
             for (Shape s : shapes) {
