@@ -739,8 +739,15 @@ cudaError_t scan_2d(const In* in, std::size_t in_pitch, Out* out, std::size_t ou
         err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
         if (err == cudaSuccess) {
             int grid = opt.grid_blocks;
-            if (grid <= 0)
-                grid = int(std::min<unsigned>(L.g.tiles, unsigned(std::max(1, resident_blocks(kernel, smem)))));
+            if (grid <= 0) {
+                // As many blocks as fit. If that makes two rounds, the second would run part
+                // full (512 tiles on 396 blocks): half as many blocks each take two tiles
+                // (4096^2 f32 on an H200: 0.068 instead of 0.074 ms). With more rounds every
+                // block is needed (8192^2 was 5 % slower evened out).
+                const unsigned resident = unsigned(std::max(1, resident_blocks(kernel, smem)));
+                const unsigned rounds = (L.g.tiles + resident - 1) / resident;
+                grid = int(rounds == 2 ? (L.g.tiles + 1) / 2 : std::min(L.g.tiles, resident));
+            }
             kernel<<<grid, block_threads, smem, stream>>>(in, out, L.g, rec, status, opt.trace);
             err = cudaGetLastError();
         }
