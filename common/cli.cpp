@@ -82,6 +82,15 @@ std::string usage(const LabInfo& lab) {
     return out.str();
 }
 
+std::uint64_t parse_seed(const std::string& text) {
+    errno = 0;
+    char* end = nullptr;
+    const std::uint64_t seed = std::strtoull(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || errno != 0 || text[0] == '-')
+        throw UsageError("--seed needs a non-negative integer, got '" + text + "'");
+    return seed;
+}
+
 Options parse_cli(int argc, const char* const* argv, const LabInfo& lab) {
     Options opt;
     bool have_rows = false, have_cols = false;
@@ -122,12 +131,7 @@ Options parse_cli(int argc, const char* const* argv, const LabInfo& lab) {
         } else if (arg == "--reps") {
             opt.reps = int(parse_integer(arg, value(), 0, 100000));
         } else if (arg == "--seed") {
-            const std::string text = value();
-            char* end = nullptr;
-            errno = 0;
-            opt.seed = std::strtoull(text.c_str(), &end, 10);
-            if (text.empty() || *end != '\0' || errno != 0 || text[0] == '-')
-                throw UsageError("--seed needs a non-negative integer, got '" + text + "'");
+            opt.seed = parse_seed(value());
             opt.seed_given = true;
         } else if (arg == "--csv") {
             opt.csv = value();

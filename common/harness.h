@@ -107,6 +107,7 @@ DType parse_dtype(const std::string& text);  // throws UsageError
 // Pieces of the parser that lab 8x's own driver (common/tasks.cpp) shares; each throws UsageError.
 std::vector<std::string> split_list(const std::string& text, char sep);
 long parse_integer(const std::string& option, const std::string& text, long lo, long hi);
+std::uint64_t parse_seed(const std::string& text);  // --seed: a non-negative 64-bit integer
 // "4096" (square) or "1920x1080" (cols x rows, as image sizes are written).
 Shape parse_shape(const std::string& option, const std::string& text, long max_side = 2147483647L);
 // Open a CSV file for appending, writing csv_header() first when it is new; null on failure.

@@ -3,7 +3,6 @@
 #include "tasks.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -418,12 +417,7 @@ Options parse(int argc, const char* const* argv) {
         } else if (arg == "--reps") {
             opt.reps = int(parse_integer(arg, value(), 0, 100000));
         } else if (arg == "--seed") {
-            const std::string text = value();
-            char* end = nullptr;
-            errno = 0;
-            opt.seed = std::strtoull(text.c_str(), &end, 10);
-            if (text.empty() || *end != '\0' || errno != 0 || text[0] == '-')
-                throw UsageError("--seed needs a non-negative integer, got '" + text + "'");
+            opt.seed = parse_seed(value());
             opt.seed_given = true;
         } else if (arg == "--csv") {
             opt.csv = value();

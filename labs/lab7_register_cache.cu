@@ -45,7 +45,7 @@ template <class Out>
 constexpr int strip_tiles_per_block() { return sizeof(Out) <= 4 ? 2 : 4; }
 // ScanRow: NW warps, one row each. ScanColumn: NC bands of 32 columns x NR tiles down; wide
 // matrices get 4 bands x 4 tiles (512-byte row segments: 92 % of a copy at 16384^2 instead of
-// 88 %), which needs 128 bands of 4 to keep every SM busy, so narrower ones keep 2 x 4.
+// 88 %); below 128 such blocks (16384 columns) too many SMs sit idle, so narrower ones keep 2 x 4.
 template <class Out>
 constexpr int warps_per_block() { return sizeof(Out) <= 4 ? 8 : 4; }
 template <class Out>

@@ -41,16 +41,10 @@ using sat::w;
 // The time is about (strips - 1) * L + (steps - 1) * t_step (L: the hand-over latency from one
 // strip to the next, docs/lab8.md), so both NR and NC want to be large; registers (two tiles a
 // thread, for the look-ahead) bound the block to 512 threads (256 for 8-byte types).
-#ifndef LAB8_NR
-#define LAB8_NR 4
-#endif
-#ifndef LAB8_NC
-#define LAB8_NC 4
-#endif
 template <class Out>
-constexpr int block_rows() { return LAB8_NR; }
+constexpr int block_rows() { return 4; }
 template <class Out>
-constexpr int block_cols() { return sizeof(Out) <= 4 ? LAB8_NC : 2; }
+constexpr int block_cols() { return sizeof(Out) <= 4 ? 4 : 2; }
 constexpr int warp_variant_warps_per_block = 2;  // 64-thread blocks, as in the paper
 
 __host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
