@@ -4,9 +4,9 @@
 //
 // Beyond the papers: Merrill & Garland's single-pass scan with decoupled look-back (2016), taken
 // to two dimensions. One kernel reads each input element once and writes each output element
-// once. The matrix is cut into tiles of R = 64 rows x C columns (C = 128 threads x one 16-byte
-// vector each: 512 for 4-byte outputs, 256 for f64; 28 rows in registers and 36 in shared
-// memory, see LAB9_REG_ROWS / LAB9_SMEM_ROWS). A tile
+// once. The matrix is cut into tiles of R rows x C columns (C = 128 threads x one 16-byte
+// vector each: 512 columns for 4-byte outputs, 256 for f64; R = 64 rows for f32/i32, 32 for f64
+// and u8->i32, part in registers and part in shared memory: TileShape). A tile
 //   1. takes a ticket (atomicAdd) that says which tile it is: tiles are handed out row-major, so
 //      every tile it will wait for was handed out earlier to a block that is running (no
 //      deadlock for any grid size),
@@ -35,32 +35,11 @@
 
 namespace lab9 {
 
-// Tuning knobs (-D on the nvcc line, docs/lab9.md); the defaults are the fastest configuration
-// measured on an H200 (16384^2 f32: 1.35x a copy with 28 + 36 rows; 1.45x with 32 + 32; 1.63x
-// with 32 + 0).
-#ifndef LAB9_REG_ROWS
-#define LAB9_REG_ROWS 28
-#endif
-#ifndef LAB9_SMEM_ROWS
-#define LAB9_SMEM_ROWS 36
-#endif
 #ifndef LAB9_THREADS
 #define LAB9_THREADS 128
 #endif
-#ifndef LAB9_MIN_BLOCKS
-#define LAB9_MIN_BLOCKS 3
-#endif
-// A tile is R = RR + RS rows x C columns. Each thread owns V adjacent columns (one 16-byte
-// vector of Out) and keeps RR rows of them in registers and RS rows in shared memory, where
-// cp.async lands them. The bytes in flight per SM are what hides the look-back latency, and
-// registers alone hold three 32-row tiles per SM; shared memory can double that (docs/lab9.md).
-constexpr int RR = LAB9_REG_ROWS;            // rows per tile in registers
-constexpr int RS = LAB9_SMEM_ROWS;           // rows per tile in shared memory
-constexpr int R = RR + RS;                   // rows per tile (a multiple of 32)
 constexpr int block_threads = LAB9_THREADS;  // columns per tile C = block_threads * V
 constexpr int warps = block_threads / 32;
-constexpr int min_blocks_per_sm = LAB9_MIN_BLOCKS;  // tiles in flight per SM
-static_assert(R % 32 == 0 && R <= block_threads, "row look-back: R/32 rows per lane");
 constexpr unsigned full_mask = 0xffffffffu;
 
 // Sums are kept in Acc: integer sums wrap modulo 2^32 (unsigned, so wrapping is defined).
@@ -69,6 +48,32 @@ template <> struct AccOf<int32_t> { using type = uint32_t; };
 
 // Elements of Out in one 16-byte vector: each thread owns V adjacent columns of the tile.
 template <class Out> __host__ __device__ constexpr int vec_of() { return int(16 / sizeof(Out)); }
+
+// A tile is R = RR + RS rows x C columns. Each thread owns V adjacent columns (one 16-byte
+// vector of Out) and keeps RR rows of them in registers and RS rows in shared memory, where
+// cp.async lands them. The bytes in flight per SM hide the look-back latency; the best split
+// depends on the type (H200, 16384^2, time / copy; docs/lab9.md):
+//   f32, i32: 28 + 36 rows, 3 blocks per SM (f32 1.35; 12 + 20 x 5 blocks: 1.40)
+//   f64:      12 + 20 rows, 5 blocks per SM (1.34; 28 + 36 x 3: 1.53, registers spill)
+//   u8->i32:   4 + 28 rows, 6 blocks per SM (1.59; 28 + 36 x 3: 2.43, too few bytes in flight)
+// (In, A) names the type: f32 (float, float), f64 (double, double), i32 (int32_t, uint32_t),
+// u8i32 (uint8_t, uint32_t). -DLAB9_REG_ROWS=.. -DLAB9_SMEM_ROWS=.. -DLAB9_MIN_BLOCKS=.. set one
+// shape for every type (tuning experiments).
+template <int RegRows, int SmemRows, int MinBlocks>
+struct Shape {
+    static constexpr int RR = RegRows;            // rows per tile in registers
+    static constexpr int RS = SmemRows;           // rows per tile in shared memory
+    static constexpr int R = RR + RS;             // rows per tile
+    static constexpr int min_blocks = MinBlocks;  // tiles in flight per SM
+    static_assert(R % 32 == 0 && R <= block_threads, "row look-back: R/32 rows per lane");
+};
+#ifdef LAB9_REG_ROWS
+template <class In, class A> struct TileShape : Shape<LAB9_REG_ROWS, LAB9_SMEM_ROWS, LAB9_MIN_BLOCKS> {};
+#else
+template <class In, class A> struct TileShape : Shape<28, 36, 3> {};  // f32, i32
+template <> struct TileShape<double, double> : Shape<12, 20, 5> {};
+template <> struct TileShape<uint8_t, uint32_t> : Shape<4, 28, 6> {};
+#endif
 
 // Tile states, published with release stores and read with acquire loads.
 enum TileState : unsigned {
@@ -236,9 +241,10 @@ __host__ __device__ constexpr bool scan_in_place() { return sizeof(In) == sizeof
 // Load the thread's V columns [c, c + V) of the tile's rows; outside the matrix reads 0.
 // Rows [0, RR) go to registers (16-byte loads, all in flight before any use), rows [RR, R) to
 // shared memory by cp.async (in flight at the same time, holding no registers).
-template <class In, class A, int V, bool Vec>
+template <class In, class A, int V, bool Vec, int RR>
 __device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i0, int c,
                                           A (&x)[RR][V], SmemTile<In, A> sm) {
+    constexpr int RS = TileShape<In, A>::RS;
 #pragma unroll
     for (int r = 0; r < RR; ++r) {
         const int i = i0 + r;
@@ -275,7 +281,7 @@ __device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i
 // Local SAT pieces of the tile: col[v] = sum of the thread's column v over the tile (C of the
 // paper); x[r][v] becomes the prefix of row r from the tile's left edge; shared-memory rows
 // the same (or their offsets, for u8); s_row_sum[r] = sum of tile row r (R of the paper).
-template <class In, class A, int V>
+template <class In, class A, int V, int RR, int R>
 __device__ __forceinline__ void local_tile_scan(A (&x)[RR][V], SmemTile<In, A> sm, A (&col)[V],
                                                 A (*s_warp_total)[R], A* s_row_sum) {
     // TODO: column sums into col[]; row prefixes across the tile (thread, warp shuffles, then the warps before this one through s_warp_total); shared-memory rows the same, written back; s_row_sum[r] = tile row sums
@@ -286,7 +292,7 @@ __device__ __forceinline__ void local_tile_scan(A (&x)[RR][V], SmemTile<In, A> s
 // at least its row sums, add row sums up to the nearest tile that published row prefixes, add
 // those, stop. Publishes this tile's row_prefix and left_sum (state row_done; done for the top
 // strip, whose column prefixes are its column sums). Returns false on a spin timeout.
-template <class A>
+template <int R, class A>
 __device__ bool row_look_back(const TileRecords<A>& rec, const Geometry& g, int ty, int tx,
                               bool top_strip, const A* s_row_sum, A* s_row_carry, A* s_left_sum,
                               int* status) {
@@ -329,7 +335,7 @@ __device__ __forceinline__ void store_row(Out* out, const Geometry& g, int i, in
 // Add the carries to the local SAT and write the tile: out(i, c) = top(c) + sum over the tile
 // rows r' <= r of (row carry r' + local row prefix (r', c)), where top(c) = SAT of the row above
 // the tile = corner + prefix of the column carries.
-template <class In, class Out, class A, int V, bool Vec>
+template <class In, class Out, class A, int V, bool Vec, int RR, int R>
 __device__ __forceinline__ void write_tile(Out* out, const Geometry& g, int i0, int c,
                                            const A (&top)[V], const A (&x)[RR][V],
                                            SmemTile<In, A> sm, const A (*s_warp_total)[R],
@@ -341,6 +347,7 @@ template <class In, class Out>
 constexpr std::size_t smem_bytes() {
     using A = typename AccOf<Out>::type;
     constexpr int C = block_threads * vec_of<Out>();
+    constexpr int RS = TileShape<In, A>::RS;
     return std::size_t(RS) * C * sizeof(In) +
            (scan_in_place<In, A>() ? 0 : std::size_t(RS) * block_threads * sizeof(A));
 }
@@ -348,12 +355,13 @@ constexpr std::size_t smem_bytes() {
 // The single-pass SAT kernel: a persistent grid of any size; each block takes tickets until
 // the tiles run out. Vec: 16-byte accesses are aligned (checked on the host).
 template <class In, class Out, bool Vec>
-__global__ void __launch_bounds__(block_threads, min_blocks_per_sm)
+__global__ void __launch_bounds__(block_threads, TileShape<In, typename AccOf<Out>::type>::min_blocks)
 lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<typename AccOf<Out>::type> rec,
                     int* status, unsigned long long* trace) {
     using A = typename AccOf<Out>::type;
     constexpr int V = vec_of<Out>();
     constexpr int C = block_threads * V;
+    constexpr int RR = TileShape<In, A>::RR, RS = TileShape<In, A>::RS, R = TileShape<In, A>::R;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     constexpr int poll_warp = warps > 1 ? 1 : 0;  // column window polls while warp 0 looks left
     constexpr int release_thread = (warps - 1) * 32;   // publishes the block's flags
@@ -419,7 +427,7 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<typename Acc
         // Look back: warp 0 along the tile row while warp `poll_warp` examines the first
         // window up the tile column; then the whole block adds the column sums it found.
         if (warp == 0 && !left_edge) {
-            const bool ok = row_look_back(rec, g, ty, tx, top_strip, s_row_sum, s_row_carry,
+            const bool ok = row_look_back<R>(rec, g, ty, tx, top_strip, s_row_sum, s_row_carry,
                                           &s_left_sum, status);
             if (!ok && lane == 0) s_failed = 1;
         }
@@ -504,10 +512,11 @@ struct Layout {
 
 constexpr int state_header_words = 32;  // ticket, internal status; tile states start at 128 B
 
-template <class Out>
+template <class In, class Out>
 Layout layout_for(int rows, int cols) {
     using A = typename AccOf<Out>::type;
     constexpr int C = block_threads * vec_of<Out>();
+    constexpr int R = TileShape<In, A>::R;
     Layout L{};
     L.g.rows = rows;
     L.g.cols = cols;
@@ -555,7 +564,7 @@ cudaError_t scan_2d(const In* in, std::size_t in_pitch, Out* out, std::size_t ou
     if (in == nullptr || out == nullptr || in_pitch < std::size_t(cols) ||
         out_pitch < std::size_t(cols) || !aligned(opt.values, 16))
         return cudaErrorInvalidValue;
-    Layout L = layout_for<Out>(rows, cols);
+    Layout L = layout_for<In, Out>(rows, cols);
     L.g.in_pitch = in_pitch;
     L.g.out_pitch = out_pitch;
 
@@ -640,7 +649,7 @@ template <class In, class Out>
 ScanScratchSize inclusive_scan_2d_scratch(int rows, int cols) {
     ScanScratchSize size;
     if (rows <= 0 || cols <= 0) return size;
-    const lab9::Layout L = lab9::layout_for<Out>(rows, cols);
+    const lab9::Layout L = lab9::layout_for<In, Out>(rows, cols);
     size.state_bytes = L.state_bytes;
     size.value_bytes = L.value_bytes;
     return size;
@@ -679,8 +688,8 @@ SAT_REGISTER_LAB(([] {
     lab.title = "single-pass SAT with decoupled look-back";
     lab.source = "beyond the papers: Merrill & Garland 2016 (decoupled look-back), in 2-D";
     lab.variants = {SAT_VARIANT("LookBack", "LookBack",
-                                "one kernel, 64x512 tiles by atomic ticket, row and column "
-                                "carries by decoupled look-back",
+                                "one kernel, 64x512 tiles (f64 32x256, u8 32x512) by atomic "
+                                "ticket, row and column carries by decoupled look-back",
                                 lab9::run_lookback)};
     lab.variants.back().barrier = sat::Barrier::kernel_launch;
     lab.default_shapes = {{1024, 1024}, {4096, 4096}, {16384, 16384}};
