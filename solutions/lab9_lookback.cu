@@ -51,9 +51,9 @@ template <class Out> __host__ __device__ constexpr int vec_of() { return int(16 
 // vector of Out) and keeps RR rows of them in registers and RS rows in shared memory, where
 // cp.async lands them. The bytes in flight per SM hide the look-back latency; the best split
 // depends on the type (H200, 16384^2, time / copy; docs/lab9.md):
-//   f32, i32: 28 + 36 rows, 3 blocks per SM (f32 1.35; 12 + 20 x 5 blocks: 1.40)
-//   f64:      12 + 20 rows, 5 blocks per SM (1.34; 28 + 36 x 3: 1.53, registers spill)
-//   u8->i32:   4 + 28 rows, 6 blocks per SM (1.59; 28 + 36 x 3: 2.43, too few bytes in flight)
+//   f32, i32: 28 + 36 rows, 3 blocks per SM (f32 1.34; 12 + 20 x 5 blocks: 1.40)
+//   f64:      12 + 20 rows, 5 blocks per SM (1.35; 28 + 36 x 3: 1.54, registers spill)
+//   u8->i32:   4 + 28 rows, 6 blocks per SM (1.58; 28 + 36 x 3: 2.41, too few bytes in flight)
 // (In, A) names the type: f32 (float, float), f64 (double, double), i32 (int32_t, uint32_t),
 // u8i32 (uint8_t, uint32_t). -DLAB9_REG_ROWS=.. -DLAB9_SMEM_ROWS=.. -DLAB9_MIN_BLOCKS=.. set one
 // shape for every type (tuning experiments).
@@ -66,6 +66,12 @@ struct Shape {
     static_assert(R % 32 == 0 && R <= block_threads, "row look-back: R/32 rows per lane");
 };
 #ifdef LAB9_REG_ROWS
+#ifndef LAB9_SMEM_ROWS
+#define LAB9_SMEM_ROWS 36
+#endif
+#ifndef LAB9_MIN_BLOCKS
+#define LAB9_MIN_BLOCKS 3
+#endif
 template <class In, class A> struct TileShape : Shape<LAB9_REG_ROWS, LAB9_SMEM_ROWS, LAB9_MIN_BLOCKS> {};
 #else
 template <class In, class A> struct TileShape : Shape<28, 36, 3> {};  // f32, i32
