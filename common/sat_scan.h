@@ -4,8 +4,8 @@
 //     out(i, j) = sum of in(i', j') over 0 <= i' <= i, 0 <= j' <= j
 //
 // Implemented by lab 9 (solutions/lab9_lookback.cu): one kernel, every input element read once
-// and every output element written once; tiles (64 x 512 for f32/i32, 32 x 256 for f64,
-// 32 x 512 for u8 -> i32) resolve their carries by decoupled look-back (docs/lab9.md).
+// and every output element written once; tiles (64 x 512 for f32, 32 x 512 for i32 and
+// u8 -> i32, 32 x 256 for f64) resolve their carries by decoupled look-back (docs/lab9.md).
 // Include this header, link the lab 9 object, and call:
 //
 //     #include "sat_scan.h"

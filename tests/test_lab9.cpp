@@ -157,7 +157,7 @@ TEST_CASE("lab9 LookBack matches the reference for every type and standard shape
 
 TEST_CASE("lab9 tile edges: one tile, one more row, one more column, narrow and wide", "[gpu][lab9]") {
     SAT_REQUIRE_GPU();
-    // Tiles are 64 rows x 512 columns (f32, i32), 32 x 256 (f64) or 32 x 512 (u8i32).
+    // Tiles are 64 rows x 512 columns (f32), 32 x 256 (f64) or 32 x 512 (i32, u8i32).
     const Shape shapes[] = {{32, 512}, {32, 256}, {64, 512}, {33, 513}, {63, 511}, {31, 511}, {65, 257},
                             {95, 1537}, {257, 20000}, {20000, 257}, {2, 3000}, {3000, 2}};
     for (DType t : sat_test::all_types())
