@@ -59,11 +59,15 @@ lab$(1): $(call lab_obj,labs,$(1)) $(foreach d,$(LAB_USES_$(1)),$(call lab_obj,l
 	$(NVCC) $(LDFLAGS) $$^ -o $$@ $(LIBS)
 lab$(1)-ref: $(call lab_obj,$(SOL_DIR),$(1)) $(foreach d,$(LAB_USES_$(1)),$(call lab_obj,$(SOL_DIR),$(d))) $(OBJ)/main_$(1).o $(COMMON_OBJS)
 	$(NVCC) $(LDFLAGS) $$^ -o $$@ $(LIBS)
+endef
+$(foreach id,$(LAB_IDS),$(eval $(call LAB_RULES,$(id))))
+# The shared main() built for one lab id (0: the peers).
+define MAIN_RULE
 $(OBJ)/main_$(1).o: common/main.cpp common/harness.h $(DEPS_STAMP)
 	@mkdir -p $$(@D)
 	$(CXX) $(CXXFLAGS) -DSAT_LAB='"$(1)"' -c $$< -o $$@
 endef
-$(foreach id,$(LAB_IDS),$(eval $(call LAB_RULES,$(id))))
+$(foreach id,0 $(LAB_IDS),$(eval $(call MAIN_RULE,$(id))))
 
 labs: $(addprefix lab,$(LAB_IDS))
 refs: $(addsuffix -ref,$(addprefix lab,$(LAB_IDS)))
@@ -117,9 +121,6 @@ PEERS_LIBS := $(if $(filter 1,$(HAVE_NPP)),-L$(CUDA_HOME)/lib64 -lnppist -lnppc)
 $(OBJ)/tools/peers_npp$(HAVE_NPP).o: tools/peers.cu $(HEADERS) $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -DSAT_HAVE_NPP=$(HAVE_NPP) -c $< -o $@
-$(OBJ)/main_0.o: common/main.cpp common/harness.h $(DEPS_STAMP)
-	@mkdir -p $(@D)
-	$(CXX) $(CXXFLAGS) -DSAT_LAB='"0"' -c $< -o $@
 $(BUILD)/peers: $(OBJ)/tools/peers_npp$(HAVE_NPP).o $(OBJ)/main_0.o $(COMMON_OBJS)
 	$(NVCC) $(LDFLAGS) $^ -o $@ $(LIBS) $(PEERS_LIBS)
 $(BUILD)/bank_map: $(OBJ)/tools/bank_map.cpp.o $(COMMON_OBJS)

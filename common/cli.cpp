@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include "harness.h"
@@ -80,6 +81,33 @@ std::string usage(const LabInfo& lab) {
         out << "  " << v.name << std::string(v.name.size() < 18 ? 18 - v.name.size() : 1, ' ')
             << v.summary << "\n";
     return out.str();
+}
+
+// A seed for a run without --seed: fresh each time, printed so the run can be repeated.
+std::uint64_t fresh_seed() { return (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}(); }
+
+// Quote an argument for a POSIX shell when it holds anything but plain characters, so that a
+// printed command such as --variant '(1+r)R1W' can be pasted as it is.
+std::string shell_word(const std::string& arg) {
+    if (!arg.empty() && arg.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                              "0123456789_./,=:+-") == std::string::npos)
+        return arg;
+    std::string quoted = "'";
+    for (char c : arg) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return quoted + "'";
+}
+
+std::string reproduce_line(const std::string& prog, int argc, const char* const* argv, std::uint64_t seed) {
+    std::string line = "./" + prog;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--seed") {
+            ++i;
+            continue;
+        }
+        line += " " + shell_word(arg);
+    }
+    return line + " --seed " + std::to_string(seed);
 }
 
 std::uint64_t parse_seed(const std::string& text) {

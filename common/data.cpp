@@ -2,9 +2,9 @@
 #include "data.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <limits>
 #include <thread>
 
@@ -103,11 +103,16 @@ Reference reference_sat(DType t, Shape s, const void* in_ptr) {
             ref.exact = false;
             ref.unit_roundoff = std::is_same_v<Out, float> ? std::ldexp(1.0, -24) : std::ldexp(1.0, -53);
             ref.sums.resize(s.n());
+            std::atomic<bool> negative{false};  // then the error bound needs the sums of |a|
             parallel_for(s.n(), [&](std::size_t b, std::size_t e) {
-                for (std::size_t i = b; i < e; ++i) ref.sums[i] = double(in[i]);
+                bool any_negative = false;
+                for (std::size_t i = b; i < e; ++i) {
+                    ref.sums[i] = double(in[i]);
+                    any_negative |= in[i] < 0;
+                }
+                if (any_negative) negative.store(true, std::memory_order_relaxed);
             });
-            const bool negative = std::any_of(in, in + s.n(), [](In v) { return v < 0; });
-            if (negative) {
+            if (negative.load()) {
                 ref.abs_sums.resize(s.n());
                 for (std::size_t i = 0; i < s.n(); ++i) ref.abs_sums[i] = std::fabs(double(in[i]));
                 sat_in_place(ref.abs_sums.data(), s);
@@ -165,9 +170,7 @@ CheckReport compare_range(const Reference& ref, const Out* got, double gamma, st
         if (err > rep.max_error) rep.max_error = err;
         if (bad) {
             if (rep.wrong == 0) {
-                unsigned char poison[sizeof(Out)];
-                std::memset(poison, poison_byte, sizeof(Out));
-                rep.first_unwritten = std::memcmp(&got[i], poison, sizeof(Out)) == 0;
+                rep.first_unwritten = is_poison(got[i]);
                 rep.first_row = long(i / s.cols);
                 rep.first_col = long(i % s.cols);
                 rep.first_expected = expected;
@@ -242,7 +245,7 @@ std::string CheckReport::message() const {
         std::snprintf(buf, sizeof buf,
                       "%zu of %zu elements wrong; first at (row %ld, col %ld): expected %.17g, got %.17g%s; max error %.3g (%s)",
                       wrong, checked, first_row, first_col, first_expected, first_got,
-                      first_unwritten ? " (never written: still the poison value)" : "", max_error,
+                      first_unwritten ? unwritten_note : "", max_error,
                       tolerance.c_str());
         text += (text.empty() ? "" : "; ") + std::string(buf);
     }

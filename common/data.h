@@ -59,6 +59,16 @@ CheckReport compare_output(DType t, const Reference& ref, const void* got);
 // Canary band: `band_bytes` bytes on each side of the output buffer, filled with canary_byte
 // before a run; check_canaries names the first byte that changed.
 constexpr unsigned char poison_byte = 0x7F;   // f32 3.4e38, i32 2139062143: never a real sum
+// True when every byte of `value` is still poison_byte: an output the kernel never wrote, which
+// a failure message names with unwritten_note.
+constexpr const char* unwritten_note = " (never written: still the poison value)";
+template <class T>
+bool is_poison(const T& value) {
+    const unsigned char* bytes = reinterpret_cast<const unsigned char*>(&value);
+    for (std::size_t k = 0; k < sizeof(T); ++k)
+        if (bytes[k] != poison_byte) return false;
+    return true;
+}
 constexpr unsigned char canary_byte = 0x5A;
 constexpr std::size_t canary_band_bytes = 4096;
 std::string check_canaries(const unsigned char* before, const unsigned char* after,

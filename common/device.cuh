@@ -8,6 +8,8 @@ namespace sat {
 
 constexpr int w = 32;  // the HMM width: warp size, shared-memory banks, tile side
 
+__host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }  // a, b > 0
+
 __device__ __forceinline__ unsigned long long globaltimer() {
     unsigned long long t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
@@ -18,7 +20,7 @@ __device__ __forceinline__ unsigned long long globaltimer() {
 __device__ __forceinline__ void record_tile(unsigned long long* trace, Shape shape, int tile_row,
                                             int tile_col) {
     if (trace == nullptr) return;
-    const int tiles_x = (shape.cols + w - 1) / w;
+    const int tiles_x = ceil_div(shape.cols, w);
     trace[std::size_t(tile_row) * tiles_x + tile_col] = globaltimer();
 }
 

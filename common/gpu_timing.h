@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "sat.h"
@@ -24,6 +25,19 @@ struct DeviceBuffer {
     template <class T>
     T* as() const { return static_cast<T*>(ptr); }
 };
+
+// What the device status word (Status, sat.h) says after a run; empty when every spin wait was
+// fine. The stream that ran the kernel must be idle.
+inline std::string status_error(const int* status) {
+    int code = 0;
+    SAT_CUDA(cudaMemcpy(&code, status, sizeof(int), cudaMemcpyDeviceToHost));
+    if (code == status_spin_timeout)
+        return "a spin wait timed out after " + std::to_string(spin_timeout_ns / 1000000000ull) +
+               " s: a flag never arrived, so the kernel gave up instead of hanging (status word " +
+               std::to_string(code) + ")";
+    if (code != status_ok) return "the kernel reported status " + std::to_string(code);
+    return "";
+}
 
 struct Events {
     cudaEvent_t start = nullptr, stop = nullptr;

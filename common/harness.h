@@ -108,6 +108,10 @@ DType parse_dtype(const std::string& text);  // throws UsageError
 std::vector<std::string> split_list(const std::string& text, char sep);
 long parse_integer(const std::string& option, const std::string& text, long lo, long hi);
 std::uint64_t parse_seed(const std::string& text);  // --seed: a non-negative 64-bit integer
+std::uint64_t fresh_seed();                         // without --seed: random, to be printed
+// Quoted for a POSIX shell when needed; "./prog args --seed S", the command that repeats a run.
+std::string shell_word(const std::string& arg);
+std::string reproduce_line(const std::string& prog, int argc, const char* const* argv, std::uint64_t seed);
 // "4096" (square) or "1920x1080" (cols x rows, as image sizes are written).
 Shape parse_shape(const std::string& option, const std::string& text, long max_side = 2147483647L);
 // Open a CSV file for appending, writing csv_header() first when it is new; null on failure.

@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <limits>
-#include <random>
 
 #include "data.h"
 #include "harness.h"
@@ -16,27 +15,6 @@ namespace {
 
 // Sums of u8 data fit in int32 only while n * 255 <= INT32_MAX.
 constexpr std::size_t u8_safe_pixels = 2147483647ull / 255;  // 8421504
-
-// Quote an argument for a POSIX shell when it holds anything but plain characters, so that a
-// printed command such as --variant '(1+r)R1W' can be pasted as it is.
-std::string shell_word(const std::string& arg) {
-    if (!arg.empty() && arg.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                              "0123456789_./,=:+-") == std::string::npos)
-        return arg;
-    std::string quoted = "'";
-    for (char c : arg) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return quoted + "'";
-}
-
-std::string reproduce_line(const std::string& prog, int argc, const char* const* argv, std::uint64_t seed) {
-    std::string line = "./" + prog;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "--seed") { ++i; continue; }
-        line += " " + shell_word(arg);
-    }
-    return line + " --seed " + std::to_string(seed);
-}
 
 DType type_for_file(const std::string& npy_dtype) {
     if (npy_dtype == "u1") return DType::u8i32;
@@ -117,7 +95,7 @@ int lab_main(int argc, const char* const* argv, const char* lab_id) {
         for (Shape s : shapes)
             for (const Variant* v : variants) {
                 const hmm::Formula& f = hmm::formula(v->cost);
-                const hmm::Cost c = f.eval(hmm::params_for(s, opt.r >= 0 ? opt.r : lab->default_r));
+                const hmm::Cost c = f.eval(hmm::params_for(s, lab->r_or_default(opt.r)));
                 std::printf("  %-16s %6dx%-6d  %-44s = %.4g time units + %.4g l   (%s)\n", v->name.c_str(),
                             s.rows, s.cols, f.symbolic.c_str(), c.units, c.latencies, f.source.c_str());
             }
@@ -155,7 +133,7 @@ int lab_main(int argc, const char* const* argv, const char* lab_id) {
     if (types.empty()) types = {DType::f32};
 
     std::uint64_t seed = opt.seed;
-    if (!opt.seed_given) seed = (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
+    if (!opt.seed_given) seed = fresh_seed();
     std::printf("%s - %s (%s) on %s; seed %llu\n", prog.c_str(), lab->title.c_str(), lab->source.c_str(),
                 lab->gpu ? device_name().c_str() : "the CPU", (unsigned long long)seed);
     for (Shape s : shapes)

@@ -160,7 +160,7 @@ Measurement run_variant(const RunRequest& req) {
     m.type = req.type;
     m.shape = req.shape;
     m.seed = req.seed;
-    const double r = req.r >= 0 ? req.r : req.lab->default_r;  // what the variant runs with
+    const double r = req.lab->r_or_default(req.r);  // what the variant runs with
     m.r = r;
     m.reps = req.reps;
     const bool on_gpu = req.lab->gpu;
@@ -233,12 +233,8 @@ Measurement run_variant(const RunRequest& req) {
                 fn(in_dev.ptr, out_ptr, s, ws, stream.s);
             };
             auto check_status = [&] {
-                int code = 0;
-                SAT_CUDA(cudaMemcpy(&code, ws.status, sizeof(int), cudaMemcpyDeviceToHost));
-                if (code == status_spin_timeout)
-                    throw Error("a spin wait timed out: a flag never arrived, so the kernel gave up "
-                                "instead of hanging (status word " + std::to_string(code) + ")");
-                if (code != status_ok) throw Error("the kernel reported status " + std::to_string(code));
+                const std::string error = status_error(ws.status);
+                if (!error.empty()) throw Error(error);
             };
             run_once();
             SAT_CUDA(cudaStreamSynchronize(stream.s));

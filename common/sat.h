@@ -146,6 +146,7 @@ struct LabInfo {
     // Optional: the r values `--sweep` tries for a shape, and r when --r is not given (lab 6).
     std::vector<double> (*sweep)(Shape shape) = nullptr;
     double default_r = -1;
+    double r_or_default(double r) const { return r >= 0 ? r : default_r; }  // r < 0: not given
     // Optional: a lab whose problem is not a SAT (lab 8x: task arrays) brings its own driver;
     // lab_main calls it instead of the SAT table.
     int (*custom_main)(const LabInfo& lab, int argc, const char* const* argv) = nullptr;

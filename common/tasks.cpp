@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -188,13 +187,7 @@ struct Bench {
     // Waits for the stream; an empty string when every spin wait was fine.
     std::string finish() {
         SAT_CUDA(cudaStreamSynchronize(stream));
-        int word = 0;
-        SAT_CUDA(cudaMemcpy(&word, status.ptr, sizeof(int), cudaMemcpyDeviceToHost));
-        if (word == status_spin_timeout)
-            return "a spin wait timed out after " + std::to_string(spin_timeout_ns / 1000000000ull) +
-                   " s: a progress flag never came (is every task published, every wait right?)";
-        if (word != status_ok) return "the kernel left status " + std::to_string(word);
-        return "";
+        return status_error(status.as<int>());
     }
     // `reps` timed calls of run(); the L2 is flushed before each so no run starts warm.
     template <class Run>
@@ -211,32 +204,38 @@ struct Bench {
     }
 };
 
+// How many elements differ, and the first that does.
+struct Mismatch {
+    std::size_t wrong = 0, first = 0;
+};
+template <class T>
+Mismatch first_mismatch(const std::vector<T>& expected, const std::vector<T>& got) {
+    Mismatch m;
+    for (std::size_t i = 0; i < got.size(); ++i)
+        if (got[i] != expected[i] && m.wrong++ == 0) m.first = i;
+    return m;
+}
+
 std::string halftone_mismatch(Shape s, const std::vector<std::uint8_t>& expected,
                               const std::vector<std::uint8_t>& got) {
-    std::size_t wrong = 0, first = 0;
-    for (std::size_t i = 0; i < got.size(); ++i)
-        if (got[i] != expected[i] && wrong++ == 0) first = i;
-    if (wrong == 0) return "";
+    const Mismatch m = first_mismatch(expected, got);
+    if (m.wrong == 0) return "";
     std::ostringstream out;
-    out << wrong << " of " << got.size() << " pixels differ from the CPU's error diffusion, first at (row "
-        << first / s.cols << ", col " << first % s.cols << "): expected " << int(expected[first]) << ", got "
-        << int(got[first]);
-    if (got[first] == poison_byte) out << " (never written: still the poison value)";
+    out << m.wrong << " of " << got.size() << " pixels differ from the CPU's error diffusion, first at (row "
+        << m.first / s.cols << ", col " << m.first % s.cols << "): expected " << int(expected[m.first])
+        << ", got " << int(got[m.first]);
+    if (is_poison(got[m.first])) out << unwritten_note;
     return out.str();
 }
 
 std::string knapsack_mismatch(const std::vector<std::int32_t>& expected, const std::vector<std::int32_t>& got) {
-    std::size_t wrong = 0, first = 0;
-    for (std::size_t c = 0; c < got.size(); ++c)
-        if (got[c] != expected[c] && wrong++ == 0) first = c;
-    if (wrong == 0) return "";
-    std::int32_t poison;
-    std::memset(&poison, poison_byte, sizeof poison);
+    const Mismatch m = first_mismatch(expected, got);
+    if (m.wrong == 0) return "";
     std::ostringstream out;
-    out << "optimum V[n][W] = " << got.back() << " (CPU DP: " << expected.back() << "); " << wrong << " of "
-        << got.size() << " capacities differ, first at c = " << first << ": expected " << expected[first]
-        << ", got " << got[first];
-    if (got[first] == poison) out << " (never written: still the poison value)";
+    out << "optimum V[n][W] = " << got.back() << " (CPU DP: " << expected.back() << "); " << m.wrong << " of "
+        << got.size() << " capacities differ, first at c = " << m.first << ": expected " << expected[m.first]
+        << ", got " << got[m.first];
+    if (is_poison(got[m.first])) out << unwritten_note;
     return out.str();
 }
 
@@ -601,19 +600,6 @@ std::string csv_line(const TaskMeasurement& t, const std::string& device, std::u
     return csv_row(m);
 }
 
-std::string reproduce_line(int argc, const char* const* argv, std::uint64_t seed) {
-    std::string line = std::string("./") + prog;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "--seed") {
-            ++i;
-            continue;
-        }
-        line += " " + arg;
-    }
-    return line + " --seed " + std::to_string(seed);
-}
-
 double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -672,7 +658,7 @@ int tasks_main(const LabInfo& lab, int argc, const char* const* argv) {
     }
 
     std::uint64_t seed = opt.seed;
-    if (!opt.seed_given) seed = (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
+    if (!opt.seed_given) seed = fresh_seed();
     const std::string device = device_name();
     std::printf("%s - %s (%s) on %s; seed %llu\n", prog, lab.title.c_str(), lab.source.c_str(), device.c_str(),
                 (unsigned long long)seed);
@@ -759,7 +745,7 @@ int tasks_main(const LabInfo& lab, int argc, const char* const* argv) {
                         r.skss_ms, r.multi_ms / r.skss_ms, paper);
         }
     }
-    std::printf("reproduce: %s\n", reproduce_line(argc, argv, seed).c_str());
+    std::printf("reproduce: %s\n", reproduce_line(prog, argc, argv, seed).c_str());
     return all_ok ? 0 : 1;
 }
 

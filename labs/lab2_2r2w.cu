@@ -13,7 +13,8 @@
 // sector that the same thread uses on its next steps while the line is still cached: the handout
 // (docs/lab2.md) compares the two passes' measured times.
 //
-// Integer sums are accumulated in Out, so i32 / u8i32 wrap modulo 2^32 like the reference.
+// Integer sums are accumulated in sat::Acc<Out> (unsigned), so i32 / u8i32 wrap modulo 2^32 like
+// the reference, without signed overflow.
 #include "sat.h"
 #include "device.cuh"
 
@@ -28,7 +29,7 @@ __global__ void column_prefix_sums(const In* __restrict__ in, Out* __restrict__ 
                                    int cols) {
     const int j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= cols) return;
-    // TODO: walk i = 0 .. rows-1 down column j: sum += in[i*cols + j] (as Out, size_t index); out[i*cols + j] = sum
+    // TODO: walk i = 0 .. rows-1 down column j: sum += in[i*cols + j] (sum in sat::Acc<Out>, size_t index); out[i*cols + j] = Out(sum)
 }
 
 // Pass 2: thread i computes the prefix sums of row i of `out`, in place.
@@ -36,7 +37,7 @@ template <class Out>
 __global__ void row_prefix_sums(Out* out, int rows, int cols) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= rows) return;
-    // TODO: walk j = 0 .. cols-1 along row i of out: sum += out[i*cols + j]; out[i*cols + j] = sum
+    // TODO: walk j = 0 .. cols-1 along row i of out: sum += out[i*cols + j] (in sat::Acc<Out>); out[i*cols + j] = Out(sum)
 }
 
 template <class In, class Out>

@@ -15,7 +15,8 @@
 // 4R4W SAT: column prefix sums, transpose, column prefix sums, transpose — four passes that each
 // read and write every element once, all coalesced (8n/w + 4l on the HMM).
 //
-// Integer sums are accumulated in Out, so i32 / u8i32 wrap modulo 2^32 like the reference.
+// Integer sums are accumulated in sat::Acc<Out> (unsigned), so i32 / u8i32 wrap modulo 2^32 like
+// the reference, without signed overflow.
 #include "sat.h"
 #include "device.cuh"
 
@@ -134,34 +135,35 @@ struct alignas(sizeof(T) * V) Pack {
     T v[V];
 };
 
-// v[u][c] = element (first + u, j + c) as Out, 0 outside the matrix (cols % V == 0 when V > 1).
-template <int V, class In, class Out>
+// v[u][c] = element (first + u, j + c) as A, 0 outside the matrix (cols % V == 0 when V > 1).
+template <int V, class In, class A>
 __device__ __forceinline__ void load_rows(const In* in, int rows, int cols, int first, int j,
-                                          Out (&v)[rows_per_warp][V]) {
+                                          A (&v)[rows_per_warp][V]) {
 #pragma unroll
     for (int u = 0; u < rows_per_warp; ++u) {
         const int i = first + u;
         Pack<In, V> p{};
         if (j < cols && i < rows) p = *reinterpret_cast<const Pack<In, V>*>(in + std::size_t(i) * cols + j);
 #pragma unroll
-        for (int c = 0; c < V; ++c) v[u][c] = Out(p.v[c]);
+        for (int c = 0; c < V; ++c) v[u][c] = A(p.v[c]);
     }
 }
 
 template <int V, class In, class Out>
 __global__ void __launch_bounds__(scan_warps * w)
 column_prefix_sums(const In* in, Out* out, int rows, int cols) {
-    __shared__ Out warp_totals[2][scan_warps][w * V];  // double-buffered: one barrier per round
+    using A = sat::Acc<Out>;
+    __shared__ A warp_totals[2][scan_warps][w * V];  // double-buffered: one barrier per round
     constexpr int round_rows = scan_warps * rows_per_warp;
     const int warp = threadIdx.x / w, lane = threadIdx.x % w;
     const int j = (blockIdx.x * w + lane) * V;
-    Out carry[V] = {};  // sums of these columns over all earlier rounds
+    A carry[V] = {};  // sums of these columns over all earlier rounds
     int buffer = 0;
-    Out next[rows_per_warp][V];
+    A next[rows_per_warp][V];
     load_rows<V>(in, rows, cols, warp * rows_per_warp, j, next);
     for (int round_row = 0; round_row < rows; round_row += round_rows) {
         const int first = round_row + warp * rows_per_warp;
-        Out v[rows_per_warp][V];
+        A v[rows_per_warp][V];
 #pragma unroll
         for (int u = 0; u < rows_per_warp; ++u)
 #pragma unroll

@@ -29,12 +29,12 @@
 
 namespace lab8x {
 
+using sat::ceil_div;
 using sat::w;
 
 constexpr unsigned full_mask = 0xffffffffu;
 constexpr int warps_per_block = 2;  // 64-thread blocks, as in the paper (warp-wise SKSS)
 
-__host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 // A strip's progress word: how many of its tasks are published. Stored after the data they
 // announce (fenced), read with acquire semantics before that data is read.

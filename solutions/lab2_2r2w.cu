@@ -11,7 +11,8 @@
 // sector that the same thread uses on its next steps while the line is still cached: the handout
 // (docs/lab2.md) compares the two passes' measured times.
 //
-// Integer sums are accumulated in Out, so i32 / u8i32 wrap modulo 2^32 like the reference.
+// Integer sums are accumulated in sat::Acc<Out> (unsigned), so i32 / u8i32 wrap modulo 2^32 like
+// the reference, without signed overflow.
 #include "sat.h"
 #include "device.cuh"
 
@@ -26,13 +27,13 @@ __global__ void column_prefix_sums(const In* __restrict__ in, Out* __restrict__ 
                                    int cols) {
     const int j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= cols) return;
-    // BEGIN SOLUTION hint: walk i = 0 .. rows-1 down column j: sum += in[i*cols + j] (as Out, size_t index); out[i*cols + j] = sum
-    Out sum = 0;
+    // BEGIN SOLUTION hint: walk i = 0 .. rows-1 down column j: sum += in[i*cols + j] (sum in sat::Acc<Out>, size_t index); out[i*cols + j] = Out(sum)
+    sat::Acc<Out> sum = 0;
 #pragma unroll 16  // unrolled, the loads of 16 rows are issued before the first add
     for (int i = 0; i < rows; ++i) {
         const std::size_t at = std::size_t(i) * cols + j;
-        sum += Out(in[at]);
-        out[at] = sum;
+        sum += sat::Acc<Out>(in[at]);
+        out[at] = Out(sum);
     }
     // END SOLUTION
 }
@@ -42,13 +43,13 @@ template <class Out>
 __global__ void row_prefix_sums(Out* out, int rows, int cols) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= rows) return;
-    // BEGIN SOLUTION hint: walk j = 0 .. cols-1 along row i of out: sum += out[i*cols + j]; out[i*cols + j] = sum
+    // BEGIN SOLUTION hint: walk j = 0 .. cols-1 along row i of out: sum += out[i*cols + j] (in sat::Acc<Out>); out[i*cols + j] = Out(sum)
     Out* row = out + std::size_t(i) * cols;
-    Out sum = 0;
+    sat::Acc<Out> sum = 0;
 #pragma unroll 16
     for (int j = 0; j < cols; ++j) {
-        sum += row[j];
-        row[j] = sum;
+        sum += sat::Acc<Out>(row[j]);
+        row[j] = Out(sum);
     }
     // END SOLUTION
 }

@@ -27,6 +27,7 @@
 
 namespace lab7 {
 
+using sat::ceil_div;
 using sat::w;
 
 [[maybe_unused]] constexpr unsigned full_mask = 0xffffffffu;  // all 32 lanes always take part
@@ -48,9 +49,7 @@ template <class Out>
 constexpr int warps_per_block() { return sizeof(Out) <= 4 ? 8 : 4; }
 template <class Out>
 constexpr int band_cols_per_block() { return sizeof(Out) <= 4 ? 2 : 1; }
-constexpr int wide_band_cols = 4, wide_band_rows = 4, wide_min_cols = 128 * wide_band_cols * 32;
-
-__host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
+constexpr int wide_band_cols = 4, wide_min_cols = 128 * wide_band_cols * 32;  // 4-byte types
 
 // ---- Warp-level building blocks ---------------------------------------------------------------
 
@@ -331,11 +330,15 @@ void run_scan_row_column(const In* in, Out* out, sat::Shape s, sat::Workspace&,
     scan_rows<In, Out, scan, NW><<<ceil_div(s.rows, NW), NW * w, 0, stream>>>(in, out, s);
     SAT_CHECK_LAUNCH("scan_rows");
     constexpr int NC = band_cols_per_block<Out>(), NR = NW / NC;
-    constexpr int WC = wide_band_cols, WR = wide_band_rows;
-    if (sizeof(Out) <= 4 && s.cols >= wide_min_cols)  // in place, as every ScanColumn
-        scan_columns<Out, WR, WC><<<ceil_div(s.cols, WC * w), WR * WC * w, 0, stream>>>(out, out, s);
-    else
-        scan_columns<Out, NR, NC><<<ceil_div(s.cols, NC * w), NW * w, 0, stream>>>(out, out, s);
+    if constexpr (sizeof(Out) <= 4) {
+        if (s.cols >= wide_min_cols) {  // the same NR tiles down, wide_band_cols bands across
+            constexpr int WC = wide_band_cols;
+            scan_columns<Out, NR, WC><<<ceil_div(s.cols, WC * w), NR * WC * w, 0, stream>>>(out, out, s);
+            SAT_CHECK_LAUNCH("scan_columns");
+            return;
+        }
+    }
+    scan_columns<Out, NR, NC><<<ceil_div(s.cols, NC * w), NW * w, 0, stream>>>(out, out, s);  // in place
     SAT_CHECK_LAUNCH("scan_columns");
 }
 

@@ -31,6 +31,7 @@
 
 namespace lab8 {
 
+using sat::ceil_div;
 using sat::w;
 
 [[maybe_unused]] constexpr unsigned full_mask = 0xffffffffu;
@@ -45,7 +46,6 @@ template <class Out>
 constexpr int block_cols() { return sizeof(Out) <= 4 ? 4 : 2; }
 constexpr int warp_variant_warps_per_block = 2;  // 64-thread blocks, as in the paper
 
-__host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 // Progress of a strip: how many of its tile columns are in `out` (0 .. tiles_x). Written with
 // release semantics after the data, read with acquire semantics before the data.

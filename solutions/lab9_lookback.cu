@@ -40,10 +40,6 @@ constexpr int block_threads = LAB9_THREADS;  // columns per tile C = block_threa
 constexpr int warps = block_threads / 32;
 constexpr unsigned full_mask = 0xffffffffu;
 
-// Sums are kept in Acc: integer sums wrap modulo 2^32 (unsigned, so wrapping is defined).
-template <class Out> struct AccOf { using type = Out; };
-template <> struct AccOf<int32_t> { using type = uint32_t; };
-
 // Elements of Out in one 16-byte vector: each thread owns V adjacent columns of the tile.
 template <class Out> __host__ __device__ constexpr int vec_of() { return int(16 / sizeof(Out)); }
 
@@ -247,10 +243,10 @@ __host__ __device__ constexpr bool scan_in_place() { return sizeof(In) == sizeof
 // Load the thread's V columns [c, c + V) of the tile's rows; outside the matrix reads 0.
 // Rows [0, RR) go to registers (16-byte loads, all in flight before any use), rows [RR, R) to
 // shared memory by cp.async (in flight at the same time, holding no registers).
-template <class In, class A, int V, bool Vec, int RR>
+template <class In, class A, int V, bool Vec>
 __device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i0, int c,
-                                          A (&x)[RR][V], SmemTile<In, A> sm) {
-    constexpr int RS = TileShape<In, A>::RS;
+                                          A (&x)[TileShape<In, A>::RR][V], SmemTile<In, A> sm) {
+    constexpr int RR = TileShape<In, A>::RR, RS = TileShape<In, A>::RS;
 #pragma unroll
     for (int r = 0; r < RR; ++r) {
         const int i = i0 + r;
@@ -287,11 +283,13 @@ __device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i
 // Local SAT pieces of the tile: col[v] = sum of the thread's column v over the tile (C of the
 // paper); x[r][v] becomes the prefix of row r from the tile's left edge; shared-memory rows
 // the same (or their offsets, for u8); s_row_sum[r] = sum of tile row r (R of the paper).
-template <class In, class A, int V, int RR, int R>
-__device__ __forceinline__ void local_tile_scan(A (&x)[RR][V], SmemTile<In, A> sm, A (&col)[V],
-                                                A (*s_warp_total)[R], A* s_row_sum) {
+template <class In, class A, int V>
+__device__ __forceinline__ void local_tile_scan(A (&x)[TileShape<In, A>::RR][V], SmemTile<In, A> sm,
+                                                A (&col)[V], A (*s_warp_total)[TileShape<In, A>::R],
+                                                A* s_row_sum) {
     // BEGIN SOLUTION hint: column sums into col[]; row prefixes across the tile (thread, warp shuffles, then the warps before this one through s_warp_total); shared-memory rows the same, written back; s_row_sum[r] = tile row sums
-    constexpr int RS = R - RR;
+    using TS = TileShape<In, A>;
+    constexpr int RR = TS::RR, RS = TS::RS, R = TS::R;
     constexpr int C = block_threads * V;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 #pragma unroll
@@ -454,13 +452,14 @@ __device__ __forceinline__ void store_row(Out* out, const Geometry& g, int i, in
 // Add the carries to the local SAT and write the tile: out(i, c) = top(c) + sum over the tile
 // rows r' <= r of (row carry r' + local row prefix (r', c)), where top(c) = SAT of the row above
 // the tile = corner + prefix of the column carries.
-template <class In, class Out, class A, int V, bool Vec, int RR, int R>
+template <class In, class Out, class A, int V, bool Vec>
 __device__ __forceinline__ void write_tile(Out* out, const Geometry& g, int i0, int c,
-                                           const A (&top)[V], const A (&x)[RR][V],
-                                           SmemTile<In, A> sm, const A (*s_warp_total)[R],
+                                           const A (&top)[V], const A (&x)[TileShape<In, A>::RR][V],
+                                           SmemTile<In, A> sm,
+                                           const A (*s_warp_total)[TileShape<In, A>::R],
                                            const A* s_row_carry) {
     // BEGIN SOLUTION hint: running sum down the rows: acc += row carry + local row prefix (shared-memory rows: + the warps to the left); store each row (16-byte stores when Vec and in range)
-    constexpr int RS = R - RR;
+    constexpr int RR = TileShape<In, A>::RR, RS = TileShape<In, A>::RS;
     constexpr int C = block_threads * V;
     const int warp = threadIdx.x >> 5;
     A acc[V];
@@ -495,7 +494,7 @@ __device__ __forceinline__ void write_tile(Out* out, const Geometry& g, int i0, 
 
 template <class In, class Out>
 constexpr std::size_t smem_bytes() {
-    using A = typename AccOf<Out>::type;
+    using A = sat::Acc<Out>;
     constexpr int C = block_threads * vec_of<Out>();
     constexpr int RS = TileShape<In, A>::RS;
     return std::size_t(RS) * C * sizeof(In) +
@@ -505,10 +504,10 @@ constexpr std::size_t smem_bytes() {
 // The single-pass SAT kernel: a persistent grid of any size; each block takes tickets until
 // the tiles run out. Vec: 16-byte accesses are aligned (checked on the host).
 template <class In, class Out, bool Vec>
-__global__ void __launch_bounds__(block_threads, TileShape<In, typename AccOf<Out>::type>::min_blocks)
-lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<typename AccOf<Out>::type> rec,
+__global__ void __launch_bounds__(block_threads, TileShape<In, sat::Acc<Out>>::min_blocks)
+lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out>> rec,
                     int* status, unsigned long long* trace) {
-    using A = typename AccOf<Out>::type;
+    using A = sat::Acc<Out>;
     constexpr int V = vec_of<Out>();
     constexpr int C = block_threads * V;
     constexpr int RR = TileShape<In, A>::RR, RS = TileShape<In, A>::RS, R = TileShape<In, A>::R;
@@ -664,7 +663,7 @@ constexpr int state_header_words = 32;  // ticket, internal status; tile states 
 
 template <class In, class Out>
 Layout layout_for(int rows, int cols) {
-    using A = typename AccOf<Out>::type;
+    using A = sat::Acc<Out>;
     constexpr int C = block_threads * vec_of<Out>();
     constexpr int R = TileShape<In, A>::R;
     Layout L{};
@@ -707,7 +706,7 @@ inline bool aligned(const void* p, std::size_t a) { return reinterpret_cast<std:
 template <class In, class Out>
 cudaError_t scan_2d(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows,
                     int cols, cudaStream_t stream, const sat::ScanOptions& opt) {
-    using A = typename AccOf<Out>::type;
+    using A = sat::Acc<Out>;
     constexpr int V = vec_of<Out>();
     if (rows < 0 || cols < 0) return cudaErrorInvalidValue;
     if (rows == 0 || cols == 0) return cudaSuccess;

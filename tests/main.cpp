@@ -32,24 +32,29 @@ std::uint64_t fresh_seed() {
     return base_seed() + 0x9E3779B97F4A7C15ull * ++counter;
 }
 
-sat::Measurement check_variant(int lab_number, const std::string& variant, sat::DType type,
-                               sat::Shape shape, double r) {
+const sat::Variant& find_variant(int lab_number, const std::string& name) {
     const sat::LabInfo* lab = sat::find_lab(lab_number);
     if (!lab) FAIL("lab " << lab_number << " is not linked into this test binary");
-    const sat::Variant* chosen = nullptr;
     for (const sat::Variant& v : lab->variants)
-        if (v.name == variant) chosen = &v;
-    if (!chosen) FAIL("lab " << lab_number << " has no variant '" << variant << "'");
+        if (v.name == name) return v;
+    FAIL("lab " << lab_number << " has no variant '" << name << "'");
+    throw;  // not reached: FAIL throws
+}
+
+sat::Measurement check_variant(int lab_number, const std::string& variant, sat::DType type,
+                               sat::Shape shape, double r, int cpu_threads) {
     sat::RunRequest req;
-    req.lab = lab;
-    req.variant = chosen;
+    req.lab = sat::find_lab(lab_number);
+    req.variant = &find_variant(lab_number, variant);
     req.type = type;
     req.shape = shape;
     req.seed = fresh_seed();
     req.r = r;
+    req.cpu_threads = cpu_threads;
     sat::Measurement m = sat::run_variant(req);
     UNSCOPED_INFO("lab" << lab_number << " " << variant << " " << sat::dtype_name(type) << " "
                         << shape_name(shape) << (r >= 0 ? " r=" + std::to_string(r) : "")
+                        << (cpu_threads > 0 ? " threads=" + std::to_string(cpu_threads) : "")
                         << " seed " << req.seed << ": "
                         << (m.error.empty() ? m.check.message() : "error: " + m.error));
     return m;
@@ -63,13 +68,18 @@ std::vector<sat::DType> all_types() {
 }
 std::string shape_name(sat::Shape s) { return std::to_string(s.rows) + "x" + std::to_string(s.cols); }
 
-long resident_block_bound() {
-    int device = 0, sms = 0, blocks_per_sm = 0;
+namespace {
+long per_sm_times_sms(cudaDeviceAttr per_sm) {
+    int device = 0, sms = 0, count = 0;
     cudaGetDevice(&device);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    cudaDeviceGetAttribute(&blocks_per_sm, cudaDevAttrMaxBlocksPerMultiprocessor, device);
-    return long(sms) * blocks_per_sm;
+    cudaDeviceGetAttribute(&count, per_sm, device);
+    return long(sms) * count;
 }
+}  // namespace
+
+long resident_block_bound() { return per_sm_times_sms(cudaDevAttrMaxBlocksPerMultiprocessor); }
+long resident_warp_bound() { return per_sm_times_sms(cudaDevAttrMaxThreadsPerMultiProcessor) / 32; }
 
 void require_trace_pictures(int lab_number, sat::Shape shape) {
     const sat::LabInfo* lab = sat::find_lab(lab_number);

@@ -135,3 +135,62 @@ TEST_CASE("run_variant reports a canary write as a failure", "[cpu][checker]") {
     REQUIRE_FALSE(m.ok());
     CHECK(m.check.canary.find("past the end") != std::string::npos);
 }
+
+// ---- The references and the input generator the checker relies on ---------------------------------
+
+TEST_CASE("the reference SAT matches the definition sum over the rectangle", "[cpu][reference]") {
+    for (Shape s : {Shape{1, 1}, Shape{3, 5}, Shape{13, 2}, Shape{17, 19}}) {
+        for (DType t : sat_test::all_types()) {
+            const std::uint64_t seed = sat_test::fresh_seed();
+            std::vector<unsigned char> in(s.n() * sat::input_bytes(t));
+            sat::generate_input(t, s, seed, in.data());
+            const sat::Reference ref = sat::reference_sat(t, s, in.data());
+            sat::dispatch(t, [&](auto in_tag, auto) {
+                using In = decltype(in_tag);
+                const In* a = reinterpret_cast<const In*>(in.data());
+                for (int i = 0; i < s.rows; ++i)
+                    for (int j = 0; j < s.cols; ++j) {
+                        double sum = 0;  // the definition: sum of a[u][v] for u <= i, v <= j
+                        for (int u = 0; u <= i; ++u)
+                            for (int v = 0; v <= j; ++v) sum += double(a[u * s.cols + v]);
+                        const std::size_t k = std::size_t(i) * s.cols + j;
+                        const double got = ref.exact ? double(std::int32_t(ref.exact_sums[k])) : ref.sums[k];
+                        INFO(sat::dtype_name(t) << " " << s.rows << "x" << s.cols << " (" << i << "," << j << ") seed " << seed);
+                        REQUIRE(got == Approx(sum).epsilon(1e-12));
+                    }
+            });
+        }
+    }
+}
+
+TEST_CASE("generated inputs are reproducible from the seed and change with it", "[cpu][data]") {
+    for (DType t : sat_test::all_types()) {
+        const Shape s{50, 70};
+        std::vector<unsigned char> a(s.n() * sat::input_bytes(t)), b(a.size()), c(a.size());
+        sat::generate_input(t, s, 42, a.data());
+        sat::generate_input(t, s, 42, b.data());
+        sat::generate_input(t, s, 43, c.data());
+        CHECK(a == b);
+        CHECK(a != c);
+    }
+}
+
+TEST_CASE("i32 inputs are small enough that no partial sum overflows", "[cpu][data]") {
+    const Shape s{4000, 4000};
+    std::vector<std::int32_t> a(s.n());
+    sat::generate_input(DType::i32, s, 7, a.data());
+    long long sum_abs = 0;
+    for (std::int32_t v : a) sum_abs += v < 0 ? -v : v;
+    REQUIRE(sum_abs <= 2147483647LL);
+}
+
+TEST_CASE("the transpose reference moves (i, j) to (j, i)", "[cpu][reference]") {
+    const Shape s{3, 5};
+    std::vector<std::int32_t> a(s.n());
+    for (std::size_t k = 0; k < s.n(); ++k) a[k] = std::int32_t(k);
+    const sat::Reference ref = sat::reference_transpose(DType::i32, s, a.data());
+    REQUIRE(ref.shape.rows == 5);
+    REQUIRE(ref.shape.cols == 3);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 5; ++j) CHECK(ref.exact_sums[j * 3 + i] == std::uint32_t(i * 5 + j));
+}

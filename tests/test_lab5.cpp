@@ -1,8 +1,5 @@
 // Lab 5 (4R1W, 1R1W, 1R1W-graph): every variant against the CPU reference, tile edges, a large
 // matrix, the graph cache, the trace picture, and the student skeleton failing cleanly.
-#include <cstdio>
-#include <fstream>
-
 #include "test_util.h"
 
 using sat::DType;
@@ -14,12 +11,6 @@ int graph_builds_f32();  // solutions/lab5_wavefront.cu
 
 namespace {
 const char* const variants[] = {"4R1W", "1R1W", "1R1W-graph"};
-
-const sat::Variant* find_variant(const sat::LabInfo* lab, const std::string& name) {
-    for (const sat::Variant& v : lab->variants)
-        if (v.name == name) return &v;
-    return nullptr;
-}
 }  // namespace
 
 TEST_CASE("lab5 every variant matches the reference for every type and standard shape",
@@ -69,8 +60,7 @@ TEST_CASE("lab5 1R1W-graph instantiates its graph once and replays it", "[gpu][l
     SAT_REQUIRE_GPU();
     const sat::LabInfo* lab = sat::find_lab(5);
     REQUIRE(lab != nullptr);
-    const sat::Variant* graph = find_variant(lab, "1R1W-graph");
-    REQUIRE(graph != nullptr);
+    const sat::Variant* graph = &sat_test::find_variant(5, "1R1W-graph");
     CHECK(graph->barrier == sat::Barrier::graph_launch);
     sat::RunRequest req;
     req.lab = lab;

@@ -2,8 +2,6 @@
 // every r of the sweep, shapes where the triangles, the band or both are tiny, a large matrix,
 // the sweep's r values, the trace picture, and the student skeleton failing cleanly.
 #include <cmath>
-#include <cstdio>
-#include <fstream>
 
 #include "test_util.h"
 

@@ -78,14 +78,6 @@ KnapsackInstance random_instance(int items, int capacity, int lo, int hi, std::u
     return k;
 }
 
-long resident_warp_bound() {
-    int device = 0, sms = 0, threads = 0;
-    cudaGetDevice(&device);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, device);
-    return long(sms) * threads / 32;
-}
-
 }  // namespace
 
 // ---- CPU references ----------------------------------------------------------------------------
@@ -191,8 +183,8 @@ TEST_CASE("lab8x halftone SKSS: more strips than warps the GPU holds at once, no
     // A warp per 32-row strip: 2^20 rows are 32768 strips, far above the resident warps, so
     // most warps start only after others have finished; the ticket order keeps it live.
     const Shape s{1 << 20, 3};
-    INFO("strips " << s.rows / 32 << ", resident warps at most " << resident_warp_bound());
-    REQUIRE(s.rows / 32 > 2 * resident_warp_bound());
+    INFO("strips " << s.rows / 32 << ", resident warps at most " << sat_test::resident_warp_bound());
+    REQUIRE(s.rows / 32 > 2 * sat_test::resident_warp_bound());
     const std::uint64_t seed = sat_test::fresh_seed();
     check_halftone("SKSS", s, random_image(s, seed), "random, seed " + std::to_string(seed));
 }
@@ -258,8 +250,8 @@ TEST_CASE("lab8x knapsack SKSS: more strips than warps the GPU holds at once, no
           "[gpu][lab8x]") {
     SAT_REQUIRE_GPU();
     const int capacity = (1 << 21) - 1;  // 65536 strips of 32 capacities
-    INFO("strips " << (capacity + 1) / 32 << ", resident warps at most " << resident_warp_bound());
-    REQUIRE((capacity + 1) / 32 > 2 * resident_warp_bound());
+    INFO("strips " << (capacity + 1) / 32 << ", resident warps at most " << sat_test::resident_warp_bound());
+    REQUIRE((capacity + 1) / 32 > 2 * sat_test::resident_warp_bound());
     const std::uint64_t seed = sat_test::fresh_seed();
     check_knapsack("SKSS", random_instance(40, capacity, 1, 100000, seed), "seed " + std::to_string(seed));
 }

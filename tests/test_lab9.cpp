@@ -10,6 +10,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "data.h"
+#include "gpu_timing.h"
 #include "sat_scan.h"
 #include "test_util.h"
 
@@ -18,13 +20,11 @@ using sat::Shape;
 
 namespace {
 
+// Device memory of n elements of T (sat::DeviceBuffer counts bytes).
 template <class T>
-struct DeviceBuffer {
-    T* p = nullptr;
-    explicit DeviceBuffer(std::size_t n) { REQUIRE(cudaMalloc(&p, n * sizeof(T)) == cudaSuccess); }
-    ~DeviceBuffer() { cudaFree(p); }
-    DeviceBuffer(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+struct DeviceArray : sat::DeviceBuffer {
+    T* const p;
+    explicit DeviceArray(std::size_t n) : sat::DeviceBuffer(n * sizeof(T)), p(as<T>()) {}
 };
 
 struct LibraryCase {
@@ -54,23 +54,23 @@ void check_library(const LibraryCase& c) {
     std::vector<In> host_in(in_elems);
     for (In& v : host_in) v = In(dist(rng));
 
-    DeviceBuffer<In> in(in_elems);
-    DeviceBuffer<Out> out(c.in_place ? 1 : out_elems);
+    DeviceArray<In> in(in_elems);
+    DeviceArray<Out> out(c.in_place ? 1 : out_elems);
     REQUIRE(cudaMemcpy(in.p, host_in.data(), in_elems * sizeof(In), cudaMemcpyHostToDevice) == cudaSuccess);
-    if (!c.in_place) REQUIRE(cudaMemset(out.p, 0x7f, out_elems * sizeof(Out)) == cudaSuccess);
+    if (!c.in_place) REQUIRE(cudaMemset(out.p, sat::poison_byte, out_elems * sizeof(Out)) == cudaSuccess);
     const std::size_t first_in = std::size_t(c.row_offset) * c.in_pitch + c.col_offset;
     const std::size_t out_pitch = c.in_place ? c.in_pitch : c.out_pitch;
     const std::size_t first_out = std::size_t(c.row_offset) * out_pitch + c.col_offset;
     Out* out_base = c.in_place ? reinterpret_cast<Out*>(in.p) : out.p;
 
-    DeviceBuffer<int> status(1);
+    DeviceArray<int> status(1);
     REQUIRE(cudaMemset(status.p, 0, sizeof(int)) == cudaSuccess);
     sat::ScanOptions opt;
     opt.status = status.p;
     opt.grid_blocks = c.grid;
     const sat::ScanScratchSize need = sat::inclusive_scan_2d_scratch<In, Out>(c.rows, c.cols);
-    DeviceBuffer<unsigned char> state(c.own_scratch ? need.state_bytes : 1);
-    DeviceBuffer<unsigned char> values(c.own_scratch ? need.value_bytes : 1);
+    DeviceArray<unsigned char> state(c.own_scratch ? need.state_bytes : 1);
+    DeviceArray<unsigned char> values(c.own_scratch ? need.value_bytes : 1);
     if (c.own_scratch) {
         opt.state = state.p;
         opt.values = values.p;
@@ -117,7 +117,7 @@ void check_library(const LibraryCase& c) {
 
     if (!c.in_place) {
         Out poison;
-        std::memset(&poison, 0x7f, sizeof poison);
+        std::memset(&poison, sat::poison_byte, sizeof poison);
         std::size_t touched = 0;
         for (std::size_t k = 0; k < out_elems; ++k) {
             const std::size_t i = k / c.out_pitch, j = k % c.out_pitch;
@@ -237,11 +237,14 @@ TEST_CASE("lab9 library entry point: argument checks and scratch sizes", "[lab9]
     const auto f32 = sat::inclusive_scan_2d_scratch<float, float>(16384, 16384);
     const auto f64 = sat::inclusive_scan_2d_scratch<double, double>(16384, 16384);
     const auto u8 = sat::inclusive_scan_2d_scratch<uint8_t, int32_t>(16384, 16384);
+    const auto i32 = sat::inclusive_scan_2d_scratch<int32_t, int32_t>(16384, 16384);
     CHECK(f32.state_bytes < 100000);
     CHECK(f32.value_bytes > 16384ull * 16384 * 4 / 40);
     CHECK(f32.value_bytes < 16384ull * 16384 * 4 / 12);
     CHECK(f64.value_bytes > 16384ull * 16384 * 8 / 40);
     CHECK(u8.value_bytes > 16384ull * 16384 * 4 / 40);  // the i32 output's bytes
     CHECK(u8.value_bytes < 16384ull * 16384 * 4 / 12);
+    CHECK(u8.value_bytes == i32.value_bytes);  // same accumulator, same 32 x 512 tiles
+    CHECK(u8.state_bytes == i32.state_bytes);
     CHECK(sat::inclusive_scan_2d_scratch<float, float>(0, 5).value_bytes == 0);
 }

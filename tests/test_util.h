@@ -20,10 +20,14 @@ bool gpu_present();
 std::uint64_t fresh_seed();
 std::uint64_t base_seed();
 
+// The variant called `name` of a registered lab; the test FAILs when there is none.
+const sat::Variant& find_variant(int lab, const std::string& name);
+
 // Run a variant of a registered lab once (no timing), check it, and attach a description with
 // the seed to the next assertion: use as  auto m = check_variant(...); REQUIRE(m.ok());
+// r: lab 6's split (-1: the lab's default); cpu_threads: lab 1's threads (0: all cores).
 sat::Measurement check_variant(int lab, const std::string& variant, sat::DType type,
-                               sat::Shape shape, double r = -1);
+                               sat::Shape shape, double r = -1, int cpu_threads = 0);
 
 // 1x1, 31x33, 97x89 (primes), 1x100000, 100000x1, 64x96, 1024x1024, 4096x4096.
 std::vector<sat::Shape> standard_shapes();
@@ -33,6 +37,8 @@ std::string shape_name(sat::Shape s);
 // Upper bound on the blocks the GPU can hold at once, whatever their size: a grid larger than
 // this is over-subscribed (inter-block kernels must still finish).
 long resident_block_bound();
+// The same for warps (threads per SM / 32 on every SM): a bound for warp-wise workers.
+long resident_warp_bound();
 
 // Run every variant of `lab` once on a `shape` f32 matrix with --trace, and check that each
 // wrote a PNG (the tile-completion picture of labs 5, 6 and 8).

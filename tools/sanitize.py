@@ -14,11 +14,12 @@ import argparse
 import os
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+from grade import Proc, is_cpu_lab  # noqa: E402  (one child-process runner, one CPU-lab test)
 TOOLS = ["memcheck", "racecheck", "synccheck"]
 ERROR_EXIT = 86   # compute-sanitizer's exit status when it found errors (--error-exitcode)
 
@@ -46,12 +47,9 @@ def lab_source(lab):
 
 
 def run(cmd, timeout):
-    try:
-        p = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           stdin=subprocess.DEVNULL, timeout=timeout)
-        return p.returncode, p.stdout.decode("utf-8", "replace"), False
-    except subprocess.TimeoutExpired as e:
-        return None, (e.stdout or b"").decode("utf-8", "replace"), True
+    """(exit status or None on a timeout, output, timed out); on a timeout the process group is killed."""
+    p = Proc(cmd, ROOT, timeout)
+    return (None if p.timed_out else p.rc), p.output, p.timed_out
 
 
 def verdict(tool, rc, out, timed_out, timeout):
@@ -98,7 +96,7 @@ def main(argv):
         return 2
     lab = args.lab
     source = lab_source(lab)
-    if source and re.search(r"\.gpu\s*=\s*false", source.read_text(errors="replace")):
+    if source and is_cpu_lab(source.read_text(errors="replace")):
         print(f"sanitize: lab {lab} runs on the CPU; compute-sanitizer checks GPU kernels only "
               "(for the CPU code try valgrind or -fsanitize=address)")
         return 0

@@ -25,26 +25,10 @@ TEST_CASE("lab1 hidden: every variant on strips and prime shapes", "[cpu][lab1][
 // or than 64-byte column blocks leaves some threads without work; they must not touch memory.
 TEST_CASE("lab1 bonus: threaded SAT with more threads than rows or column blocks",
           "[cpu][lab1][hidden][bonus]") {
-    const sat::LabInfo* lab = sat::find_lab(1);
-    REQUIRE(lab != nullptr);
-    const sat::Variant* threaded = nullptr;
-    for (const sat::Variant& v : lab->variants)
-        if (v.name == "threaded") threaded = &v;
-    REQUIRE(threaded != nullptr);
     for (int threads : {16, 64})
         for (Shape s : {Shape{3, 500}, Shape{500, 3}, Shape{1, 1}, Shape{2, 17}})
             for (DType t : {DType::f64, DType::i32}) {
-                sat::RunRequest req;
-                req.lab = lab;
-                req.variant = threaded;
-                req.type = t;
-                req.shape = s;
-                req.seed = sat_test::fresh_seed();
-                req.cpu_threads = threads;
-                const auto m = sat::run_variant(req);
-                INFO("threaded, " << threads << " threads, " << sat::dtype_name(t) << " "
-                                  << sat_test::shape_name(s) << " seed " << req.seed << ": "
-                                  << (m.error.empty() ? m.check.message() : m.error));
+                const auto m = sat_test::check_variant(1, "threaded", t, s, -1, threads);
                 REQUIRE(m.ok());
             }
 }
