@@ -49,4 +49,67 @@ __device__ bool bounded_spin(Ready ready, int* status) {
     return true;
 }
 
+// ---- 16-byte row pieces (labs 8 and 9) ----------------------------------------------------
+// A thread that owns 16 bytes of accumulators in a row moves them with one access: 4 values of
+// 4 bytes or 2 of 8 (u8 input: 4 bytes read, widened). Streaming (.cs): each byte is touched once.
+template <class T> __host__ __device__ constexpr int vec_of() { return int(16 / sizeof(T)); }
+__device__ __forceinline__ void load_vec(const float* p, float (&x)[4]) {
+    const float4 t = __ldcs(reinterpret_cast<const float4*>(p));
+    x[0] = t.x, x[1] = t.y, x[2] = t.z, x[3] = t.w;
+}
+__device__ __forceinline__ void load_vec(const double* p, double (&x)[2]) {
+    const double2 t = __ldcs(reinterpret_cast<const double2*>(p));
+    x[0] = t.x, x[1] = t.y;
+}
+__device__ __forceinline__ void load_vec(const int32_t* p, uint32_t (&x)[4]) {
+    const int4 t = __ldcs(reinterpret_cast<const int4*>(p));
+    x[0] = uint32_t(t.x), x[1] = uint32_t(t.y), x[2] = uint32_t(t.z), x[3] = uint32_t(t.w);
+}
+__device__ __forceinline__ void load_vec(const uint8_t* p, uint32_t (&x)[4]) {
+    const unsigned t = __ldcs(reinterpret_cast<const unsigned*>(p));
+    x[0] = t & 0xffu, x[1] = (t >> 8) & 0xffu, x[2] = (t >> 16) & 0xffu, x[3] = t >> 24;
+}
+__device__ __forceinline__ void store_vec(float* p, const float (&x)[4]) {
+    __stcs(reinterpret_cast<float4*>(p), make_float4(x[0], x[1], x[2], x[3]));
+}
+__device__ __forceinline__ void store_vec(double* p, const double (&x)[2]) {
+    __stcs(reinterpret_cast<double2*>(p), make_double2(x[0], x[1]));
+}
+__device__ __forceinline__ void store_vec(int32_t* p, const uint32_t (&x)[4]) {
+    __stcs(reinterpret_cast<int4*>(p), make_int4(int(x[0]), int(x[1]), int(x[2]), int(x[3])));
+}
+
+// cp.async copies global memory straight into shared memory (no registers held while in flight);
+// `bytes` < the copy size zero-fills the rest (edges of the matrix). A thread's own copies are
+// visible to it after the wait; other threads' need a barrier too.
+__device__ __forceinline__ void cp_async(void* smem, const void* gmem, int bytes, int size) {
+    const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+    if (size == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(s), "l"(gmem), "r"(bytes) : "memory");
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(s), "l"(gmem), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_group 0;" ::: "memory"); }
+// Wait until at most `pending` of this thread's newest groups are still in flight.
+template <int pending>
+__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(pending) : "memory"); }
+// A 16-byte (u8: 4-byte) row piece from shared memory, widened to the accumulator type.
+__device__ __forceinline__ void load_smem(const float* p, float (&x)[4]) {
+    const float4 t = *reinterpret_cast<const float4*>(p);
+    x[0] = t.x, x[1] = t.y, x[2] = t.z, x[3] = t.w;
+}
+__device__ __forceinline__ void load_smem(const double* p, double (&x)[2]) {
+    const double2 t = *reinterpret_cast<const double2*>(p);
+    x[0] = t.x, x[1] = t.y;
+}
+__device__ __forceinline__ void load_smem(const int32_t* p, uint32_t (&x)[4]) {
+    const uint4 t = *reinterpret_cast<const uint4*>(p);
+    x[0] = t.x, x[1] = t.y, x[2] = t.z, x[3] = t.w;
+}
+__device__ __forceinline__ void load_smem(const uint8_t* p, uint32_t (&x)[4]) {
+    const unsigned t = *reinterpret_cast<const unsigned*>(p);
+    x[0] = t & 0xffu, x[1] = (t >> 8) & 0xffu, x[2] = (t >> 16) & 0xffu, x[3] = t >> 24;
+}
+
 }  // namespace sat

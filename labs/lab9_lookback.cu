@@ -42,8 +42,13 @@ constexpr int block_threads = LAB9_THREADS;  // columns per tile C = block_threa
 constexpr int warps = block_threads / 32;
 constexpr unsigned full_mask = 0xffffffffu;
 
-// Elements of Out in one 16-byte vector: each thread owns V adjacent columns of the tile.
-template <class Out> __host__ __device__ constexpr int vec_of() { return int(16 / sizeof(Out)); }
+using sat::cp_async;
+using sat::cp_async_commit;
+using sat::cp_async_wait_all;
+using sat::load_smem;
+using sat::load_vec;
+using sat::store_vec;
+using sat::vec_of;  // each thread owns V = vec_of<Out>() adjacent columns of the tile
 
 // A tile is R = RR + RS rows x C columns. Each thread owns V adjacent columns (one 16-byte
 // vector of Out) and keeps RR rows of them in registers and RS rows in shared memory, where
@@ -121,50 +126,6 @@ __device__ __forceinline__ void publish_state(unsigned* p, unsigned v) {
     asm volatile("red.release.gpu.global.max.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
-// Input: one 16-byte (u8: 4-byte) streaming load per row; converted to the accumulator type.
-__device__ __forceinline__ void load_vec(const float* p, float (&x)[4]) {
-    const float4 t = __ldcs(reinterpret_cast<const float4*>(p));
-    x[0] = t.x, x[1] = t.y, x[2] = t.z, x[3] = t.w;
-}
-__device__ __forceinline__ void load_vec(const double* p, double (&x)[2]) {
-    const double2 t = __ldcs(reinterpret_cast<const double2*>(p));
-    x[0] = t.x, x[1] = t.y;
-}
-__device__ __forceinline__ void load_vec(const int32_t* p, uint32_t (&x)[4]) {
-    const int4 t = __ldcs(reinterpret_cast<const int4*>(p));
-    x[0] = uint32_t(t.x), x[1] = uint32_t(t.y), x[2] = uint32_t(t.z), x[3] = uint32_t(t.w);
-}
-__device__ __forceinline__ void load_vec(const uint8_t* p, uint32_t (&x)[4]) {
-    const unsigned t = __ldcs(reinterpret_cast<const unsigned*>(p));
-    x[0] = t & 0xffu, x[1] = (t >> 8) & 0xffu, x[2] = (t >> 16) & 0xffu, x[3] = t >> 24;
-}
-// Shared-memory rows: cp.async copies global memory straight into shared memory (no registers
-// held while in flight); `bytes` < the copy size zero-fills the rest (edges of the matrix).
-__device__ __forceinline__ void cp_async(void* smem, const void* gmem, int bytes, int size) {
-    const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-    if (size == 16)
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(s), "l"(gmem), "r"(bytes) : "memory");
-    else
-        asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(s), "l"(gmem), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_group 0;" ::: "memory"); }
-__device__ __forceinline__ void load_smem(const float* p, float (&x)[4]) {
-    const float4 t = *reinterpret_cast<const float4*>(p);
-    x[0] = t.x, x[1] = t.y, x[2] = t.z, x[3] = t.w;
-}
-__device__ __forceinline__ void load_smem(const double* p, double (&x)[2]) {
-    const double2 t = *reinterpret_cast<const double2*>(p);
-    x[0] = t.x, x[1] = t.y;
-}
-__device__ __forceinline__ void load_smem(const int32_t* p, uint32_t (&x)[4]) {
-    const uint4 t = *reinterpret_cast<const uint4*>(p);
-    x[0] = t.x, x[1] = t.y, x[2] = t.z, x[3] = t.w;
-}
-__device__ __forceinline__ void load_smem(const uint8_t* p, uint32_t (&x)[4]) {
-    const unsigned t = *reinterpret_cast<const unsigned*>(p);
-    x[0] = t & 0xffu, x[1] = (t >> 8) & 0xffu, x[2] = (t >> 16) & 0xffu, x[3] = t >> 24;
-}
 // Scanned values written back over their input (same size only: f32, f64, i32).
 __device__ __forceinline__ void store_smem(float* p, const float (&x)[4]) {
     *reinterpret_cast<float4*>(p) = make_float4(x[0], x[1], x[2], x[3]);
@@ -177,16 +138,6 @@ __device__ __forceinline__ void store_smem(int32_t* p, const uint32_t (&x)[4]) {
 }
 __device__ __forceinline__ void store_smem(uint8_t*, const uint32_t (&)[4]) {}  // not used
 
-// Output: one 16-byte streaming store per row.
-__device__ __forceinline__ void store_vec(float* p, const float (&x)[4]) {
-    __stcs(reinterpret_cast<float4*>(p), make_float4(x[0], x[1], x[2], x[3]));
-}
-__device__ __forceinline__ void store_vec(double* p, const double (&x)[2]) {
-    __stcs(reinterpret_cast<double2*>(p), make_double2(x[0], x[1]));
-}
-__device__ __forceinline__ void store_vec(int32_t* p, const uint32_t (&x)[4]) {
-    __stcs(reinterpret_cast<int4*>(p), make_int4(int(x[0]), int(x[1]), int(x[2]), int(x[3])));
-}
 // Scratch (published sums): cached in L2 only (.cg), never in the non-coherent L1.
 __device__ __forceinline__ void add_published(const float* p, float (&x)[4]) {
     const float4 t = __ldcg(reinterpret_cast<const float4*>(p));

@@ -17,8 +17,11 @@
 //     needs a fence and release/acquire ordering: a fence, then two L2 round trips (flag, data).
 //   SKSS (block-wise): the last row itself, each value in a 64-bit word together with a
 //     non-zero tag: one word is one atomic store, so the tag cannot arrive without its value —
-//     no fence, one round trip. The input tile is loaded and everything that does not need the
+//     no fence, one round trip. The input is loaded and everything that does not need the
 //     strip above is computed before the wait, so the wait only covers the hand-over.
+// The time is about (strips - 1) * L + steps * t_step (L: the hand-over latency from one strip
+// to the next, docs/lab8.md); t_step is bound by moving the step's bytes, so SKSS moves them
+// with 16-byte accesses and keeps the arithmetic between them short.
 //
 // Tile math (w = 32). With R0 the first row of the strip:
 //   V[r][c]  = sum_{R0 <= r' <= r} a[r'][c]                 column scan inside the strip
@@ -36,14 +39,6 @@ using sat::w;
 
 [[maybe_unused]] constexpr unsigned full_mask = 0xffffffffu;
 
-// The block of "SKSS" is NR x NC warps: a strip of 32*NR rows, walked 32*NC columns a step.
-// The time is about (strips - 1) * L + (steps - 1) * t_step (L: the hand-over latency from one
-// strip to the next, docs/lab8.md), so both NR and NC want to be large; registers (two tiles a
-// thread, for the look-ahead) bound the block to 512 threads (256 for 8-byte types).
-template <class Out>
-constexpr int block_rows() { return 4; }
-template <class Out>
-constexpr int block_cols() { return sizeof(Out) <= 4 ? 4 : 2; }
 constexpr int warp_variant_warps_per_block = 2;  // 64-thread blocks, as in the paper
 
 
@@ -89,8 +84,7 @@ __device__ __forceinline__ void store_tile(Out* out, sat::Shape s, int r0, int c
 }
 
 // Row scan of the tile (lane = column on entry and exit) with a carry from the tiles on the
-// left: transpose so that a thread holds a row, scan serially, transpose back (SKSS-warp; the
-// block-wise kernel does the same inside strip_local_sums, with the warps' totals in between).
+// left: transpose so that a thread holds a row, scan serially, transpose back (lab 7's way).
 template <class Out>
 __device__ __forceinline__ void row_scan_with_carry(Out (&data)[w], Out& row_carry,
                                                     Out (*buffer)[w + 1], int lane) {
@@ -136,121 +130,192 @@ __device__ __forceinline__ Out row_above(const Out* out, sat::Shape s, int strip
 
 // ---- Hand-over of a whole row in tagged words (SKSS) -----------------------------------------
 //
-// Strip i publishes b[last row of strip i][c] for every column c as words_per<Out> 64-bit words
-// (value bits in the low half, tag 1 in the high half; the buffer starts zeroed). A 64-bit
-// store is single-copy atomic, so a reader that sees the tag sees the value that came with it.
+// Strip i publishes b[last row of strip i][c] for every column c as 64-bit words: the value's
+// bits (f64: one half of them) in the low 32 bits, tag 1 in the high 32 (the buffer starts
+// zeroed). A 64-bit store is single-copy atomic, so a reader that sees the tag sees the value
+// that came with it: no fence. A lane's V columns are 16 bytes of values, so 4 words, moved as
+// two 16-byte accesses (a vector access is two 64-bit words, each atomic by itself).
 using handover_word = unsigned long long;
-using handover_ref = cuda::atomic_ref<handover_word, cuda::thread_scope_device>;
-template <class Out>
-constexpr int words_per() { return int(sizeof(Out) / 4); }  // 1 (f32, i32) or 2 (f64)
 [[maybe_unused]] constexpr handover_word handover_tag = 1ull << 32;
+constexpr int words_per_lane = 4;
 
-template <class Out>
-__device__ __forceinline__ void publish_value(handover_word* words, Out v) {
-    // BEGIN SOLUTION hint: split v into 32-bit halves; relaxed-store each as (handover_tag | half)
-    unsigned halves[words_per<Out>()];
-    memcpy(halves, &v, sizeof(Out));
-#pragma unroll
-    for (int k = 0; k < words_per<Out>(); ++k)
-        handover_ref(words[k]).store(handover_tag | halves[k], cuda::memory_order_relaxed);
+__device__ __forceinline__ void load_word_pair(const handover_word* p, handover_word& a,
+                                               handover_word& b) {
+    asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(a), "=l"(b) : "l"(p) : "memory");
+}
+__device__ __forceinline__ void store_word_pair(handover_word* p, handover_word a, handover_word b) {
+    asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(a), "l"(b) : "memory");
+}
+
+// One lane hands over its V values of the strip's last row.
+template <class A, int V>
+__device__ __forceinline__ void publish_values(handover_word* words, const A (&values)[V]) {
+    static_assert(sizeof(values) == words_per_lane * 4, "16 bytes of values per lane");
+    // BEGIN SOLUTION hint: split the 16 bytes into four 32-bit pieces; store (handover_tag | piece) with store_word_pair, twice
+    unsigned pieces[words_per_lane];
+    memcpy(pieces, values, sizeof(pieces));
+    store_word_pair(words, handover_tag | pieces[0], handover_tag | pieces[1]);
+    store_word_pair(words + 2, handover_tag | pieces[2], handover_tag | pieces[3]);
     // END SOLUTION
 }
 
-// One lane waits until its column's words of the row above carry their tag and returns the
-// value in `value`; false on a timeout. Every lane of a warp waits for its own column: no lane
-// waits for another, so a lane that gives up can never leave the others stuck.
-template <class Out>
-__device__ __forceinline__ bool wait_for_value_above(const handover_word* words, Out& value,
-                                                     int* status) {
-    handover_word got[words_per<Out>()] = {};
+// One lane of the polling warp waits until its 4 words of the row above carry their tag and
+// returns its V values. Every lane waits for its own columns: no lane waits for another, so a
+// lane that gives up (false: a timeout, the status says so) can never leave the others stuck.
+template <class A, int V>
+__device__ __forceinline__ bool wait_for_values_above(const handover_word* words, A (&values)[V],
+                                                      int* status) {
+    handover_word got[words_per_lane] = {};
     bool ready = false;
-    // BEGIN SOLUTION hint: sat::bounded_spin over a lambda that relaxed-loads the words into got[] and checks every tag
+    // BEGIN SOLUTION hint: sat::bounded_spin over a lambda that loads the 4 words (load_word_pair, twice) and checks every tag
     ready = sat::bounded_spin(
         [&] {
-            bool all_tagged = true;
-#pragma unroll
-            for (int k = 0; k < words_per<Out>(); ++k) {
-                got[k] = handover_ref(const_cast<handover_word&>(words[k]))
-                             .load(cuda::memory_order_relaxed);
-                all_tagged &= (got[k] & handover_tag) != 0;
-            }
-            return all_tagged;
+            load_word_pair(words, got[0], got[1]);
+            load_word_pair(words + 2, got[2], got[3]);
+            return (got[0] & got[1] & got[2] & got[3] & handover_tag) != 0;
         },
         status);
     // END SOLUTION
-    unsigned halves[words_per<Out>()];
-#pragma unroll
-    for (int k = 0; k < words_per<Out>(); ++k) halves[k] = unsigned(got[k]);
-    memcpy(&value, halves, sizeof(Out));
+    unsigned pieces[words_per_lane];
+    for (int k = 0; k < words_per_lane; ++k) pieces[k] = unsigned(got[k]);
+    memcpy(values, pieces, sizeof(pieces));
     return ready;
 }
 
 // ---- SKSS, block-wise ------------------------------------------------------------------------
 //
-// A block is a grid of NR x NC warps, one 32 x 32 tile each: its strip is 32*NR rows high and
-// one step covers 32*NC columns. Tall strips make the chain of strips (the pipeline fill)
-// short; wide steps make the walk along a strip short. Inside a step the warps combine
-// through shared memory: column totals downwards (colT), row totals to the right (rowT).
+// A block is NW warps stacked vertically. A thread owns RT rows x V adjacent columns (V values
+// make 16 bytes), so a warp covers RT rows x 32V columns and the block's strip is NW * RT = 128
+// rows, walked 32V columns a step (128; 64 for f64) — 4 x 4 (4 x 2) tiles of 32 x 32. Every load
+// and store is one 16-byte access per thread and row: a warp moves 512 contiguous bytes.
 //
-// Shared memory per block (dynamic): NR*NC transpose buffers of 32 x 33, colT and rowT.
-template <class Out, int NR, int NC>
-struct BlockShared {
-    Out transpose[NR * NC][w][w + 1];
-    Out column_totals[NR][NC][w];
-    Out row_totals[NR][NC][w];
-};
+// Inside a step the sums run the short way round: a thread's own RT x V corner serially, the
+// lanes to the left with warp shuffles, the warps above through shared memory (a block barrier)
+// and the steps to the left with a per-row carry in registers. The strip above
+// comes last: the last warp, which owns the strip's bottom row, alone polls the hand-over (every
+// warp polling would put 16x the traffic on the words being written) and passes the row to the
+// other warps through shared memory and a second block barrier.
+constexpr int RT = 8;   // rows per thread
+constexpr int NW = 16;  // warps per block: a strip of NW * RT = 128 rows
+constexpr int strip_rows = NW * RT;
 
-// The part of a tile that needs nothing from the strip above: sums over the strip's own rows
-// and over everything to the left (row_carry). On entry data is the raw tile (lane = column),
-// on exit data[j] = sum_{R0 <= r' <= r0+j} sum_{c' <= c0+lane} a[r'][c']. Two block barriers.
-template <class Out, int NR, int NC>
-__device__ __forceinline__ void strip_local_sums(Out (&data)[w], Out& row_carry,
-                                                 BlockShared<Out, NR, NC>& sh, int tile_r,
-                                                 int tile_c, int lane) {
-    // BEGIN SOLUTION hint: serial column scan + column totals of the warps above; transpose, serial row scan + row totals of the warps to the left + row_carry; transpose back
+template <class A>
+__device__ __forceinline__ A warp_inclusive_scan(A x, int lane) {
 #pragma unroll
-    for (int j = 1; j < w; ++j) data[j] += data[j - 1];
-    sh.column_totals[tile_r][tile_c][lane] = data[w - 1];
-    __syncthreads();
-    Out above = 0;
-    for (int k = 0; k < tile_r; ++k) above += sh.column_totals[k][tile_c][lane];
-#pragma unroll
-    for (int j = 0; j < w; ++j) data[j] += above;
-
-    Out (*buffer)[w + 1] = sh.transpose[tile_r * NC + tile_c];
-    transpose_in_registers(data, buffer, lane);  // lane = row r0+lane, data[j] = column c0+j
-#pragma unroll
-    for (int j = 1; j < w; ++j) data[j] += data[j - 1];
-    sh.row_totals[tile_r][tile_c][lane] = data[w - 1];
-    __syncthreads();
-    Out left = row_carry;
-    Out step_total = 0;
-#pragma unroll
-    for (int k = 0; k < NC; ++k) {
-        const Out t = sh.row_totals[tile_r][k][lane];
-        if (k < tile_c) left += t;
-        step_total += t;
+    for (int d = 1; d < w; d *= 2) {
+        const A y = __shfl_up_sync(full_mask, x, d);
+        if (lane >= d) x += y;
     }
-    row_carry += step_total;  // every warp of the tile row keeps the same carry
+    return x;
+}
+
+// RT rows of V values at (r, c): one 16-byte access per row, zeros outside the matrix. Vec:
+// every row starts 16-byte aligned (cols a multiple of V), so V columns are all in or all out;
+// otherwise element by element (odd widths: correct, not fast).
+template <bool Vec, class In, class A, int V>
+__device__ __forceinline__ void load_rows(const In* __restrict__ in, sat::Shape s, int r, int c,
+                                          A (&x)[RT][V]) {
 #pragma unroll
-    for (int j = 0; j < w; ++j) data[j] += left;
-    transpose_in_registers(data, buffer, lane);  // lane = column again
+    for (int i = 0; i < RT; ++i) {
+        const bool inside = r + i < s.rows && c < s.cols;
+        const In* row = in + (inside ? std::size_t(r + i) * s.cols + c : 0);
+        if constexpr (Vec) {
+            if (inside) sat::load_vec(row, x[i]);
+            else
+#pragma unroll
+                for (int j = 0; j < V; ++j) x[i][j] = A(0);
+        } else {
+#pragma unroll
+            for (int j = 0; j < V; ++j) x[i][j] = (inside && c + j < s.cols) ? A(row[j]) : A(0);
+        }
+    }
+}
+
+template <bool Vec, class Out, class A, int V>
+__device__ __forceinline__ void store_rows(Out* __restrict__ out, sat::Shape s, int r, int c,
+                                           const A (&x)[RT][V]) {
+#pragma unroll
+    for (int i = 0; i < RT; ++i) {
+        if (r + i >= s.rows || c >= s.cols) break;
+        Out* row = out + std::size_t(r + i) * s.cols + c;
+        if constexpr (Vec) {
+            sat::store_vec(row, x[i]);
+        } else {
+#pragma unroll
+            for (int j = 0; j < V; ++j)
+                if (c + j < s.cols) row[j] = Out(x[i][j]);
+        }
+    }
+}
+
+// The part of a step that needs nothing from the strip above. On entry x holds the thread's raw
+// RT x V values; on exit x[i][j] = the sum over the strip's rows down to this one and over every
+// column up to this one. row_carry[i] brings the columns left of the step in and leaves with
+// those up to the step's last column. column_totals is this step's half of a double buffer, so
+// the next step's writes cannot meet this step's reads: one block barrier.
+template <class A, int V>
+__device__ __forceinline__ void strip_local_sums(A (&x)[RT][V], A (&row_carry)[RT],
+                                                 A (*column_totals)[w * V], int warp, int lane) {
+    // BEGIN SOLUTION hint: the thread's own 2-D prefix; add the lanes to the left (exclusive warp scan of each row's last value); bottom row to column_totals, barrier, add the warps above and row_carry; row_carry = lane 31's last column
+    // The thread's own RT x V corner: down the columns, then along the rows.
+#pragma unroll
+    for (int i = 1; i < RT; ++i)
+#pragma unroll
+        for (int j = 0; j < V; ++j) x[i][j] += x[i - 1][j];
+#pragma unroll
+    for (int i = 0; i < RT; ++i)
+#pragma unroll
+        for (int j = 1; j < V; ++j) x[i][j] += x[i][j - 1];
+
+    // The lanes to the left: an exclusive scan across the warp of each row's last value.
+#pragma unroll
+    for (int i = 0; i < RT; ++i) {
+        const A inclusive = warp_inclusive_scan(x[i][V - 1], lane);
+        const A left = __shfl_up_sync(full_mask, inclusive, 1);
+        if (lane > 0)
+#pragma unroll
+            for (int j = 0; j < V; ++j) x[i][j] += left;
+    }
+
+    // The warps above: each warp's bottom row, summed over the warps above this one.
+#pragma unroll
+    for (int j = 0; j < V; ++j) column_totals[warp][lane * V + j] = x[RT - 1][j];
+    __syncthreads();
+    A above[V] = {};
+    for (int k = 0; k < warp; ++k)
+#pragma unroll
+        for (int j = 0; j < V; ++j) above[j] += column_totals[k][lane * V + j];
+
+    // The steps to the left, row by row; lane 31 then holds each row's new carry.
+#pragma unroll
+    for (int i = 0; i < RT; ++i) {
+#pragma unroll
+        for (int j = 0; j < V; ++j) x[i][j] += above[j] + row_carry[i];
+        row_carry[i] = __shfl_sync(full_mask, x[i][V - 1], w - 1);
+    }
     // END SOLUTION
 }
 
-template <class In, class Out, int NR, int NC>
-__global__ void __launch_bounds__(NR * NC * w)
+template <class In, class Out, bool Vec>
+__global__ void __launch_bounds__(NW * w)
 skss_block(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s,
            unsigned* ticket_counter, handover_word* handover, int* status,
            unsigned long long* trace) {
-    extern __shared__ __align__(16) unsigned char shared_bytes[];
-    auto& sh = *reinterpret_cast<BlockShared<Out, NR, NC>*>(shared_bytes);
+    using A = sat::Acc<Out>;
+    constexpr int V = sat::vec_of<A>();
+    constexpr int step_cols = w * V;
+    __shared__ __align__(16) A column_totals[2][NW][step_cols];
+    // The strip above's last row at this step. One buffer is enough: it is rewritten only after
+    // the next step's first block barrier, which every reader passes after reading it.
+    [[maybe_unused]] __shared__ __align__(16) A row_above_shared[step_cols];
     [[maybe_unused]] __shared__ unsigned shared_strip;
     const int lane = threadIdx.x % w;
     const int warp = threadIdx.x / w;
-    const int tile_r = warp / NC, tile_c = warp % NC;  // this warp's place in the block
-    const unsigned strips = unsigned(ceil_div(s.rows, NR * w));
-    const int steps = ceil_div(s.cols, NC * w);
+    const bool last_warp = warp == NW - 1;
+    const unsigned strips = unsigned(ceil_div(s.rows, strip_rows));
+    const int steps = ceil_div(s.cols, step_cols);
+    // One hand-over row per strip, padded to whole steps: every lane has its 4 words.
+    const std::size_t handover_row = std::size_t(steps) * w * words_per_lane;
 
     for (;;) {
         // Take a strip in ticket order (never blockIdx: a block may start before the one
@@ -264,58 +329,57 @@ skss_block(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s,
         // END SOLUTION
         if (strip >= strips) return;
 
-        const int strip_top = int(strip) * NR * w;
-        const int r0 = strip_top + tile_r * w;  // this warp's tile rows r0 .. r0+31
-        constexpr int WPV = words_per<Out>();
-        // The last row of this strip (none for the last strip) and of the strip above.
-        handover_word* my_row = handover + std::size_t(strip) * s.cols * WPV;
-        [[maybe_unused]] const handover_word* row_above_words = my_row - std::size_t(s.cols) * WPV;
-        const bool hands_over = tile_r == NR - 1 && strip + 1 < strips;
-        Out row_carry = 0;
+        const int r0 = int(strip) * strip_rows + warp * RT;  // this thread's rows r0 .. r0+RT-1
+        handover_word* my_row = handover + std::size_t(strip) * handover_row;
+        [[maybe_unused]] const handover_word* row_above_words =
+            strip > 0 ? my_row - handover_row : nullptr;
+        const bool hands_over = last_warp && strip + 1 < strips;
+        A row_carry[RT] = {};
 
-        // Software pipeline: the loads of step k+1 are in flight while step k waits.
-        Out raw[w], data[w];
-        load_tile(in, s, r0, tile_c * w, lane, raw);
-#pragma unroll
-        for (int j = 0; j < w; ++j) data[j] = raw[j];
-        strip_local_sums(data, row_carry, sh, tile_r, tile_c, lane);
-
+        // Software pipeline: the loads of step k+1 are in flight while step k computes and waits.
+        A x[RT][V], next[RT][V];
+        load_rows<Vec>(in, s, r0, lane * V, next);
         for (int step = 0; step < steps; ++step) {
-            const int c0 = step * NC * w + tile_c * w;
-            const bool has_next = step + 1 < steps;  // the same for the whole block
-            if (has_next) load_tile(in, s, r0, c0 + NC * w, lane, raw);
-
-            // BEGIN SOLUTION hint: each lane of a valid column waits for its value of the row above (wait_for_value_above), the warp agrees with __all_sync, then adds it
-            // Soft synchronization: the first moment the strip above is needed.
-            const bool column_inside = c0 + lane < s.cols;
-            Out top = 0;
-            bool lane_ready = true;
-            if (strip > 0 && column_inside)
-                lane_ready = wait_for_value_above(row_above_words + std::size_t(c0 + lane) * WPV,
-                                                  top, status);
-            // On a timeout carry on without it: the output is wrong and the status says why
-            // (returning here would leave the other warps waiting at a block barrier).
-            if (__all_sync(full_mask, lane_ready)) {
+            const int c = step * step_cols + lane * V;  // this thread's first column
+            [[maybe_unused]] const std::size_t my_words = std::size_t(c / V) * words_per_lane;
 #pragma unroll
-                for (int j = 0; j < w; ++j) data[j] += top;
+            for (int i = 0; i < RT; ++i)
+#pragma unroll
+                for (int j = 0; j < V; ++j) x[i][j] = next[i][j];
+            if (step + 1 < steps) load_rows<Vec>(in, s, r0, c + step_cols, next);
+
+            strip_local_sums(x, row_carry, column_totals[step % 2], warp, lane);
+
+            // Soft synchronization: the first moment the strip above is needed. On a timeout
+            // carry on without it: the output is wrong and the status says why (leaving here
+            // would strand the other warps at a barrier).
+            A top[V] = {};
+            // BEGIN SOLUTION hint: (strip > 0) the last warp: wait_for_values_above(row_above_words + my_words, top, status) and copy top into row_above_shared; __syncthreads(); the other warps read top from row_above_shared
+            if (strip > 0) {
+                if (last_warp) {
+                    wait_for_values_above(row_above_words + my_words, top, status);
+#pragma unroll
+                    for (int j = 0; j < V; ++j) row_above_shared[lane * V + j] = top[j];
+                }
+                __syncthreads();  // the others are waiting here anyway: it costs them nothing
+                if (!last_warp)
+#pragma unroll
+                    for (int j = 0; j < V; ++j) top[j] = row_above_shared[lane * V + j];
             }
             // END SOLUTION
-
-            // Hand over first, store after: the strip below waits for this row, and a hand-over
-            // queued behind the tile's 32 stores per lane reaches L2 that much later.
-            if (hands_over && c0 + lane < s.cols) {
-                // BEGIN SOLUTION hint: publish data[w - 1] into my_row at column c0 + lane (no fence needed: the tag travels with the value)
-                publish_value(my_row + std::size_t(c0 + lane) * WPV, data[w - 1]);
+#pragma unroll
+            for (int i = 0; i < RT; ++i)
+#pragma unroll
+                for (int j = 0; j < V; ++j) x[i][j] += top[j];
+            // Hand over first, store after: the strip below waits for this row.
+            if (hands_over) {
+                // BEGIN SOLUTION hint: publish_values of x[RT - 1] at my_row + my_words
+                publish_values(my_row + my_words, x[RT - 1]);
                 // END SOLUTION
             }
-            store_tile(out, s, r0, c0, lane, data);
-            if (lane == 0 && r0 < s.rows && c0 < s.cols)
-                sat::record_tile(trace, s, r0 / w, c0 / w);
-            if (has_next) {
-#pragma unroll
-                for (int j = 0; j < w; ++j) data[j] = raw[j];
-                strip_local_sums(data, row_carry, sh, tile_r, tile_c, lane);
-            }
+            store_rows<Vec>(out, s, r0, c, x);
+            if (warp % 4 == 3 && lane % (w / V) == 0 && r0 < s.rows && c < s.cols)
+                sat::record_tile(trace, s, r0 / w, c / w);  // the tile's last rows are stored
         }
     }
 }
@@ -391,17 +455,18 @@ skss_warp(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s,
 
 template <class In, class Out>
 void skss(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cudaStream_t stream) {
-    constexpr int NR = block_rows<Out>(), NC = block_cols<Out>();
-    const int strips = ceil_div(s.rows, NR * w);
+    constexpr int V = sat::vec_of<sat::Acc<Out>>();
+    const int strips = ceil_div(s.rows, strip_rows);
     unsigned* ticket_counter = ws.get_zeroed<unsigned>(1, stream);
-    // The last row of every strip but the last, in tagged words; zero = not there yet.
+    // The last row of every strip but the last, padded to whole steps; zero = not there yet.
     handover_word* handover = ws.get_zeroed<handover_word>(
-        std::size_t(strips - 1) * s.cols * words_per<Out>() + 1, stream);
-    auto kernel = skss_block<In, Out, NR, NC>;
-    constexpr int shared_bytes = int(sizeof(BlockShared<Out, NR, NC>));
-    SAT_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));
-    kernel<<<strips, NR * NC * w, shared_bytes, stream>>>(in, out, s, ticket_counter, handover,
-                                                         ws.status, ws.trace);
+        std::size_t(strips - 1) * ceil_div(s.cols, w * V) * w * words_per_lane + 1, stream);
+    // 16-byte accesses need every row to start 16-byte aligned (u8 input: 4-byte).
+    const bool vec = s.cols % V == 0 &&
+                     reinterpret_cast<std::uintptr_t>(in) % (V * sizeof(In)) == 0 &&
+                     reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
+    auto kernel = vec ? skss_block<In, Out, true> : skss_block<In, Out, false>;
+    kernel<<<strips, NW * w, 0, stream>>>(in, out, s, ticket_counter, handover, ws.status, ws.trace);
     SAT_CHECK_LAUNCH("skss_block");
 }
 
@@ -427,7 +492,7 @@ SAT_REGISTER_LAB(([] {
     // tiles, so it shares 1R1W's cost formula; only its l is a flag hand-over, not a launch.
     // Spin waits are no kernel boundaries: the prediction uses the bandwidth term only.
     sat::Variant block_wise = SAT_VARIANT(
-        "SKSS", "SKSS", "block of 4x4 warps per 128-row strip (ticket order), tagged-row hand-over",
+        "SKSS", "SKSS", "16 warps per 128-row strip (ticket order), 16-byte accesses, tagged-row hand-over",
         lab8::skss);
     sat::Variant warp_wise = SAT_VARIANT(
         "SKSS-warp", "1R1W", "a warp per 32-row strip (ticket order), one 32x32 tile a step",
