@@ -62,7 +62,8 @@ const std::vector<Formula> table = {
      [](const Params& p) { return Cost{4 * p.n() / p.w, 2}; }},
     // Lab 8 (Funasaka et al. 2017), derived in docs/lab8.md: one kernel, one read and one write
     // per element; the critical path of the task array is one hand-over l per strip of 4w rows
-    // plus one per step of 4w columns (the block of 4 x 4 warps used for 4-byte types).
+    // plus one per step of 4w columns (a step of a 4-byte type; f64 steps are 2w wide, which
+    // the formula, having no type, does not see).
     // SKSS-warp (w x w tasks) has 1R1W's task graph and uses the key "1R1W".
     {"SKSS", "2n/w + (H/4w + W/4w)l", "derived in docs/lab8.md",
      [](const Params& p) {

@@ -1,16 +1,17 @@
 // Lab 8 — Single Kernel Soft Synchronization (Funasaka, Nakano, Ito 2017, sections IV, V-B).
 //
-// The SAT as a fair task array: task t(i, j) computes a piece of strip i (a band of rows) at
-// tile column j (32 columns). It needs t(i, j-1) (the same strip, to its left) and t(i-1, j)
-// (the strip above). One kernel does everything:
+// The SAT as a fair task array: task t(i, j) computes step j of strip i (a band of rows times a
+// band of columns: 32 x 32 in SKSS-warp, 128 x 32V in SKSS). It needs t(i, j-1) (the same strip,
+// to its left) and t(i-1, j) (the strip above). One kernel does everything:
 //
 //   * a worker (a CUDA block in "SKSS", a warp in "SKSS-warp") takes the next strip number
 //     from a global ticket counter with atomicAdd, so strips are handed out in the order the
 //     workers actually start: the strip above is always owned by a worker that is already
 //     running, whatever order the hardware dispatches blocks in, and however many there are;
 //   * it walks its strip left to right; the carry from the left stays in registers;
-//   * before it finishes a tile it waits until the strip above has handed over the last row
-//     above the tile (soft synchronization), adds it, stores, and hands over its own last row.
+//   * before it finishes a step it waits until the strip above has handed over the last row
+//     above it (soft synchronization), adds it, hands over its own last row (SKSS first, then
+//     stores; SKSS-warp stores, then signals).
 //
 // Two hand-overs are shown:
 //   SKSS-warp (the paper's): a progress flag per strip; the data is read from `out`. The flag
@@ -20,8 +21,8 @@
 //     no fence, one round trip. The input is loaded and everything that does not need the
 //     strip above is computed before the wait, so the wait only covers the hand-over.
 // The time is about (strips - 1) * L + steps * t_step (L: the hand-over latency from one strip
-// to the next, docs/lab8.md); t_step is bound by moving the step's bytes, so SKSS moves them
-// with 16-byte accesses and keeps the arithmetic between them short.
+// to the next, docs/lab8.md); t_step is the step's own work around its memory accesses, so SKSS
+// moves the bytes with 16-byte accesses and keeps the arithmetic between them short.
 //
 // Tile math (w = 32). With R0 the first row of the strip:
 //   V[r][c]  = sum_{R0 <= r' <= r} a[r'][c]                 column scan inside the strip
@@ -46,7 +47,7 @@ constexpr int warp_variant_warps_per_block = 2;  // 64-thread blocks, as in the 
 // release semantics after the data, read with acquire semantics before the data.
 using progress_ref = cuda::atomic_ref<unsigned, cuda::thread_scope_device>;
 
-// ---- The per-tile work, shared by both variants ----------------------------------------------
+// ---- SKSS-warp's per-tile work ---------------------------------------------------------------
 
 // data[j] = tile[j][lane] becomes data[j] = tile[lane][j] through a 32 x 33 buffer (lab 7).
 template <class T>
@@ -321,7 +322,7 @@ skss_block(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s,
         // Take a strip in ticket order (never blockIdx: a block may start before the one
         // that owns the strip above and would then wait for it forever).
         unsigned strip = strips;  // "no work"
-        // BEGIN SOLUTION hint: thread 0 takes a ticket with atomicAdd(ticket_counter, 1) and shares it through shared memory
+        // BEGIN SOLUTION hint: thread 0 writes atomicAdd(ticket_counter, 1) to shared_strip; __syncthreads(); everyone reads it; __syncthreads() (before thread 0 may write the next one)
         if (threadIdx.x == 0) shared_strip = atomicAdd(ticket_counter, 1u);
         __syncthreads();
         strip = shared_strip;
@@ -354,7 +355,7 @@ skss_block(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s,
             // carry on without it: the output is wrong and the status says why (leaving here
             // would strand the other warps at a barrier).
             A top[V] = {};
-            // BEGIN SOLUTION hint: (strip > 0) the last warp: wait_for_values_above(row_above_words + my_words, top, status) and copy top into row_above_shared; __syncthreads(); the other warps read top from row_above_shared
+            // BEGIN SOLUTION hint: if strip > 0: the last warp calls wait_for_values_above(row_above_words + my_words, top, status) and copies top into row_above_shared; then EVERY warp (outside any if on the warp) calls __syncthreads(); then the other warps read top from row_above_shared
             if (strip > 0) {
                 if (last_warp) {
                     wait_for_values_above(row_above_words + my_words, top, status);
@@ -418,7 +419,7 @@ skss_warp(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s,
             for (int j = 0; j < w; ++j) data[j] = raw[j];
             if (tile_col + 1 < tiles_x) load_tile(in, s, r0, c0 + w, lane, raw);  // look ahead
 
-            // BEGIN SOLUTION hint: column scan, row scan with carry, lane 0 waits for the strip above, add its last row
+            // BEGIN SOLUTION hint: column scan, row scan with carry; lane 0 waits for the strip above (wait_for_strip_above); ready = __shfl_sync(full_mask, ready, 0); __syncwarp(); if (!ready) return (the whole warp); add row_above(out, s, r0, c0 + lane) to every row
 #pragma unroll
             for (int j = 1; j < w; ++j) data[j] += data[j - 1];
             row_scan_with_carry(data, row_carry, transpose_buffer[warp], lane);
