@@ -49,6 +49,18 @@ __device__ bool bounded_spin(Ready ready, int* status) {
     return true;
 }
 
+// Inclusive Kogge-Stone scan of x across the 32 lanes of a full warp (labs 8 and 9; lab 7's
+// students write their own).
+template <class A>
+__device__ __forceinline__ A warp_inclusive_scan(A x, int lane) {
+#pragma unroll
+    for (int d = 1; d < w; d *= 2) {
+        const A y = __shfl_up_sync(0xffffffffu, x, d);
+        if (lane >= d) x += y;
+    }
+    return x;
+}
+
 // ---- 16-byte row pieces (labs 8 and 9) ----------------------------------------------------
 // A thread that owns 16 bytes of accumulators in a row moves them with one access: 4 values of
 // 4 bytes or 2 of 8 (u8 input: 4 bytes read, widened). Streaming (.cs): each byte is touched once.

@@ -176,16 +176,6 @@ constexpr int RT = 8;   // rows per thread
 constexpr int NW = 16;  // warps per block: a strip of NW * RT = 128 rows
 constexpr int strip_rows = NW * RT;
 
-template <class A>
-__device__ __forceinline__ A warp_inclusive_scan(A x, int lane) {
-#pragma unroll
-    for (int d = 1; d < w; d *= 2) {
-        const A y = __shfl_up_sync(full_mask, x, d);
-        if (lane >= d) x += y;
-    }
-    return x;
-}
-
 // RT rows of V values at (r, c): one 16-byte access per row, zeros outside the matrix. Vec:
 // every row starts 16-byte aligned (cols a multiple of V), so V columns are all in or all out;
 // otherwise element by element (odd widths: correct, not fast).

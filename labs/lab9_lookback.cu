@@ -48,6 +48,7 @@ using sat::cp_async_wait_all;
 using sat::load_smem;
 using sat::load_vec;
 using sat::store_vec;
+using sat::warp_inclusive_scan;
 using sat::vec_of;  // each thread owns V = vec_of<Out>() adjacent columns of the tile
 
 // A tile is R = RR + RS rows x C columns. Each thread owns V adjacent columns (one 16-byte
@@ -161,15 +162,6 @@ __device__ __forceinline__ void publish(uint32_t* p, const uint32_t (&x)[4]) {
     __stcg(reinterpret_cast<uint4*>(p), make_uint4(x[0], x[1], x[2], x[3]));
 }
 
-template <class A>
-__device__ __forceinline__ A warp_inclusive_scan(A x, int lane) {
-#pragma unroll
-    for (int d = 1; d < 32; d *= 2) {
-        const A y = __shfl_up_sync(full_mask, x, d);
-        if (lane >= d) x += y;
-    }
-    return x;
-}
 template <class A>
 __device__ __forceinline__ A warp_exclusive(A inclusive, int lane) {
     const A y = __shfl_up_sync(full_mask, inclusive, 1);
