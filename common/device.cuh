@@ -63,22 +63,24 @@ __device__ __forceinline__ A warp_inclusive_scan(A x, int lane) {
 
 // ---- 16-byte row pieces (labs 8 and 9) ----------------------------------------------------
 // A thread that owns 16 bytes of accumulators in a row moves them with one access: 4 values of
-// 4 bytes or 2 of 8 (u8 input: 4 bytes read, widened). Streaming (.cs): each byte is touched once.
+// 4 bytes or 2 of 8 (u8 input: 4 bytes read, widened). Loads take the read-only path (__ldg);
+// stores stream (.cs: each byte is written once). Streaming loads (__ldcs) measured 3 % slower in
+// lab 8, whose hand-over polls share L2 with them, and no faster in lab 9.
 template <class T> __host__ __device__ constexpr int vec_of() { return int(16 / sizeof(T)); }
 __device__ __forceinline__ void load_vec(const float* p, float (&x)[4]) {
-    const float4 t = __ldcs(reinterpret_cast<const float4*>(p));
+    const float4 t = __ldg(reinterpret_cast<const float4*>(p));
     x[0] = t.x, x[1] = t.y, x[2] = t.z, x[3] = t.w;
 }
 __device__ __forceinline__ void load_vec(const double* p, double (&x)[2]) {
-    const double2 t = __ldcs(reinterpret_cast<const double2*>(p));
+    const double2 t = __ldg(reinterpret_cast<const double2*>(p));
     x[0] = t.x, x[1] = t.y;
 }
 __device__ __forceinline__ void load_vec(const int32_t* p, uint32_t (&x)[4]) {
-    const int4 t = __ldcs(reinterpret_cast<const int4*>(p));
+    const int4 t = __ldg(reinterpret_cast<const int4*>(p));
     x[0] = uint32_t(t.x), x[1] = uint32_t(t.y), x[2] = uint32_t(t.z), x[3] = uint32_t(t.w);
 }
 __device__ __forceinline__ void load_vec(const uint8_t* p, uint32_t (&x)[4]) {
-    const unsigned t = __ldcs(reinterpret_cast<const unsigned*>(p));
+    const unsigned t = __ldg(reinterpret_cast<const unsigned*>(p));
     x[0] = t & 0xffu, x[1] = (t >> 8) & 0xffu, x[2] = (t >> 16) & 0xffu, x[3] = t >> 24;
 }
 __device__ __forceinline__ void store_vec(float* p, const float (&x)[4]) {

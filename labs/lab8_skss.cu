@@ -137,6 +137,12 @@ __device__ __forceinline__ void store_word_pair(handover_word* p, handover_word 
     asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(a), "l"(b) : "memory");
 }
 
+// A lane's 4 words of a hand-over row (two 16-byte reads).
+__device__ __forceinline__ void load_words(const handover_word* p, handover_word (&words)[words_per_lane]) {
+    load_word_pair(p, words[0], words[1]);
+    load_word_pair(p + 2, words[2], words[3]);
+}
+
 // One lane hands over its V values of the strip's last row.
 template <class A, int V>
 __device__ __forceinline__ void publish_values(handover_word* words, const A (&values)[V]) {
@@ -144,18 +150,31 @@ __device__ __forceinline__ void publish_values(handover_word* words, const A (&v
     // TODO: split the 16 bytes into four 32-bit pieces; store (handover_tag | piece) with store_word_pair, twice
 }
 
-// One lane of the polling warp waits until its 4 words of the row above carry their tag and
-// returns its V values. Every lane waits for its own columns: no lane waits for another, so a
-// lane that gives up (false: a timeout, the status says so) can never leave the others stuck.
+// A lane's 4 words are all there when each carries the tag; their low halves are its V values.
+__device__ __forceinline__ bool all_tagged(const handover_word (&words)[words_per_lane]) {
+    return (words[0] & words[1] & words[2] & words[3] & handover_tag) != 0;
+}
 template <class A, int V>
-__device__ __forceinline__ bool wait_for_values_above(const handover_word* words, A (&values)[V],
-                                                      int* status) {
+__device__ __forceinline__ void unpack_values(const handover_word (&words)[words_per_lane],
+                                              A (&values)[V]) {
+    unsigned pieces[words_per_lane];
+    for (int k = 0; k < words_per_lane; ++k) pieces[k] = unsigned(words[k]);
+    memcpy(values, pieces, sizeof(pieces));
+}
+
+// One lane of the polling warp waits until its 4 words of the row above carry their tag and
+// returns its V values. first_read holds the words as read at the start of the step: if the strip
+// above is ahead, they are all there and the wait costs no round trip. Every lane waits for its
+// own columns: no lane waits for another, so a lane that gives up (false: a timeout, the status
+// says so) can never leave the others stuck.
+template <class A, int V>
+__device__ __forceinline__ bool wait_for_values_above(const handover_word* words,
+                                                      const handover_word (&first_read)[words_per_lane],
+                                                      A (&values)[V], int* status) {
     handover_word got[words_per_lane] = {};
     bool ready = false;
-    // TODO: sat::bounded_spin over a lambda that loads the 4 words (load_word_pair, twice) and checks every tag
-    unsigned pieces[words_per_lane];
-    for (int k = 0; k < words_per_lane; ++k) pieces[k] = unsigned(got[k]);
-    memcpy(values, pieces, sizeof(pieces));
+    // TODO: if all_tagged(first_read), unpack_values from it and return true; otherwise sat::bounded_spin over a lambda that reads the 4 words into got (load_words) and checks all_tagged(got)
+    unpack_values(got, values);
     return ready;
 }
 
@@ -226,6 +245,15 @@ __device__ __forceinline__ void strip_local_sums(A (&x)[RT][V], A (&row_carry)[R
     // TODO: the thread's own 2-D prefix; add the lanes to the left (exclusive warp scan of each row's last value); bottom row to column_totals, barrier, add the warps above and row_carry; row_carry = lane 31's last column
 }
 
+// Every row of the step gets the strip above's last row, column by column.
+template <class A, int V>
+__device__ __forceinline__ void add_row_above(A (&x)[RT][V], const A (&top)[V]) {
+#pragma unroll
+    for (int i = 0; i < RT; ++i)
+#pragma unroll
+        for (int j = 0; j < V; ++j) x[i][j] += top[j];
+}
+
 template <class In, class Out, bool Vec>
 __global__ void __launch_bounds__(NW * w)
 skss_block(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s,
@@ -258,7 +286,7 @@ skss_block(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s,
         handover_word* my_row = handover + std::size_t(strip) * handover_row;
         [[maybe_unused]] const handover_word* row_above_words =
             strip > 0 ? my_row - handover_row : nullptr;
-        const bool hands_over = last_warp && strip + 1 < strips;
+        [[maybe_unused]] const bool hands_over = last_warp && strip + 1 < strips;
         A row_carry[RT] = {};
 
         // Software pipeline: the loads of step k+1 are in flight while step k computes and waits.
@@ -273,17 +301,19 @@ skss_block(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s,
                 for (int j = 0; j < V; ++j) x[i][j] = next[i][j];
             if (step + 1 < steps) load_rows<Vec>(in, s, r0, c + step_cols, next);
 
+            // The first read of the strip above's words for this step goes out now, so that its
+            // round trip overlaps the step's own sums (last warp only: see above).
+            handover_word first_read[words_per_lane] = {};
+            if (strip > 0 && last_warp) load_words(row_above_words + my_words, first_read);
+
             strip_local_sums(x, row_carry, column_totals[step % 2], warp, lane);
 
             // Soft synchronization: the first moment the strip above is needed. On a timeout
             // carry on without it: the output is wrong and the status says why (leaving here
             // would strand the other warps at a barrier).
             A top[V] = {};
-            // TODO: if strip > 0: the last warp calls wait_for_values_above(row_above_words + my_words, top, status) and copies top into row_above_shared; then EVERY warp (outside any if on the warp) calls __syncthreads(); then the other warps read top from row_above_shared
-#pragma unroll
-            for (int i = 0; i < RT; ++i)
-#pragma unroll
-                for (int j = 0; j < V; ++j) x[i][j] += top[j];
+            // TODO: if strip > 0: the last warp calls wait_for_values_above(row_above_words + my_words, first_read, top, status) and copies top into row_above_shared; then EVERY warp (outside any if on the warp) calls __syncthreads(); then the other warps read top from row_above_shared
+            add_row_above(x, top);
             // Hand over first, store after: the strip below waits for this row.
             if (hands_over) {
                 // TODO: publish_values of x[RT - 1] at my_row + my_words
@@ -346,10 +376,14 @@ template <class In, class Out>
 void skss(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cudaStream_t stream) {
     constexpr int V = sat::vec_of<sat::Acc<Out>>();
     const int strips = ceil_div(s.rows, strip_rows);
-    unsigned* ticket_counter = ws.get_zeroed<unsigned>(1, stream);
-    // The last row of every strip but the last, padded to whole steps; zero = not there yet.
-    handover_word* handover = ws.get_zeroed<handover_word>(
-        std::size_t(strips - 1) * ceil_div(s.cols, w * V) * w * words_per_lane + 1, stream);
+    // One zeroed block (one memset): the ticket counter in a 128-byte line of its own (a warp's
+    // hand-over words must not straddle lines), then the last row of every strip but the last,
+    // padded to whole steps; a zero word = not there yet.
+    constexpr int line_words = 128 / sizeof(handover_word);
+    handover_word* scratch = ws.get_zeroed<handover_word>(
+        line_words + std::size_t(strips - 1) * ceil_div(s.cols, w * V) * w * words_per_lane, stream);
+    unsigned* ticket_counter = reinterpret_cast<unsigned*>(scratch);
+    handover_word* handover = scratch + line_words;
     // 16-byte accesses need every row to start 16-byte aligned (u8 input: 4-byte).
     const bool vec = s.cols % V == 0 &&
                      reinterpret_cast<std::uintptr_t>(in) % (V * sizeof(In)) == 0 &&
