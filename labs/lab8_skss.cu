@@ -376,14 +376,10 @@ template <class In, class Out>
 void skss(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cudaStream_t stream) {
     constexpr int V = sat::vec_of<sat::Acc<Out>>();
     const int strips = ceil_div(s.rows, strip_rows);
-    // One zeroed block (one memset): the ticket counter in a 128-byte line of its own (a warp's
-    // hand-over words must not straddle lines), then the last row of every strip but the last,
-    // padded to whole steps; a zero word = not there yet.
-    constexpr int line_words = 128 / sizeof(handover_word);
-    handover_word* scratch = ws.get_zeroed<handover_word>(
-        line_words + std::size_t(strips - 1) * ceil_div(s.cols, w * V) * w * words_per_lane, stream);
-    unsigned* ticket_counter = reinterpret_cast<unsigned*>(scratch);
-    handover_word* handover = scratch + line_words;
+    unsigned* ticket_counter = ws.get_zeroed<unsigned>(1, stream);
+    // The last row of every strip but the last, padded to whole steps; zero = not there yet.
+    handover_word* handover = ws.get_zeroed<handover_word>(
+        std::size_t(strips - 1) * ceil_div(s.cols, w * V) * w * words_per_lane + 1, stream);
     // 16-byte accesses need every row to start 16-byte aligned (u8 input: 4-byte).
     const bool vec = s.cols % V == 0 &&
                      reinterpret_cast<std::uintptr_t>(in) % (V * sizeof(In)) == 0 &&
