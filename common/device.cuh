@@ -27,24 +27,28 @@ __device__ __forceinline__ void record_tile(unsigned long long* trace, Shape sha
 // A spin wait that cannot hang the machine: poll `ready()` until it returns true; if
 // spin_timeout_ns pass first, or another block already timed out, set *status and return
 // false so the caller can leave. Call from one thread per block (or per warp).
-template <class Ready>
+// A poll of shared memory in the same cluster takes a fraction of an L2 round trip, so it sleeps
+// less (max_backoff_ns) and reads the status word in L2 less often (every check_every polls).
+template <unsigned max_backoff_ns = 128, unsigned check_every = 16, class Ready>
 __device__ bool bounded_spin(Ready ready, int* status) {
     const unsigned long long start = globaltimer();
     // A short, capped back-off: a flag normally arrives within a few microseconds, and a
     // sleep longer than ~128 ns would add its own length to every hand-over. The status word
     // and the clock are checked every 16th poll only: each is one more round trip to L2 on
     // the hand-over's critical path.
-    unsigned int backoff = 16;
+    [[maybe_unused]] unsigned int backoff = max_backoff_ns < 16 ? max_backoff_ns : 16;
     for (unsigned polls = 1; !ready(); ++polls) {
-        if (polls % 16 == 0) {
+        if (polls % check_every == 0) {
             if (*(volatile int*)status != status_ok) return false;
             if (globaltimer() - start > spin_timeout_ns) {
                 atomicExch(status, status_spin_timeout);
                 return false;
             }
         }
-        __nanosleep(backoff);
-        if (backoff < 128) backoff *= 2;
+        if constexpr (max_backoff_ns > 0) {
+            __nanosleep(backoff);
+            if (backoff < max_backoff_ns) backoff *= 2;
+        }
     }
     return true;
 }

@@ -13,6 +13,10 @@
 //     above it (soft synchronization), adds it, hands over its own last row (SKSS first, then
 //     stores; SKSS-warp stores, then signals).
 //
+// SKSS-cluster (past the paper, Hopper): SKSS with pairs of strips in a thread-block cluster;
+// inside a pair the hand-over goes through distributed shared memory, which halves the hand-overs
+// that cross L2 and so the pipeline fill.
+//
 // Two hand-overs are shown:
 //   SKSS-warp (the paper's): a progress flag per strip; the data is read from `out`. The flag
 //     needs a fence and release/acquire ordering: a fence, then two L2 round trips (flag, data).
@@ -28,6 +32,7 @@
 //   V[r][c]  = sum_{R0 <= r' <= r} a[r'][c]                 column scan inside the strip
 //   b[r][c]  = b[R0-1][c] + sum_{c' <= c} V[r][c']          row scan with a carry from the left
 // so the strip above contributes one row, b[R0-1][.].
+#include <cooperative_groups.h>
 #include <cuda/atomic>
 
 #include "sat.h"
@@ -41,6 +46,9 @@ using sat::w;
 [[maybe_unused]] constexpr unsigned full_mask = 0xffffffffu;
 
 constexpr int warp_variant_warps_per_block = 2;  // 64-thread blocks, as in the paper
+// Strips per cluster in SKSS-cluster. An H200 holds 66 clusters of 2 one-block-per-SM blocks at
+// once but only 30 of 4 (120 SMs): with 4, a 16384-row matrix's 128 strips do not all fit (0.87 ms).
+constexpr int skss_cluster_blocks = 2;
 
 
 // Progress of a strip: how many of its tile columns are in `out` (0 .. tiles_x). Written with
@@ -205,6 +213,100 @@ __device__ __forceinline__ bool wait_for_values_above(const handover_word* words
     return ready;
 }
 
+// ---- Hand-over inside a thread-block cluster (SKSS-cluster, past the paper) -------------------
+//
+// Hopper groups C blocks into a cluster that runs at once on neighbouring SMs, and a block can
+// store into another's shared memory (distributed shared memory): a hand-over then costs a trip
+// across the GPC instead of two through L2. The block of strip i pushes its last row into a ring
+// of ring_steps slots in the shared memory of strip i+1's block; each word carries the step's
+// sequence number as its tag (the ring is reused, so tag 1 would not do). The block below gives
+// a slot back by storing the last sequence number it has read into `ring_read` of the block above.
+// Relaxed stores are enough there too: the block below stores that number only after every lane
+// has checked the tags of what it read, so those reads are over; a release store (a fence that
+// waits for the warp's outstanding global loads) made the kernel 5 % slower.
+namespace cg = cooperative_groups;
+constexpr int ring_steps = 8;
+// A poll of the block's own shared memory takes tens of nanoseconds: no sleeping between polls,
+// and the status word (an L2 round trip) only every 256th.
+constexpr unsigned ring_poll_sleep_ns = 0, ring_polls_per_status_check = 256;
+constexpr int ring_slot_words = w * words_per_lane;  // one step's hand-over row
+
+__device__ __forceinline__ void store_word_pair_cluster(handover_word* p, handover_word a,
+                                                        handover_word b) {
+    asm volatile("st.relaxed.cluster.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(a), "l"(b) : "memory");
+}
+__device__ __forceinline__ void load_word_pair_cluster(const handover_word* p, handover_word& a,
+                                                       handover_word& b) {
+    asm volatile("ld.relaxed.cluster.v2.u64 {%0, %1}, [%2];" : "=l"(a), "=l"(b) : "l"(p) : "memory");
+}
+__device__ __forceinline__ void store_relaxed_cluster(unsigned* p, unsigned v) {
+    asm volatile("st.relaxed.cluster.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+__device__ __forceinline__ unsigned load_relaxed_cluster(const unsigned* p) {
+    unsigned v;
+    asm volatile("ld.relaxed.cluster.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+// The tags of a lane's 4 words all equal `seq`.
+__device__ __forceinline__ bool all_tagged_with(const handover_word (&words)[words_per_lane],
+                                                unsigned seq) {
+    bool tagged = true;
+    for (int k = 0; k < words_per_lane; ++k) tagged &= unsigned(words[k] >> 32) == seq;
+    return tagged;
+}
+
+// One lane pushes its V values of step `seq` into the ring slot of the block below (a pointer
+// into that block's shared memory), once that block has given the slot back. read_seen: the
+// last ring_read this lane saw (it only grows), so most steps need no look at ring_read at all.
+template <class A, int V>
+__device__ __forceinline__ bool push_values_below(handover_word* slot_below, const unsigned* ring_read,
+                                                  unsigned& read_seen, unsigned seq,
+                                                  const A (&values)[V], int* status) {
+    const auto slot_free = [&] { return (read_seen = load_relaxed_cluster(ring_read)) + ring_steps >= seq; };
+    if (read_seen + ring_steps < seq &&
+        !sat::bounded_spin<ring_poll_sleep_ns, ring_polls_per_status_check>(slot_free, status))
+        return false;
+    unsigned pieces[words_per_lane];
+    memcpy(pieces, values, sizeof(pieces));
+    const handover_word tag = handover_word(seq) << 32;
+    store_word_pair_cluster(slot_below, tag | pieces[0], tag | pieces[1]);
+    store_word_pair_cluster(slot_below + 2, tag | pieces[2], tag | pieces[3]);
+    return true;
+}
+
+// One lane of the polling warp waits for its 4 words of step `seq` in its own ring slot.
+template <class A, int V>
+__device__ __forceinline__ bool wait_for_values_in_ring(const handover_word* slot, unsigned seq,
+                                                        A (&values)[V], int* status) {
+    handover_word got[words_per_lane];
+    const bool ready = sat::bounded_spin<ring_poll_sleep_ns, ring_polls_per_status_check>(
+        [&] {
+            load_word_pair_cluster(slot, got[0], got[1]);
+            load_word_pair_cluster(slot + 2, got[2], got[3]);
+            return all_tagged_with(got, seq);
+        },
+        status);
+    unpack_values(got, values);
+    return ready;
+}
+
+// Rank 0 of the cluster takes one ticket for the cluster and writes it into every block's
+// shared memory; the cluster barrier publishes it and also ends the previous round's traffic
+// between the blocks (rings, ring_read). Two slots: the next round writes the other one, so no
+// block can still be reading the slot being written.
+template <int C>
+__device__ __forceinline__ unsigned take_cluster_ticket(unsigned* ticket_counter,
+                                                        unsigned (&shared_ticket)[2], unsigned round) {
+    cg::cluster_group cluster = cg::this_cluster();
+    if (cluster.block_rank() == 0 && threadIdx.x == 0) {
+        const unsigned ticket = atomicAdd(ticket_counter, 1u);
+        for (int r = 0; r < C; ++r) *cluster.map_shared_rank(&shared_ticket[round % 2], r) = ticket;
+    }
+    cluster.sync();
+    return shared_ticket[round % 2];
+}
+
 // ---- SKSS, block-wise ------------------------------------------------------------------------
 //
 // A block is NW warps stacked vertically. A thread owns RT rows x V adjacent columns (V values
@@ -318,7 +420,10 @@ __device__ __forceinline__ void add_row_above(A (&x)[RT][V], const A (&top)[V]) 
         for (int j = 0; j < V; ++j) x[i][j] += top[j];
 }
 
-template <class In, class Out, bool Vec>
+// C = 1: SKSS, every hand-over through global memory. C > 1: SKSS-cluster, a cluster of C blocks
+// takes C strips at once; the hand-overs inside it go through distributed shared memory and only
+// its last block hands over through global memory to the next cluster's first.
+template <class In, class Out, bool Vec, int C>
 __global__ void __launch_bounds__(NW * w)
 skss_block(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s,
            unsigned* ticket_counter, handover_word* handover, int* status,
@@ -331,6 +436,11 @@ skss_block(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s,
     // the next step's first block barrier, which every reader passes after reading it.
     [[maybe_unused]] __shared__ __align__(16) A row_above_shared[step_cols];
     [[maybe_unused]] __shared__ unsigned shared_strip;
+    // SKSS-cluster only (a single slot otherwise): the ring the block above pushes into, how far
+    // the block below has read this block's pushes, and the cluster's ticket.
+    [[maybe_unused]] __shared__ __align__(16) handover_word ring[C > 1 ? ring_steps : 1][ring_slot_words];
+    [[maybe_unused]] __shared__ unsigned ring_read;
+    [[maybe_unused]] __shared__ unsigned shared_ticket[2];
     const int lane = threadIdx.x % w;
     const int warp = threadIdx.x / w;
     const bool last_warp = warp == NW - 1;
@@ -338,11 +448,26 @@ skss_block(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s,
     const int steps = ceil_div(s.cols, step_cols);
     // One hand-over row per strip, padded to whole steps: every lane has its 4 words.
     const std::size_t handover_row = std::size_t(steps) * w * words_per_lane;
+    // The block's place in its cluster: rank 0 hears from the strip above through global memory.
+    [[maybe_unused]] unsigned rank = 0;
+    if constexpr (C > 1) {
+        rank = cg::this_cluster().block_rank();
+        // Stale tags from an earlier kernel could match this one's: clear the ring first.
+        for (int k = threadIdx.x; k < ring_steps * ring_slot_words; k += NW * w) ring[0][k] = 0;
+        if (threadIdx.x == 0) ring_read = 0;
+        cg::this_cluster().sync();  // ... and before any block of the cluster stores into it
+    }
 
-    for (;;) {
+    for (unsigned round = 0;; ++round) {
         // Take a strip in ticket order (never blockIdx: a block may start before the one
         // that owns the strip above and would then wait for it forever).
         unsigned strip = strips;  // "no work"
+        if constexpr (C > 1) {
+            const unsigned first_strip = take_cluster_ticket<C>(ticket_counter, shared_ticket, round) * C;
+            if (first_strip >= strips) return;  // the whole cluster leaves together
+            strip = first_strip + rank;
+            if (strip >= strips) continue;      // no strip for this block: on to the next barrier
+        } else {
         // BEGIN SOLUTION hint: thread 0 writes atomicAdd(ticket_counter, 1) to shared_strip; __syncthreads(); everyone reads it; __syncthreads() (before thread 0 may write the next one)
         if (threadIdx.x == 0) shared_strip = atomicAdd(ticket_counter, 1u);
         __syncthreads();
@@ -350,12 +475,17 @@ skss_block(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s,
         __syncthreads();  // everyone has read it before thread 0 may take the next ticket
         // END SOLUTION
         if (strip >= strips) return;
+        }
 
         const int r0 = int(strip) * strip_rows + warp * RT;  // this thread's rows r0 .. r0+RT-1
         handover_word* my_row = handover + std::size_t(strip) * handover_row;
         [[maybe_unused]] const handover_word* row_above_words =
             strip > 0 ? my_row - handover_row : nullptr;
-        [[maybe_unused]] const bool hands_over = last_warp && strip + 1 < strips;
+        // Where the strip above's row comes from, and where this strip's row goes.
+        [[maybe_unused]] const bool above_in_cluster = rank > 0;
+        [[maybe_unused]] const bool hands_over = last_warp && strip + 1 < strips && rank == C - 1;
+        [[maybe_unused]] const bool hands_over_in_cluster = last_warp && strip + 1 < strips && rank + 1 < C;
+        [[maybe_unused]] unsigned read_seen = round * unsigned(steps);  // all of the last round was read
         A row_carry[RT] = {};
 
         // Software pipeline: the loads of step k+1 are in flight while step k computes and waits.
@@ -373,7 +503,9 @@ skss_block(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s,
             // The first read of the strip above's words for this step goes out now, so that its
             // round trip overlaps the step's own sums (last warp only: see above).
             handover_word first_read[words_per_lane] = {};
-            if (strip > 0 && last_warp) load_words(row_above_words + my_words, first_read);
+            if (strip > 0 && last_warp && !above_in_cluster) load_words(row_above_words + my_words, first_read);
+            [[maybe_unused]] const unsigned seq = round * unsigned(steps) + unsigned(step) + 1;  // ring tag
+            [[maybe_unused]] const int slot = step % ring_steps;
 
             strip_local_sums(x, row_carry, column_totals[step % 2], warp, lane);
 
@@ -381,10 +513,18 @@ skss_block(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s,
             // carry on without it: the output is wrong and the status says why (leaving here
             // would strand the other warps at a barrier).
             A top[V] = {};
-            // BEGIN SOLUTION hint: if strip > 0: the last warp calls wait_for_values_above(row_above_words + my_words, first_read, top, status) and copies top into row_above_shared; then EVERY warp (outside any if on the warp) calls __syncthreads(); then the other warps read top from row_above_shared
+            // SKSS-cluster: a block below another of its cluster finds the row above in its own
+            // ring; it gives the slot back once every lane has read it.
+            if constexpr (C > 1)
+                if (strip > 0 && last_warp && above_in_cluster) {
+                    wait_for_values_in_ring(&ring[slot][lane * words_per_lane], seq, top, status);
+                    __syncwarp();
+                    if (lane == 0) store_relaxed_cluster(cg::this_cluster().map_shared_rank(&ring_read, rank - 1), seq);
+                }
+            // BEGIN SOLUTION hint: if strip > 0: the last warp calls wait_for_values_above(row_above_words + my_words, first_read, top, status) unless above_in_cluster (then top is there already), and copies top into row_above_shared; then EVERY warp (outside any if on the warp) calls __syncthreads(); then the other warps read top from row_above_shared
             if (strip > 0) {
                 if (last_warp) {
-                    wait_for_values_above(row_above_words + my_words, first_read, top, status);
+                    if (!above_in_cluster) wait_for_values_above(row_above_words + my_words, first_read, top, status);
 #pragma unroll
                     for (int j = 0; j < V; ++j) row_above_shared[lane * V + j] = top[j];
                 }
@@ -401,6 +541,10 @@ skss_block(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s,
                 publish_values(my_row + my_words, x[RT - 1]);
                 // END SOLUTION
             }
+            if constexpr (C > 1)
+                if (hands_over_in_cluster)
+                    push_values_below(cg::this_cluster().map_shared_rank(&ring[slot][lane * words_per_lane], rank + 1),
+                                      &ring_read, read_seen, seq, x[RT - 1], status);
             store_rows<Vec>(out, s, r0, c, x);
             if (warp % 4 == 3 && lane % (w / V) == 0 && r0 < s.rows && c < s.cols)
                 sat::record_tile(trace, s, r0 / w, c / w);  // the tile's last rows are stored
@@ -477,8 +621,8 @@ skss_warp(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s,
 // Scratch, all zero at the start: the ticket counter; then SKSS's hand-over words, or
 // SKSS-warp's progress word per strip.
 
-template <class In, class Out>
-void skss(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cudaStream_t stream) {
+template <int C, class In, class Out>
+void skss_clustered(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cudaStream_t stream) {
     constexpr int V = sat::vec_of<sat::Acc<Out>>();
     const int strips = ceil_div(s.rows, strip_rows);
     unsigned* ticket_counter = ws.get_zeroed<unsigned>(1, stream);
@@ -489,9 +633,35 @@ void skss(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cudaStream_t
     const bool vec = s.cols % V == 0 &&
                      reinterpret_cast<std::uintptr_t>(in) % (V * sizeof(In)) == 0 &&
                      reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
-    auto kernel = vec ? skss_block<In, Out, true> : skss_block<In, Out, false>;
-    kernel<<<strips, NW * w, 0, stream>>>(in, out, s, ticket_counter, handover, ws.status, ws.trace);
+    auto kernel = vec ? skss_block<In, Out, true, C> : skss_block<In, Out, false, C>;
+    if constexpr (C == 1) {
+        kernel<<<strips, NW * w, 0, stream>>>(in, out, s, ticket_counter, handover, ws.status, ws.trace);
+    } else {
+        // A cluster launch: the grid is whole clusters; a block without a strip only waits.
+        cudaLaunchConfig_t config = {};
+        config.gridDim = dim3(unsigned(ceil_div(strips, C) * C));
+        config.blockDim = dim3(NW * w);
+        config.stream = stream;
+        cudaLaunchAttribute cluster_shape = {};
+        cluster_shape.id = cudaLaunchAttributeClusterDimension;
+        cluster_shape.val.clusterDim.x = C;
+        cluster_shape.val.clusterDim.y = cluster_shape.val.clusterDim.z = 1;
+        config.attrs = &cluster_shape;
+        config.numAttrs = 1;
+        SAT_CUDA(cudaLaunchKernelEx(&config, kernel, in, out, s, ticket_counter, handover,
+                                    ws.status, ws.trace));
+    }
     SAT_CHECK_LAUNCH("skss_block");
+}
+
+template <class In, class Out>
+void skss(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cudaStream_t stream) {
+    skss_clustered<1>(in, out, s, ws, stream);
+}
+
+template <class In, class Out>
+void skss_cluster(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cudaStream_t stream) {
+    skss_clustered<skss_cluster_blocks>(in, out, s, ws, stream);
 }
 
 template <class In, class Out>
@@ -521,8 +691,11 @@ SAT_REGISTER_LAB(([] {
     sat::Variant warp_wise = SAT_VARIANT(
         "SKSS-warp", "1R1W", "a warp per 32-row strip (ticket order), one 32x32 tile a step",
         lab8::skss_warp_wise);
-    block_wise.barrier = warp_wise.barrier = sat::Barrier::none;
-    lab.variants = {block_wise, warp_wise};
+    sat::Variant cluster = SAT_VARIANT(
+        "SKSS-cluster", "SKSS", "SKSS with 2-block clusters: hand-overs inside a cluster through distributed shared memory",
+        lab8::skss_cluster);
+    block_wise.barrier = warp_wise.barrier = cluster.barrier = sat::Barrier::none;
+    lab.variants = {block_wise, warp_wise, cluster};
     lab.default_shapes = {{1024, 1024}, {4096, 4096}, {16384, 16384}};
     return lab;
 }()));

@@ -11,7 +11,7 @@ using sat::DType;
 using sat::Shape;
 
 namespace {
-const char* const variants[] = {"SKSS", "SKSS-warp"};
+const char* const variants[] = {"SKSS", "SKSS-warp", "SKSS-cluster"};
 
 }  // namespace
 
