@@ -297,26 +297,39 @@ constexpr int RT = 8;   // rows per thread
 constexpr int NW = 16;  // warps per block: a strip of NW * RT = 128 rows
 constexpr int strip_rows = NW * RT;
 
-// RT rows of V values at (r, c): one 16-byte access per row, zeros outside the matrix. Vec:
-// every row starts 16-byte aligned (cols a multiple of V), so V columns are all in or all out;
-// otherwise element by element (odd widths: correct, not fast).
-template <bool Vec, class In, class A, int V>
+// RT rows of V values at (r, c), zeros outside the matrix, into the look-ahead buffer. Vec: every
+// row starts 16-byte aligned (cols a multiple of V), so V columns are all in or all out, and a
+// row is one access whose raw bits wait in `bits` until the step widens them (widen_rows);
+// otherwise element by element into accumulators (odd widths: correct, not fast).
+template <class In, class Bits>
+__device__ __forceinline__ void load_rows(const In* __restrict__ in, sat::Shape s, int r, int c,
+                                          Bits (&bits)[RT]) {
+#pragma unroll
+    for (int i = 0; i < RT; ++i)
+        bits[i] = r + i < s.rows && c < s.cols ? sat::load_bits(in + std::size_t(r + i) * s.cols + c) : Bits{};
+}
+template <class In, class A, int V>
 __device__ __forceinline__ void load_rows(const In* __restrict__ in, sat::Shape s, int r, int c,
                                           A (&x)[RT][V]) {
 #pragma unroll
     for (int i = 0; i < RT; ++i) {
         const bool inside = r + i < s.rows && c < s.cols;
         const In* row = in + (inside ? std::size_t(r + i) * s.cols + c : 0);
-        if constexpr (Vec) {
-            if (inside) sat::load_vec(row, x[i]);
-            else
 #pragma unroll
-                for (int j = 0; j < V; ++j) x[i][j] = A(0);
-        } else {
-#pragma unroll
-            for (int j = 0; j < V; ++j) x[i][j] = (inside && c + j < s.cols) ? A(row[j]) : A(0);
-        }
+        for (int j = 0; j < V; ++j) x[i][j] = (inside && c + j < s.cols) ? A(row[j]) : A(0);
     }
+}
+template <class Bits, class A, int V>
+__device__ __forceinline__ void widen_rows(const Bits (&bits)[RT], A (&x)[RT][V]) {
+#pragma unroll
+    for (int i = 0; i < RT; ++i) sat::widen(bits[i], x[i]);
+}
+template <class A, int V>
+__device__ __forceinline__ void widen_rows(const A (&loaded)[RT][V], A (&x)[RT][V]) {
+#pragma unroll
+    for (int i = 0; i < RT; ++i)
+#pragma unroll
+        for (int j = 0; j < V; ++j) x[i][j] = loaded[i][j];
 }
 
 template <bool Vec, class Out, class A, int V>
@@ -420,16 +433,14 @@ skss_block(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s,
         A row_carry[RT] = {};
 
         // Software pipeline: the loads of step k+1 are in flight while step k computes and waits.
-        A x[RT][V], next[RT][V];
-        load_rows<Vec>(in, s, r0, lane * V, next);
+        A x[RT][V];
+        std::conditional_t<Vec, sat::row_bits_t<In>[RT], A[RT][V]> next;
+        load_rows(in, s, r0, lane * V, next);
         for (int step = 0; step < steps; ++step) {
             const int c = step * step_cols + lane * V;  // this thread's first column
             [[maybe_unused]] const std::size_t my_words = std::size_t(c / V) * words_per_lane;
-#pragma unroll
-            for (int i = 0; i < RT; ++i)
-#pragma unroll
-                for (int j = 0; j < V; ++j) x[i][j] = next[i][j];
-            if (step + 1 < steps) load_rows<Vec>(in, s, r0, c + step_cols, next);
+            widen_rows(next, x);
+            if (step + 1 < steps) load_rows(in, s, r0, c + step_cols, next);
 
             // The first read of the strip above's words for this step goes out now, so that its
             // round trip overlaps the step's own sums (last warp only: see above).
