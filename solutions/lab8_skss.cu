@@ -223,7 +223,7 @@ __device__ __forceinline__ bool wait_for_values_above(const handover_word* words
 // a slot back by storing the last sequence number it has read into `ring_read` of the block above.
 // Relaxed stores are enough there too: the block below stores that number only after every lane
 // has checked the tags of what it read, so those reads are over; a release store (a fence that
-// waits for the warp's outstanding global loads) made the kernel 5 % slower.
+// waits for the warp's outstanding global loads) made the kernel 7 % slower.
 namespace cg = cooperative_groups;
 constexpr int ring_steps = 8;
 // A poll of the block's own shared memory takes tens of nanoseconds: no sleeping between polls,
