@@ -71,23 +71,25 @@ __device__ __forceinline__ A warp_inclusive_scan(A x, int lane) {
 // stores stream (.cs: each byte is written once). Streaming loads (__ldcs) measured 3 % slower in
 // lab 8, whose hand-over polls share L2 with them, and no faster in lab 9.
 template <class T> __host__ __device__ constexpr int vec_of() { return int(16 / sizeof(T)); }
-// A load is the piece's raw bits (load_bits) widened to accumulators (widen); load_vec does both.
-// A look-ahead buffer keeps the bits and widens them when the step uses them (lab 8): for u8 input
-// that holds 4 bytes instead of 4 accumulators, and no arithmetic waits for a load in flight.
-template <class In> struct row_bits { using type = uint4; };  // 16 bytes of In
-template <> struct row_bits<uint8_t> { using type = unsigned; };  // 4 bytes of u8
+// A load is the piece as loaded, in the input's vector type (load_bits), widened to accumulators
+// (widen); load_vec does both. A look-ahead buffer keeps what was loaded and widens it when the
+// step uses it (lab 8): for u8 input that holds 4 bytes instead of 4 accumulators, and no
+// arithmetic waits for a load in flight.
+template <class In> struct row_bits;
+template <> struct row_bits<float> { using type = float4; };
+template <> struct row_bits<double> { using type = double2; };
+template <> struct row_bits<int32_t> { using type = int4; };
+template <> struct row_bits<uint8_t> { using type = unsigned; };
 template <class In> using row_bits_t = typename row_bits<In>::type;
 template <class In>
 __device__ __forceinline__ row_bits_t<In> load_bits(const In* p) {
     return __ldg(reinterpret_cast<const row_bits_t<In>*>(p));
 }
-__device__ __forceinline__ void widen(uint4 b, float (&x)[4]) {
-    x[0] = __uint_as_float(b.x), x[1] = __uint_as_float(b.y), x[2] = __uint_as_float(b.z), x[3] = __uint_as_float(b.w);
+__device__ __forceinline__ void widen(float4 b, float (&x)[4]) { x[0] = b.x, x[1] = b.y, x[2] = b.z, x[3] = b.w; }
+__device__ __forceinline__ void widen(double2 b, double (&x)[2]) { x[0] = b.x, x[1] = b.y; }
+__device__ __forceinline__ void widen(int4 b, uint32_t (&x)[4]) {
+    x[0] = uint32_t(b.x), x[1] = uint32_t(b.y), x[2] = uint32_t(b.z), x[3] = uint32_t(b.w);
 }
-__device__ __forceinline__ void widen(uint4 b, double (&x)[2]) {
-    x[0] = __hiloint2double(int(b.y), int(b.x)), x[1] = __hiloint2double(int(b.w), int(b.z));
-}
-__device__ __forceinline__ void widen(uint4 b, uint32_t (&x)[4]) { x[0] = b.x, x[1] = b.y, x[2] = b.z, x[3] = b.w; }
 __device__ __forceinline__ void widen(unsigned b, uint32_t (&x)[4]) {
     x[0] = b & 0xffu, x[1] = (b >> 8) & 0xffu, x[2] = (b >> 16) & 0xffu, x[3] = b >> 24;
 }
