@@ -326,7 +326,7 @@ constexpr int strip_rows = NW * RT;
 
 // RT rows of V values at (r, c), zeros outside the matrix, into the look-ahead buffer. Vec: every
 // row starts 16-byte aligned (cols a multiple of V), so V columns are all in or all out, and a
-// row is one access whose raw bits wait in `bits` until the step widens them (widen_rows);
+// row is one access whose loaded vector waits in `bits` until the step widens it (widen_rows);
 // otherwise element by element into accumulators (odd widths: correct, not fast).
 template <class In, class Bits>
 __device__ __forceinline__ void load_rows(const In* __restrict__ in, sat::Shape s, int r, int c,
