@@ -417,8 +417,8 @@ skss_block(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s,
             strip = first_strip + rank;
             if (strip >= strips) continue;      // no strip for this block: on to the next barrier
         } else {
-        // TODO: thread 0 writes atomicAdd(ticket_counter, 1) to shared_strip; __syncthreads(); everyone reads it; __syncthreads() (before thread 0 may write the next one)
-        if (strip >= strips) return;
+            // TODO: thread 0 writes atomicAdd(ticket_counter, 1) to shared_strip; __syncthreads(); everyone reads it; __syncthreads() (before thread 0 may write the next one)
+            if (strip >= strips) return;
         }
 
         const int r0 = int(strip) * strip_rows + warp * RT;  // this thread's rows r0 .. r0+RT-1

@@ -481,13 +481,13 @@ skss_block(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s,
             strip = first_strip + rank;
             if (strip >= strips) continue;      // no strip for this block: on to the next barrier
         } else {
-        // BEGIN SOLUTION hint: thread 0 writes atomicAdd(ticket_counter, 1) to shared_strip; __syncthreads(); everyone reads it; __syncthreads() (before thread 0 may write the next one)
-        if (threadIdx.x == 0) shared_strip = atomicAdd(ticket_counter, 1u);
-        __syncthreads();
-        strip = shared_strip;
-        __syncthreads();  // everyone has read it before thread 0 may take the next ticket
-        // END SOLUTION
-        if (strip >= strips) return;
+            // BEGIN SOLUTION hint: thread 0 writes atomicAdd(ticket_counter, 1) to shared_strip; __syncthreads(); everyone reads it; __syncthreads() (before thread 0 may write the next one)
+            if (threadIdx.x == 0) shared_strip = atomicAdd(ticket_counter, 1u);
+            __syncthreads();
+            strip = shared_strip;
+            __syncthreads();  // everyone has read it before thread 0 may take the next ticket
+            // END SOLUTION
+            if (strip >= strips) return;
         }
 
         const int r0 = int(strip) * strip_rows + warp * RT;  // this thread's rows r0 .. r0+RT-1
