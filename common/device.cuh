@@ -26,7 +26,8 @@ __device__ __forceinline__ void record_tile(unsigned long long* trace, Shape sha
 
 // A spin wait that cannot hang the machine: poll `ready()` until it returns true; if
 // spin_timeout_ns pass first, or another block already timed out, set *status and return
-// false so the caller can leave. Call from one thread per block (or per warp).
+// false so the caller can leave. Any thread may call it: each caller polls for itself and may
+// set the status by itself.
 // A poll of shared memory in the same cluster takes a fraction of an L2 round trip, so it sleeps
 // less (max_backoff_ns) and reads the status word in L2 less often (every check_every polls).
 template <unsigned max_backoff_ns = 128, unsigned check_every = 16, class Ready>
