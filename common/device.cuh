@@ -35,8 +35,8 @@ __device__ bool bounded_spin(Ready ready, int* status) {
     const unsigned long long start = globaltimer();
     // A short, capped back-off: a flag normally arrives within a few microseconds, and a
     // sleep longer than ~128 ns would add its own length to every hand-over. The status word
-    // and the clock are checked every 16th poll only: each is one more round trip to L2 on
-    // the hand-over's critical path.
+    // and the clock are checked every check_every-th poll only (16 by default): each is one more
+    // round trip to L2 on the hand-over's critical path.
     [[maybe_unused]] unsigned int backoff = max_backoff_ns < 16 ? max_backoff_ns : 16;
     for (unsigned polls = 1; !ready(); ++polls) {
         if (polls % check_every == 0) {

@@ -226,8 +226,8 @@ __device__ __forceinline__ bool wait_for_values_above(const handover_word* words
 // waits for the warp's outstanding global loads) made the kernel 7 % slower.
 namespace cg = cooperative_groups;
 constexpr int ring_steps = 8;
-// A poll of the block's own shared memory takes tens of nanoseconds: no sleeping between polls,
-// and the status word (an L2 round trip) only every 256th.
+// A poll of the block's own shared memory is a shared-memory read, no L2 round trip: no sleeping
+// between polls, and the status word (an L2 round trip) only every 256th.
 constexpr unsigned ring_poll_sleep_ns = 0, ring_polls_per_status_check = 256;
 constexpr int ring_slot_words = w * words_per_lane;  // one step's hand-over row
 
