@@ -42,7 +42,8 @@ template <class Out>
 constexpr int strip_rows_per_block() { return sizeof(Out) <= 4 ? 4 : 1; }
 template <class Out>
 constexpr int strip_tiles_per_block() { return sizeof(Out) <= 4 ? 2 : 4; }
-// ScanRow: NW warps, one row each. ScanColumn: NC bands of 32 columns x NR tiles down; wide
+// ScanRow: NW warps, one row each; rows of at least NW * 1024 elements get all NW warps of a
+// block side by side (see scan_rows). ScanColumn: NC bands of 32 columns x NR tiles down; wide
 // matrices get 4 bands x 4 tiles (512-byte row segments: 92 % of a copy at 16384^2 instead of
 // 88 %); below 128 such blocks (16384 columns) too many SMs sit idle, so narrower ones keep 2 x 4.
 template <class Out>
@@ -112,6 +113,31 @@ __device__ __forceinline__ void serial_scan(T (&data)[w]) {
     // END SOLUTION
 }
 
+// Carry across the K warps of group g of a block (the warps side by side on a strip or a row,
+// or stacked on a band of columns), Fig. 3c: warp k posts its total and gets back the totals of
+// warps 0 .. k-1 plus `carry`; `carry` then grows by the group's total, for the next step.
+// A total is per lane (slot = lane, L = 32), or one per warp (slot 0, L = 1) when it is the same
+// in every lane. Every thread of the block must call it (two block barriers).
+template <class T, int G, int K, int L>
+__device__ __forceinline__ T carry_from_warps_before(T (&totals)[G][K][L], int g, int k,
+                                                     int slot, T my_total, T& carry) {
+    T before = carry;
+    // BEGIN SOLUTION hint: post my_total in totals[g][k][slot], __syncthreads(), add the totals of warps 0..k-1 to before, __syncthreads(), add all K to carry
+    totals[g][k][slot] = my_total;
+    __syncthreads();
+    T group_total{};
+#pragma unroll
+    for (int i = 0; i < K; ++i) {
+        const T t = totals[g][i][slot];
+        if (i < k) before += t;
+        group_total += t;
+    }
+    __syncthreads();  // every warp has read the totals before the next step overwrites them
+    carry += group_total;
+    // END SOLUTION
+    return before;
+}
+
 // Coalesced load of the tile whose top-left corner is (r0, c0), lane = column; zero outside
 // the matrix. Zeros after the last row/column leave every prefix sum inside unchanged, so the
 // edge tiles need no other special case and all 32 lanes always take part in the shuffles.
@@ -175,18 +201,8 @@ scan_rows_transposed(const In* __restrict__ in, Out* __restrict__ out_t, sat::Sh
         if constexpr (scan == RowScan::serial) serial_scan(data);  // BRLT-ScanRow
 
         // Carry across the warps of this chunk and from the chunks to the left.
-        warp_row_totals[tile_r][tile_c][lane] = data[w - 1];
-        __syncthreads();
-        Out left_of_tile = row_carry;
-        Out chunk_total = 0;
-#pragma unroll
-        for (int k = 0; k < NC; ++k) {
-            const Out t = warp_row_totals[tile_r][k][lane];
-            if (k < tile_c) left_of_tile += t;
-            chunk_total += t;
-        }
-        __syncthreads();  // every warp has read the totals before the next chunk overwrites them
-        row_carry += chunk_total;
+        const Out left_of_tile =
+            carry_from_warps_before(warp_row_totals, tile_r, tile_c, lane, data[w - 1], row_carry);
 #pragma unroll
         for (int j = 0; j < w; ++j) data[j] += left_of_tile;
         // END SOLUTION
@@ -215,42 +231,65 @@ __device__ __forceinline__ void load_row_step(const In* __restrict__ row, int co
     }
 }
 
-// ScanRow (Fig. 4): one warp per row; each step caches C * 32 = 1024 consecutive elements
-// (register j of lane L holds column c0 + 32j + L, so every load is coalesced), scans each
-// group of 32 with shuffles and chains the groups through their totals.
-template <class In, class Out, RowScan scan, int NW>
-__global__ void __launch_bounds__(NW * w)
+// ScanRow (Fig. 4): a warp scans a row 1024 elements per step: register j of lane L holds
+// column c0 + 32j + L (every load is coalesced), each group of 32 is scanned with shuffles and
+// the groups are chained through their totals. A block has NR rows x NC warps per row. With
+// NC > 1 the warps of a row take consecutive pieces of 1024 and chain them like the strip
+// pass's warps. Why wide rows use NR = 1, NC = NW: a block then lives cols / (NW * 1024) steps
+// instead of cols / 1024, and the last wave of blocks, which leaves SMs idle at the end of the
+// pass, is NW times shorter (H200, 16384^2 f32: 0.547 -> 0.523 ms; docs/lab7.md).
+//
+// __launch_bounds__'s second argument: side by side, ptxas is told to fit 2 blocks an SM (what
+// fits anyway). Without it ptxas chose a different schedule for f32 (122 registers instead of
+// 127) that ran ScanRow 2 % slower on an H200 (0.535 vs 0.523 ms at 16384^2); 0 = no bound.
+template <class In, class Out, RowScan scan, int NR, int NC>
+__global__ void __launch_bounds__(NR * NC * w, NC > 1 ? 2 : 0)
 scan_rows(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s) {
+    __shared__ Out piece_totals[NR][NC][1];  // a piece's total is the same in every lane
     const int lane = threadIdx.x % w;
-    const int row = blockIdx.x * NW + threadIdx.x / w;
-    if (row >= s.rows) return;  // the whole warp leaves; this kernel has no block barrier
-    const In* in_row = in + std::size_t(row) * s.cols;
+    const int warp = threadIdx.x / w;
+    const int row_in_block = warp / NC, part = warp % NC;  // part: which piece of NC
+    const int row = blockIdx.x * NR + row_in_block;
+    // A warp past the last row takes part in the block barriers: it loads zeros, stores nothing.
+    const int cols = row < s.rows ? s.cols : 0;
+    const In* in_row = in + std::size_t(row < s.rows ? row : 0) * s.cols;
     Out* out_row = out + std::size_t(row) * s.cols;
-    Out carry = 0;  // sum of the row left of this step, the same in every lane
+    Out row_carry = 0;  // sum of the row left of this step, the same in every lane
+    constexpr int piece = w * w, step = NC * piece;
 
     // Look-ahead: the next step's loads are in flight while this step scans (as ScanColumn).
     Out next[w];
-    load_row_step(in_row, s.cols, 0, lane, next);
-    for (int c0 = 0; c0 < s.cols; c0 += w * w) {
+    load_row_step(in_row, cols, part * piece, lane, next);
+    for (int chunk = 0; chunk < s.cols; chunk += step) {
+        const int c0 = chunk + part * piece;  // this warp's piece: columns c0 .. c0+1023
         Out data[w];
 #pragma unroll
         for (int j = 0; j < w; ++j) data[j] = next[j];
-        if (c0 + w * w < s.cols) load_row_step(in_row, s.cols, c0 + w * w, lane, next);
-        // BEGIN SOLUTION hint: shuffle-scan every register, then add the running carry (the total of a group is in lane 31)
+        if (chunk + step < s.cols) load_row_step(in_row, cols, c0 + step, lane, next);
+        // BEGIN SOLUTION hint: shuffle-scan every register, chain the groups (a group's total is in lane 31), then add the carry from the pieces on the left
 #pragma unroll
         for (int j = 0; j < w; ++j) data[j] = warp_scan<scan>(data[j], lane);
-        // The 32 scans are independent; only the cheap carry chain below is serial.
+        // The 32 scans are independent; only the cheap chain below is serial.
+        Out piece_total = 0;
 #pragma unroll
         for (int j = 0; j < w; ++j) {
             const Out group_total = __shfl_sync(full_mask, data[j], w - 1);
-            data[j] += carry;
-            carry += group_total;
+            data[j] += piece_total;
+            piece_total += group_total;
         }
+        Out left_of_piece = row_carry;
+        if constexpr (NC > 1)
+            left_of_piece = carry_from_warps_before(piece_totals, row_in_block, part, 0,
+                                                    piece_total, row_carry);
+        else
+            row_carry += piece_total;
+#pragma unroll
+        for (int j = 0; j < w; ++j) data[j] += left_of_piece;
         // END SOLUTION
 #pragma unroll
         for (int j = 0; j < w; ++j) {
             const int c = c0 + j * w + lane;
-            if (c < s.cols) out_row[c] = data[j];
+            if (c < cols) out_row[c] = data[j];
         }
     }
 }
@@ -262,7 +301,7 @@ scan_rows(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s) {
 template <class Out, int NR, int NC>
 __global__ void __launch_bounds__(NR * NC * w)
 scan_columns(const Out* in, Out* out, sat::Shape s) {
-    __shared__ Out warp_column_totals[NR][NC][w];
+    __shared__ Out warp_column_totals[NC][NR][w];
     const int lane = threadIdx.x % w;
     const int warp = threadIdx.x / w;
     const int tile_r = warp / NC, tile_c = warp % NC;
@@ -280,18 +319,8 @@ scan_columns(const Out* in, Out* out, sat::Shape s) {
         if (chunk + NR * w < s.rows) load_tile(in, s, r0 + NR * w, c0, lane, next);
         // BEGIN SOLUTION hint: serial column scan, then add the totals of the warps above and the carry from the steps above
         serial_scan(data);
-        warp_column_totals[tile_r][tile_c][lane] = data[w - 1];
-        __syncthreads();
-        Out above_tile = column_carry;
-        Out chunk_total = 0;
-#pragma unroll
-        for (int k = 0; k < NR; ++k) {
-            const Out t = warp_column_totals[k][tile_c][lane];
-            if (k < tile_r) above_tile += t;
-            chunk_total += t;
-        }
-        __syncthreads();
-        column_carry += chunk_total;
+        const Out above_tile = carry_from_warps_before(warp_column_totals, tile_c, tile_r, lane,
+                                                       data[w - 1], column_carry);
 #pragma unroll
         for (int j = 0; j < w; ++j) data[j] += above_tile;
         // END SOLUTION
@@ -300,6 +329,60 @@ scan_columns(const Out* in, Out* out, sat::Shape s) {
             for (int j = 0; j < w; ++j)
                 if (r0 + j < s.rows) out[std::size_t(r0 + j) * s.cols + c] = data[j];
         }
+    }
+}
+
+// ScanColumn with 16-byte accesses (ScanRowColumn-16B; beyond the paper). A thread owns
+// V = 16 / sizeof(Out) adjacent columns and RT rows a step, so each row costs it one 16-byte
+// load and store, and one warp access covers 512 consecutive bytes of a row instead of 128.
+// TD warps are stacked down a band of 32 * V columns; the scan is serial per thread as above.
+template <class Out>
+struct alignas(16) ColumnsOf16Bytes {
+    Out v[sat::vec_of<Out>()];
+    __device__ ColumnsOf16Bytes& operator+=(const ColumnsOf16Bytes& o) {
+#pragma unroll
+        for (int k = 0; k < sat::vec_of<Out>(); ++k) v[k] += o.v[k];
+        return *this;
+    }
+};
+
+template <class Out, int TD, int RT>
+__global__ void __launch_bounds__(TD * w)
+scan_columns_16b(const Out* in, Out* out, sat::Shape s) {
+    using Cols = ColumnsOf16Bytes<Out>;
+    constexpr int V = sat::vec_of<Out>();
+    __shared__ Cols tile_totals[1][TD][w];
+    const int lane = threadIdx.x % w;
+    const int tile = threadIdx.x / w;          // this warp's RT rows of each step
+    const int c = (blockIdx.x * w + lane) * V;  // this thread's columns: c .. c+V-1
+    auto load_rows = [&](int r0, Cols (&rows)[RT]) {  // zeros past the last row or column
+#pragma unroll
+        for (int i = 0; i < RT; ++i)
+            rows[i] = c < s.cols && r0 + i < s.rows
+                          ? *reinterpret_cast<const Cols*>(in + std::size_t(r0 + i) * s.cols + c)
+                          : Cols{};
+    };
+    Cols column_carry{};  // sums of this thread's columns above this step
+    Cols next[RT];        // look-ahead, as in scan_columns
+    load_rows(tile * RT, next);
+    for (int chunk = 0; chunk < s.rows; chunk += TD * RT) {
+        const int r0 = chunk + tile * RT;
+        Cols data[RT];
+#pragma unroll
+        for (int i = 0; i < RT; ++i) data[i] = next[i];
+        if (chunk + TD * RT < s.rows) load_rows(r0 + TD * RT, next);
+        // BEGIN SOLUTION hint: serial scan down the RT rows (each of the V columns), then add the totals of the warps above and the carry
+#pragma unroll
+        for (int i = 1; i < RT; ++i) data[i] += data[i - 1];
+        const Cols above_tile =
+            carry_from_warps_before(tile_totals, 0, tile, lane, data[RT - 1], column_carry);
+#pragma unroll
+        for (int i = 0; i < RT; ++i) data[i] += above_tile;
+        // END SOLUTION
+#pragma unroll
+        for (int i = 0; i < RT; ++i)
+            if (c < s.cols && r0 + i < s.rows)
+                *reinterpret_cast<Cols*>(out + std::size_t(r0 + i) * s.cols + c) = data[i];
     }
 }
 
@@ -325,10 +408,29 @@ void run_twice_transposed(const In* in, Out* out, sat::Shape s, sat::Workspace& 
 
 template <RowScan scan, class In, class Out>
 void run_scan_row_column(const In* in, Out* out, sat::Shape s, sat::Workspace&,
-                         cudaStream_t stream) {
+                         cudaStream_t stream, bool columns_16_bytes = false) {
     constexpr int NW = warps_per_block<Out>();
-    scan_rows<In, Out, scan, NW><<<ceil_div(s.rows, NW), NW * w, 0, stream>>>(in, out, s);
+    // u8 input keeps stacked rows: side by side it was 2 % (16384^2) to 13 % (8192^2) slower.
+    constexpr bool side_by_side_ok = sizeof(In) == sizeof(Out);
+    if (side_by_side_ok && s.cols >= NW * w * w) {  // NW warps side by side on one row
+        if constexpr (side_by_side_ok)
+            scan_rows<In, Out, scan, 1, NW><<<s.rows, NW * w, 0, stream>>>(in, out, s);
+    } else {  // NW rows stacked, one warp each
+        scan_rows<In, Out, scan, NW, 1><<<ceil_div(s.rows, NW), NW * w, 0, stream>>>(in, out, s);
+    }
     SAT_CHECK_LAUNCH("scan_rows");
+    // The 16-byte pass needs rows that start on 16 bytes, and at least 128 bands of 32 * V
+    // columns: a narrower matrix would leave most SMs idle, and takes the paper's pass.
+    constexpr int V = sat::vec_of<Out>();
+    const bool rows_aligned = s.cols % V == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
+    if (columns_16_bytes && rows_aligned && s.cols >= 128 * w * V) {
+        // TD x RT = 32 x 4 (16 values a thread) measured 97 % of a copy at 16384^2 f32, 16 x 8
+        // and 8 x 16 94 %. 8-byte types have twice the bands: 16 x 4, so two blocks fit an SM.
+        constexpr int TD = sizeof(Out) <= 4 ? 32 : 16, RT = 4;
+        scan_columns_16b<Out, TD, RT><<<ceil_div(s.cols, w * V), TD * w, 0, stream>>>(out, out, s);
+        SAT_CHECK_LAUNCH("scan_columns_16b");
+        return;
+    }
     constexpr int NC = band_cols_per_block<Out>(), NR = NW / NC;
     if constexpr (sizeof(Out) <= 4) {
         if (s.cols >= wide_min_cols) {  // the same NR tiles down, wide_band_cols bands across
@@ -359,6 +461,11 @@ void scan_row_column(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, c
     run_scan_row_column<RowScan::kogge_stone>(in, out, s, ws, st);
 }
 template <class In, class Out>
+void scan_row_column_16b(const In* in, Out* out, sat::Shape s, sat::Workspace& ws,
+                         cudaStream_t st) {
+    run_scan_row_column<RowScan::kogge_stone>(in, out, s, ws, st, true);
+}
+template <class In, class Out>
 void scan_row_column_lf(const In* in, Out* out, sat::Shape s, sat::Workspace& ws,
                         cudaStream_t st) {
     run_scan_row_column<RowScan::ladner_fischer>(in, out, s, ws, st);
@@ -387,6 +494,9 @@ SAT_REGISTER_LAB(([] {
         SAT_VARIANT("ScanRowColumn-LF", "ScanRowColumn",
                     "as ScanRowColumn with a Ladner-Fischer shuffle scan",
                     lab7::scan_row_column_lf),
+        SAT_VARIANT("ScanRowColumn-16B", "ScanRowColumn",
+                    "as ScanRowColumn, ScanColumn with 16-byte accesses (wide matrices)",
+                    lab7::scan_row_column_16b),
     };
     lab.default_shapes = {{1024, 1024}, {4096, 4096}, {16384, 16384}};
     return lab;

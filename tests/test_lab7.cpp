@@ -7,7 +7,7 @@ using sat::Shape;
 namespace {
 // Kogge-Stone and Ladner-Fischer versions of the shuffle scans, and the serial BRLT-ScanRow.
 const char* const variants[] = {"BRLT-ScanRow", "ScanRow-BRLT", "ScanRow-BRLT-LF",
-                                "ScanRowColumn", "ScanRowColumn-LF"};
+                                "ScanRowColumn", "ScanRowColumn-LF", "ScanRowColumn-16B"};
 }  // namespace
 
 TEST_CASE("lab7 every variant matches the reference for every type and standard shape",
@@ -27,8 +27,13 @@ TEST_CASE("lab7 edge tiles: partial warps, partial chunks and one-tile-wide stri
     // 32 +- 1 around a tile, a chunk of 8 warps (256 columns) +- 1, a ScanRow step (1024) +- 1,
     // thin shapes whose transposes are the awkward ones, and a prime width past 16384 columns,
     // where ScanColumn switches to 4-band blocks (the last one partial; u8i32 takes it).
-    const Shape shapes[] = {{32, 32}, {33, 31}, {255, 257}, {1023, 1025}, {2, 3000}, {3000, 2},
-                            {37, 1}, {1, 37}, {33, 16411}};
+    // Past NW * 1024 columns (f64: 4096) ScanRow puts a block's warps side by side on one row:
+    // 4097 and 9000 end in a partial step. The 16-byte ScanColumn needs at least 128 bands of
+    // 16 bytes (f64: 8192 columns, 4-byte types 16384) and a width that is a multiple of the
+    // vector: 8194 and 16412 take it (rows not a multiple of a step), 16411 and 8193 do not.
+    const Shape shapes[] = {{32, 32},  {33, 31},   {255, 257},  {1023, 1025}, {2, 3000},
+                            {3000, 2}, {37, 1},    {1, 37},     {33, 16411},  {3, 4097},
+                            {5, 9000}, {130, 8194}, {70, 8193}, {1, 16412},   {133, 16412}};
     for (const char* variant : variants)
         for (DType t : {DType::f64, DType::u8i32})
             for (Shape s : shapes) {
@@ -39,7 +44,7 @@ TEST_CASE("lab7 edge tiles: partial warps, partial chunks and one-tile-wide stri
 
 TEST_CASE("lab7 large matrix, 16384x16384 f32", "[gpu][lab7][large]") {
     SAT_REQUIRE_GPU();
-    for (const char* variant : {"BRLT-ScanRow", "ScanRowColumn"}) {
+    for (const char* variant : {"BRLT-ScanRow", "ScanRowColumn", "ScanRowColumn-16B"}) {
         const auto m = sat_test::check_variant(7, variant, DType::f32, {16384, 16384});
         REQUIRE(m.ok());
     }
