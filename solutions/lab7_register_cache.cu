@@ -45,7 +45,8 @@ constexpr int strip_tiles_per_block() { return sizeof(Out) <= 4 ? 2 : 4; }
 // ScanRow: NW warps, one row each; rows of at least NW * 1024 elements get all NW warps of a
 // block side by side (see scan_rows). ScanColumn: NC bands of 32 columns x NR tiles down; wide
 // matrices get 4 bands x 4 tiles (512-byte row segments: 92 % of a copy at 16384^2 instead of
-// 88 %); below 128 such blocks (16384 columns) too many SMs sit idle, so narrower ones keep 2 x 4.
+// 88 %); below 128 such blocks (16384 columns) too many SMs sit idle, so narrower ones keep 2
+// bands x 4 tiles.
 template <class Out>
 constexpr int warps_per_block() { return sizeof(Out) <= 4 ? 8 : 4; }
 template <class Out>
@@ -122,7 +123,7 @@ template <class T, int G, int K, int L>
 __device__ __forceinline__ T carry_from_warps_before(T (&totals)[G][K][L], int g, int k,
                                                      int slot, T my_total, T& carry) {
     T before = carry;
-    // BEGIN SOLUTION hint: post my_total in totals[g][k][slot], __syncthreads(), add the totals of warps 0..k-1 to before, __syncthreads(), add all K to carry
+    // BEGIN SOLUTION hint: post my_total in totals[g][k][slot], __syncthreads(), add the totals of warps 0..k-1 to before, __syncthreads(), add all K to carry (T may be a struct: start sums from T{}, add with += only)
     totals[g][k][slot] = my_total;
     __syncthreads();
     T group_total{};

@@ -27,15 +27,29 @@ TEST_CASE("lab7 edge tiles: partial warps, partial chunks and one-tile-wide stri
     // 32 +- 1 around a tile, a chunk of 8 warps (256 columns) +- 1, a ScanRow step (1024) +- 1,
     // thin shapes whose transposes are the awkward ones, and a prime width past 16384 columns,
     // where ScanColumn switches to 4-band blocks (the last one partial; u8i32 takes it).
-    // Past NW * 1024 columns (f64: 4096) ScanRow puts a block's warps side by side on one row:
-    // 4097 and 9000 end in a partial step. The 16-byte ScanColumn needs at least 128 bands of
-    // 16 bytes (f64: 8192 columns, 4-byte types 16384) and a width that is a multiple of the
-    // vector: 8194 and 16412 take it (rows not a multiple of a step), 16411 and 8193 do not.
+    // Past 4 * 1024 columns ScanRow puts f64's 4 warps side by side on one row: 4097 and 9000
+    // end in a partial step (u8 input keeps one warp per row). The 16-byte ScanColumn needs at
+    // least 128 bands of 16 bytes (f64: 8192 columns, u8i32: 16384) and a width that is a
+    // multiple of the vector: f64 takes it at 8194 and 16412, u8i32 at 16412 (rows not a
+    // multiple of a step); 16411 and 8193 do not.
     const Shape shapes[] = {{32, 32},  {33, 31},   {255, 257},  {1023, 1025}, {2, 3000},
                             {3000, 2}, {37, 1},    {1, 37},     {33, 16411},  {3, 4097},
                             {5, 9000}, {130, 8194}, {70, 8193}, {1, 16412},   {133, 16412}};
     for (const char* variant : variants)
         for (DType t : {DType::f64, DType::u8i32})
+            for (Shape s : shapes) {
+                const auto m = sat_test::check_variant(7, variant, t, s);
+                REQUIRE(m.ok());
+            }
+}
+
+TEST_CASE("lab7 wide rows and the 16-byte ScanColumn for 4-byte types", "[gpu][lab7]") {
+    SAT_REQUIRE_GPU();
+    // f32 and i32 put 8 warps side by side from 8192 columns (8193: a partial last step) and
+    // take the 16-byte ScanColumn from 16384 columns when the width is a multiple of 4.
+    const Shape shapes[] = {{3, 8193}, {2, 16388}, {133, 16412}, {257, 16384}, {5, 16387}};
+    for (const char* variant : {"ScanRowColumn", "ScanRowColumn-LF", "ScanRowColumn-16B"})
+        for (DType t : {DType::f32, DType::i32})
             for (Shape s : shapes) {
                 const auto m = sat_test::check_variant(7, variant, t, s);
                 REQUIRE(m.ok());
