@@ -122,21 +122,9 @@ __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wai
 template <int pending>
 __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(pending) : "memory"); }
 // A 16-byte (u8: 4-byte) row piece from shared memory, widened to the accumulator type.
-__device__ __forceinline__ void load_smem(const float* p, float (&x)[4]) {
-    const float4 t = *reinterpret_cast<const float4*>(p);
-    x[0] = t.x, x[1] = t.y, x[2] = t.z, x[3] = t.w;
-}
-__device__ __forceinline__ void load_smem(const double* p, double (&x)[2]) {
-    const double2 t = *reinterpret_cast<const double2*>(p);
-    x[0] = t.x, x[1] = t.y;
-}
-__device__ __forceinline__ void load_smem(const int32_t* p, uint32_t (&x)[4]) {
-    const uint4 t = *reinterpret_cast<const uint4*>(p);
-    x[0] = t.x, x[1] = t.y, x[2] = t.z, x[3] = t.w;
-}
-__device__ __forceinline__ void load_smem(const uint8_t* p, uint32_t (&x)[4]) {
-    const unsigned t = *reinterpret_cast<const unsigned*>(p);
-    x[0] = t & 0xffu, x[1] = (t >> 8) & 0xffu, x[2] = (t >> 16) & 0xffu, x[3] = t >> 24;
+template <class In, class A, int V>
+__device__ __forceinline__ void load_smem(const In* p, A (&x)[V]) {
+    widen(*reinterpret_cast<const row_bits_t<In>*>(p), x);
 }
 
 }  // namespace sat

@@ -265,6 +265,8 @@ scan_columns(const Out* in, Out* out, sat::Shape s) {
 // V = 16 / sizeof(Out) adjacent columns and RT rows a step, so each row costs it one 16-byte
 // load and store, and one warp access covers 512 consecutive bytes of a row instead of 128.
 // TD warps are stacked down a band of 32 * V columns; the scan is serial per thread as above.
+// Plain accesses, not sat::load_bits / store_vec: this pass runs in place (no read-only path),
+// and streaming stores made lab 7's passes slower (docs/lab7.md).
 template <class Out>
 struct alignas(16) ColumnsOf16Bytes {
     Out v[sat::vec_of<Out>()];
