@@ -141,3 +141,6 @@ $(DEPS_STAMP): tools/deps.sh
 
 clean:
 	rm -rf $(BUILD) $(addprefix lab,$(LAB_IDS)) $(addsuffix -ref,$(addprefix lab,$(LAB_IDS)))
+
+# Feature fragments (mk/*.mk): the library, lab 10, mutants, ... each keep their rules there.
+-include $(sort $(wildcard mk/*.mk))
