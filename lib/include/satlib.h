@@ -1,0 +1,83 @@
+/* satlib.h: the C ABI of the SAT library (summed-area tables on an NVIDIA GPU).
+ *
+ * One entry point computes, for every image b of a batch,
+ *     out[b](i, j)    = sum of in[b](i', j')   over i' <= i, j' <= j
+ *     sq_out[b](i, j) = sum of in[b](i', j')^2 over i' <= i, j' <= j   (optional)
+ * in one pass that reads the input once. The C++ API (sat.hpp) is the typed face of the same
+ * code; this header is what the Python package binds with ctypes.
+ *
+ * Conventions: device pointers; pitches and batch strides counted in ELEMENTS of their own
+ * array; rows x cols is the input's shape (the NPP layout makes outputs (rows+1) x (cols+1));
+ * `stream` is a cudaStream_t (0 = the legacy default stream). Every function returns
+ * SATLIB_OK or an error code; satlib_error_string() turns it into one line.
+ */
+#ifndef SATLIB_H
+#define SATLIB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    SATLIB_U8 = 0,
+    SATLIB_U16 = 1,
+    SATLIB_I32 = 2,
+    SATLIB_F32 = 3,
+    SATLIB_F64 = 4
+} satlib_dtype;
+
+/* Supported (input -> output) pairs: f32->f32, f64->f64, i32->i32, u8->i32, u8->f32,
+ * u16->f64, f32->f64. The squared-sum table has the output's type. */
+
+typedef enum {
+    SATLIB_LAYOUT_SAME = 0, /* out is rows x cols */
+    SATLIB_LAYOUT_NPP = 1   /* out is (rows+1) x (cols+1), first row and column zero (NPP/OpenCV) */
+} satlib_layout;
+
+typedef enum {
+    SATLIB_OK = 0,
+    SATLIB_ERR_ARGUMENT = 1,     /* a null pointer, a bad shape, pitch or stride */
+    SATLIB_ERR_TYPE = 2,         /* an unsupported (input, output) type pair */
+    SATLIB_ERR_NO_DEVICE = 3,    /* no CUDA device or driver */
+    SATLIB_ERR_OUT_OF_MEMORY = 4,
+    SATLIB_ERR_TIMEOUT = 5,      /* a tile waited too long for another: the output is incomplete */
+    SATLIB_ERR_CUDA = 6          /* any other CUDA error (satlib_error_string says which) */
+} satlib_status;
+
+typedef struct {
+    const void* in; satlib_dtype in_type; size_t in_pitch; size_t in_batch_stride;
+    void* out; satlib_dtype out_type; size_t out_pitch; size_t out_batch_stride;
+    void* sq_out; size_t sq_pitch; size_t sq_batch_stride; /* sq_out NULL: no squares */
+    int batch; int rows; int cols;                         /* batch >= 1, rows, cols >= 1 */
+    satlib_layout layout;
+} satlib_integral_args;
+
+/* The integral image (and optionally the squared one). Synchronous error checking of the
+ * arguments; the kernel runs asynchronously on `stream`. SATLIB_ERR_TIMEOUT is returned when the
+ * kernel's spin timed out: to be able to say so, this call waits for `stream` when
+ * `check_timeout` is non-zero (the Python package passes 1; C++ callers who want no host
+ * synchronization pass 0 and may read the status later with satlib_last_timeout). */
+int satlib_integral(const satlib_integral_args* args, void* stream, int check_timeout);
+
+typedef enum { SATLIB_BOX_SUM = 0, SATLIB_BOX_MEAN = 1, SATLIB_BOX_VARIANCE = 2 } satlib_box_op;
+
+/* Box filters over a (2r+1) x (2r+1) window centred on each pixel, clipped at the image border
+ * (a mean or variance divides by the number of pixels inside the clipped window). in: any input
+ * type above; out: f32 or f64 (the same shape as in). Built on satlib_integral. */
+int satlib_box(const void* in, satlib_dtype in_type, size_t in_pitch, size_t in_batch_stride,
+               void* out, satlib_dtype out_type, size_t out_pitch, size_t out_batch_stride,
+               int batch, int rows, int cols, int radius, satlib_box_op op, void* stream);
+
+/* Non-zero if a kernel launched on any stream by this library timed out since the last call. */
+int satlib_last_timeout(void);
+
+const char* satlib_error_string(int status);
+const char* satlib_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SATLIB_H */
