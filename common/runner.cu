@@ -380,7 +380,7 @@ Measurement run_variant(const RunRequest& req) {
                 };
                 Stats t;
                 {  // the device copy of the checked run is freed before the copy below is timed
-                    RepetitionCheck repeat(result, out_base, req.type, s, band, stream.s);
+                    RepetitionCheck repeat(result, out_base, req.type, ref.shape, band, stream.s);
                     poison_output();
                     run_once();  // second warm-up: scratch now allocated, graphs instantiated
                     repeat.compare("the warm-up run");
@@ -427,7 +427,7 @@ Measurement run_variant(const RunRequest& req) {
                         const std::size_t elem = output_bytes(req.type);
                         if (offset >= band && offset < band + out_bytes) offset = band + (offset - band) / elem * elem;
                         repetition = describe_repetition("timed repetition " + std::to_string(k) + " of " + std::to_string(req.reps),
-                                                         req.type, s, band, offset, result.data() + offset, rep_out.data() + offset);
+                                                         req.type, ref.shape, band, offset, result.data() + offset, rep_out.data() + offset);
                     }
                     std::memset(rep_out.data() + band, poison_byte, out_bytes);
                 });
