@@ -130,3 +130,15 @@ TEST_CASE("the rounding bound is finite, positive and non-decreasing for every s
     CHECK(sat::rounding_bound(u, {16384, 16384}) == 2 * d * u / (1 - d * u));
     CHECK(sat::rounding_bound(u, {16384, 16384}) == Approx(0.0039).epsilon(0.01));
 }
+
+TEST_CASE("--data picks the generated data; anything else is a usage error", "[cpu][data][cli]") {
+    const auto parse = [](std::vector<const char*> args) {
+        args.insert(args.begin(), "lab1");
+        return sat::parse_cli(int(args.size()), args.data(), *sat::find_lab(1));
+    };
+    CHECK(parse({}).data == sat::DataKind::exact);
+    CHECK(parse({"--data", "exact"}).data == sat::DataKind::exact);
+    CHECK(parse({"--data", "real"}).data == sat::DataKind::real);
+    CHECK_THROWS_AS(parse({"--data", "sparse"}), sat::UsageError);
+    CHECK_THROWS_AS(parse({"--data"}), sat::UsageError);
+}
