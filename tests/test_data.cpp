@@ -142,3 +142,14 @@ TEST_CASE("--data picks the generated data; anything else is a usage error", "[c
     CHECK_THROWS_AS(parse({"--data", "sparse"}), sat::UsageError);
     CHECK_THROWS_AS(parse({"--data"}), sat::UsageError);
 }
+
+TEST_CASE("ceil_div does not overflow for sides within one tile of INT_MAX", "[cpu][sat]") {
+    constexpr int int_max = 2147483647;
+    static_assert(sat::ceil_div(int_max, 32) == 67108864);  // (a + b - 1) / b would wrap negative
+    CHECK(sat::ceil_div(int_max - 31, 32) == 67108863);
+    CHECK(sat::ceil_div(int_max, 1024) == 2097152);
+    CHECK(sat::ceil_div(int_max, int_max) == 1);
+    CHECK(sat::ceil_div(0, 32) == 0);
+    CHECK(sat::ceil_div(64, 32) == 2);
+    CHECK(sat::ceil_div(65, 32) == 3);
+}
