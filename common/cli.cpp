@@ -66,6 +66,8 @@ std::string usage(const LabInfo& lab) {
         << "  --reps N            timed repetitions after the check (default "
         << (lab.gpu ? 20 : 5) << ")\n"
         << "  --seed S            input seed (default: fresh, printed)\n"
+        << "  --data exact|real   exact: small non-zero integers, checked bit for bit (default);\n"
+        << "                      real: f32 uniform in [0, 1), checked against a rounding bound\n"
         << "  --csv FILE          append one CSV row per measurement\n"
         << "  --input FILE        .npy, .pgm or .png input instead of random data\n"
         << "  --output FILE       write the SAT (.npy) or, with --box, the filtered image (.png/.pgm)\n"
@@ -161,6 +163,10 @@ Options parse_cli(int argc, const char* const* argv, const LabInfo& lab) {
         } else if (arg == "--seed") {
             opt.seed = parse_seed(value());
             opt.seed_given = true;
+        } else if (arg == "--data") {
+            const std::string kind = value();
+            if (kind != "exact" && kind != "real") throw UsageError("--data needs exact or real, got '" + kind + "'");
+            opt.data = kind == "real" ? DataKind::real : DataKind::exact;
         } else if (arg == "--csv") {
             opt.csv = value();
         } else if (arg == "--input") {

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "harness.h"
@@ -30,31 +31,54 @@ decltype(auto) dispatch(DType t, F&& f) {
 void parallel_for(std::size_t count, const std::function<void(std::size_t, std::size_t)>& body,
                   std::size_t min_per_thread = 4096);
 
-// Seeded test data, reproducible from (seed, index) alone:
-//   f32 uniform in [0, 1); f64 integers in [0, 255] (exact sums); u8 integers in [0, 255];
-//   i32 integers in [-m, m] with m chosen so that no partial sum can leave int32.
-void generate_input(DType t, Shape s, std::uint64_t seed, void* dst);
+// Seeded test data, reproducible from (seed, index) alone (docs/hmm.md, "Checking results"):
+//   exact: f32, f64, i32 uniform in {-K..-1, 1..K}, K = exact_value_range(n); u8 in [1, 255].
+//          Every element is non-zero, so a lost, doubled or misplaced element changes the sums,
+//          and the sums stay so small that every f32/f64 partial sum is an exact integer.
+//   real:  f32 uniform in [0, 1); f64 integers in [0, 255]; u8 in [0, 255]; i32 in [-m, m]
+//          with m * n < 2^31.
+void generate_input(DType t, Shape s, std::uint64_t seed, void* dst, DataKind kind = DataKind::exact);
+// K of the exact data for n elements: the largest K in [3, 127] with
+// 64 * sqrt(n * E[a^2]) <= 2^24, E[a^2] = (K + 1)(2K + 1) / 6 (K = 9 at n = 2^31).
+int exact_value_range(std::size_t n);
 
 // The exact SAT of `in` (any input element type) for the checker:
 //   integer outputs: sums modulo 2^32 (what int32 arithmetic wrapping produces, see docs/hmm.md);
-//   float outputs: sums in double, plus the SAT of |a| that bounds the rounding error.
+//   float outputs: sums in double (exact for integer-valued data). The check is exact when every
+//   input is an integer and exact_sum_factor * max|SAT| <= 2^24 (f32) or 2^53 (f64): then every
+//   value an algorithm forms from at most two sub-rectangle sums is an exactly representable
+//   integer, whatever the order of additions. Otherwise it uses the bound of rounding_bound,
+//   with the SAT of |a| when the input has negative values.
+constexpr double exact_sum_factor = 8;
 struct Reference {
     Shape shape;
-    bool exact = true;                   // integer output: compare exactly
+    bool exact = true;                   // compare exactly (bit for bit)
     std::vector<std::uint32_t> exact_sums;
     std::vector<double> sums;            // float outputs
-    std::vector<double> abs_sums;        // empty when the input has no negative values
+    std::vector<double> abs_sums;        // empty when the input has no negative values or exact
     double unit_roundoff = 0;            // 2^-24 (f32) or 2^-53 (f64)
+    double max_abs_sum = 0;              // max |SAT| (float outputs)
+    std::string inexact_why;             // float outputs that are not exact: why not
 };
 Reference reference_sat(DType t, Shape s, const void* in);
 // The transpose of `in`, converted to the output type, for Computes::transpose variants.
 Reference reference_transpose(DType t, Shape s, const void* in);
 
-// Compare `got` (output element type of `t`, ref.shape elements) with the reference.
-// Float tolerance: |got - exact| <= 2 * gamma(d) * S|a|, gamma(d) = d u / (1 - d u),
-// d = rows + cols + 64: any summation order whose dependency chains are at most d additions
-// long meets it (Higham, Accuracy and Stability, Lemma 3.1; docs/hmm.md).
+// Compare `got` (output element type of `t`, ref.shape elements) with the reference: exactly
+// when ref.exact, else |got - exact| <= rounding_bound(u, shape) * S|a| (NaN always fails).
 CheckReport compare_output(DType t, const Reference& ref, const void* got);
+
+// The relative rounding bound tau(d), d = rows + cols + 64, u the unit roundoff (docs/hmm.md):
+//   d u <= 2^-7:  2 gamma_d, gamma_d = d u / (1 - d u), deterministic (Higham, Lemma 3.1) for
+//                 any summation whose dependency chains have at most d additions;
+//   beyond:       max(2 gamma_{d0}, 2 gamma~_d(lambda)), d0 u = 2^-7, with Higham & Mary's (2019)
+//                 probabilistic gamma~_d(lambda) = exp(lambda sqrt(d) u + d u^2 / (1 - u)) - 1,
+//                 lambda = 11 (every element of a 2^31-element SAT within it with probability
+//                 above 1 - 10^-7 when rounding errors are independent and of mean zero).
+// Finite, positive and non-decreasing in d for every shape.
+double rounding_bound(double unit_roundoff, Shape s);
+constexpr double rounding_lambda = 11;
+constexpr double rounding_deterministic_du = 1.0 / 128;  // d u up to which tau is deterministic
 
 // Canary band: `band_bytes` bytes on each side of the output buffer, filled with canary_byte
 // before a run; check_canaries names the first byte that changed.
@@ -62,12 +86,14 @@ constexpr unsigned char poison_byte = 0x7F;   // f32 3.4e38, i32 2139062143: nev
 // True when every byte of `value` is still poison_byte: an output the kernel never wrote, which
 // a failure message names with unwritten_note.
 constexpr const char* unwritten_note = " (never written: still the poison value)";
-template <class T>
-bool is_poison(const T& value) {
-    const unsigned char* bytes = reinterpret_cast<const unsigned char*>(&value);
-    for (std::size_t k = 0; k < sizeof(T); ++k)
+inline bool is_poison_bytes(const unsigned char* bytes, std::size_t count) {
+    for (std::size_t k = 0; k < count; ++k)
         if (bytes[k] != poison_byte) return false;
     return true;
+}
+template <class T>
+bool is_poison(const T& value) {
+    return is_poison_bytes(reinterpret_cast<const unsigned char*>(&value), sizeof(T));
 }
 constexpr unsigned char canary_byte = 0x5A;
 constexpr std::size_t canary_band_bytes = 4096;

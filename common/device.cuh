@@ -8,8 +8,6 @@ namespace sat {
 
 constexpr int w = 32;  // the HMM width: warp size, shared-memory banks, tile side
 
-__host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }  // a, b > 0
-
 __device__ __forceinline__ unsigned long long globaltimer() {
     unsigned long long t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));

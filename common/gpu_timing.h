@@ -88,9 +88,10 @@ private:
     std::size_t bytes_ = 0;
 };
 
-// Time `body` reps times on `stream`, flushing L2 before each, with events around body only.
-template <class Body>
-Stats time_gpu(int reps, cudaStream_t stream, L2Flusher& flusher, Body body) {
+// Time `body` reps times on `stream`, flushing L2 before each, with events around body only;
+// after(k) runs after repetition k (0-based) has finished, outside the timed region.
+template <class Body, class After>
+Stats time_gpu(int reps, cudaStream_t stream, L2Flusher& flusher, Body body, After after) {
     Events ev;
     std::vector<double> times;
     for (int i = 0; i < reps; ++i) {
@@ -100,8 +101,13 @@ Stats time_gpu(int reps, cudaStream_t stream, L2Flusher& flusher, Body body) {
         SAT_CUDA(cudaEventRecord(ev.stop, stream));
         SAT_CUDA(cudaEventSynchronize(ev.stop));
         times.push_back(ev.ms());
+        after(i);
     }
     return stats_of(times);
+}
+template <class Body>
+Stats time_gpu(int reps, cudaStream_t stream, L2Flusher& flusher, Body body) {
+    return time_gpu(reps, stream, flusher, body, [](int) {});
 }
 
 }  // namespace sat

@@ -13,6 +13,11 @@ namespace sat {
 
 // ---- Checking --------------------------------------------------------------------------------
 
+// Which generated data a run uses (--data): `exact`, small non-zero integers whose every partial
+// sum is exact, so every type is checked bit for bit; `real`, f32 uniform in [0, 1) (the f32
+// rounding lesson of labs 1 and 5), checked against a rounding bound (docs/hmm.md).
+enum class DataKind { exact, real };
+
 // Result of comparing an output with the CPU reference (common/check.cpp).
 struct CheckReport {
     bool pass = false;
@@ -24,6 +29,7 @@ struct CheckReport {
     double max_error = 0;            // largest |got - expected|
     std::string canary;              // empty, or where an out-of-bounds write landed
     std::string tolerance;           // "exact" or the f32/f64 bound used
+    std::string repetition;          // empty, or which timed repetition differed from the checked run
     std::string message() const;     // one line: "PASS" or what is wrong, where
 };
 
@@ -35,6 +41,7 @@ struct RunRequest {
     DType type = DType::f32;
     Shape shape;
     std::uint64_t seed = 1;
+    DataKind data = DataKind::exact;  // generated data (ignored with `input`)
     int reps = 0;                 // timed repetitions after the check; 0 = check only
     double r = -1;                // Workspace::r
     int cpu_threads = 0;          // Workspace::cpu_threads
@@ -69,8 +76,9 @@ struct Measurement {
 };
 
 // Generate (or take) the input, run the variant once into a poisoned output with canaries,
-// check it against the CPU reference, then time `reps` runs. Never throws: errors land in
-// Measurement::error.
+// check it against the CPU reference, then time `reps` runs, comparing each one's output (and
+// canaries) bit for bit with the checked run's outside the timed region. Never throws: errors
+// land in Measurement::error.
 Measurement run_variant(const RunRequest& request);
 
 // ---- Environment -----------------------------------------------------------------------------
@@ -88,6 +96,7 @@ struct Options {
     int reps = -1;                      // -1: default (GPU 20, CPU 5)
     std::uint64_t seed = 0;
     bool seed_given = false;
+    DataKind data = DataKind::exact;    // --data exact|real
     std::string csv, input, output, trace;
     int box = -1;                       // --box R: box filter of radius R on --input
     double r = -1;

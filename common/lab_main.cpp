@@ -167,6 +167,7 @@ int lab_main(int argc, const char* const* argv, const char* lab_id) {
                     req.type = t;
                     req.shape = s;
                     req.seed = seed;
+                    req.data = opt.data;
                     req.reps = reps;
                     req.r = r;
                     req.cpu_threads = opt.threads;
@@ -184,9 +185,9 @@ int lab_main(int argc, const char* const* argv, const char* lab_id) {
                     if (csv) std::fprintf(csv, "%s\n", csv_row(m).c_str());
                     all_ok &= m.ok();
                     if (!m.ok())
-                        std::printf("    reproduce: ./%s --rows %d --cols %d --type %s --variant %s --seed %llu\n",
+                        std::printf("    reproduce: ./%s --rows %d --cols %d --type %s --variant %s --seed %llu%s\n",
                                     prog.c_str(), s.rows, s.cols, dtype_name(t), shell_word(v->name).c_str(),
-                                    (unsigned long long)seed);
+                                    (unsigned long long)seed, opt.data == DataKind::real ? " --data real" : "");
                     if (m.ok() && (!best || m.median_ms < best->median_ms)) best = &m;
                     if (!opt.trace.empty() && m.error.empty()) std::printf("wrote %s\n", opt.trace.c_str());
                     if (!opt.output.empty() && m.error.empty()) {

@@ -56,15 +56,21 @@ struct Stream {
     ~Stream() { cudaStreamDestroy(s); }
 };
 
-template <class Body>
-Stats time_cpu(int reps, Body body) {
+// Time `body` reps times; after() runs after each, outside the timed region.
+template <class Body, class After>
+Stats time_cpu(int reps, Body body, After after) {
     std::vector<double> times;
     for (int i = 0; i < reps; ++i) {
         const auto t0 = std::chrono::steady_clock::now();
         body();
         times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        after();
     }
     return stats_of(times);
+}
+template <class Body>
+Stats time_cpu(int reps, Body body) {
+    return time_cpu(reps, body, [] {});
 }
 
 __global__ void latency_probe(int* sink, int step) {
@@ -120,13 +126,13 @@ void calibrate_latency(hmm::Calibration& cal) {
 
 // The trace picture: one square per 32x32 tile, coloured by when it finished.
 void write_trace(const std::string& path, Shape s, const std::vector<unsigned long long>& stamps) {
-    const int tiles_y = (s.rows + 31) / 32, tiles_x = (s.cols + 31) / 32;
+    const int tiles_y = ceil_div(s.rows, 32), tiles_x = ceil_div(s.cols, 32);
     unsigned long long first = ~0ull, last = 0;
     for (auto t : stamps)
         if (t) first = std::min(first, t), last = std::max(last, t);
     const int scale = std::max(1, 512 / std::max(tiles_x, tiles_y));
-    const int step = std::max(1, (std::max(tiles_x, tiles_y) + 1023) / 1024);  // subsample huge grids
-    const int width = (tiles_x + step - 1) / step * scale, height = (tiles_y + step - 1) / step * scale;
+    const int step = std::max(1, ceil_div(std::max(tiles_x, tiles_y), 1024));  // subsample huge grids
+    const int width = ceil_div(tiles_x, step) * scale, height = ceil_div(tiles_y, step) * scale;
     std::vector<unsigned char> rgb(std::size_t(width) * height * 3, 128);
     for (int y = 0; y < height; ++y)
         for (int x = 0; x < width; ++x) {
@@ -138,11 +144,127 @@ void write_trace(const std::string& path, Shape s, const std::vector<unsigned lo
     write_image(path, width, height, 3, rgb.data());
 }
 
+// Index of the first 32-bit word where a and b differ, into *first (set to ~0 by the caller):
+// each thread stops at its first difference, the smallest of which wins the atomicMin.
+__global__ void first_difference(const unsigned* a, const unsigned* b, std::size_t words,
+                                 unsigned long long* first) {
+    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+    for (std::size_t k = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; k < words; k += stride)
+        if (a[k] != b[k]) {
+            atomicMin(first, (unsigned long long)k);
+            return;
+        }
+}
+
+constexpr std::size_t no_difference = ~std::size_t(0);
+
+// Byte offset of the first difference between two host buffers of equal size, or no_difference.
+std::size_t first_difference_host(const std::vector<unsigned char>& a, const unsigned char* b) {
+    const auto hit = std::mismatch(a.begin(), a.end(), b);
+    return hit.first == a.end() ? no_difference : std::size_t(hit.first - a.begin());
+}
+
+// One line for a repetition whose output buffer (canary bands included, band bytes each) first
+// differs from the checked run's at byte `offset`; checked/got are the two whole buffers' bytes
+// at the differing element.
+std::string describe_repetition(const std::string& which, DType type, Shape s, std::size_t band,
+                                std::size_t offset, const unsigned char* checked_elem,
+                                const unsigned char* got_elem) {
+    const std::size_t out_bytes = s.n() * output_bytes(type);
+    if (offset < band)
+        return which + " wrote " + std::to_string(band - offset) + " bytes before the output (the checked run did not)";
+    if (offset >= band + out_bytes)
+        return which + " wrote " + std::to_string(offset - band - out_bytes) +
+               " bytes past the end of the output (the checked run did not)";
+    const std::size_t index = (offset - band) / output_bytes(type);
+    const auto value = [&](const unsigned char* bytes) {
+        return dispatch(type, [&](auto, auto out_tag) {
+            decltype(out_tag) v;
+            std::memcpy(&v, bytes, sizeof v);
+            return double(v);
+        });
+    };
+    char buf[256];
+    std::snprintf(buf, sizeof buf, " differs from the checked run: first at (row %zu, col %zu): checked %.17g, got %.17g%s",
+                  index / std::size_t(s.cols), index % std::size_t(s.cols), value(checked_elem), value(got_elem),
+                  is_poison_bytes(got_elem, output_bytes(type)) ? unwritten_note : " (a race?)");
+    return which + buf;
+}
+
+// Compares the output buffer (canary bands included) after a repetition with the checked run's,
+// bit for bit: on the GPU against a device copy of the checked run when that fits in free memory
+// (with 256 MiB to spare), else on the host after a copy back. Keeps the first difference.
+class RepetitionCheck {
+public:
+    RepetitionCheck(const std::vector<unsigned char>& checked, const unsigned char* out_dev, DType type,
+                    Shape shape, std::size_t band, cudaStream_t stream)
+        : checked_(checked), out_dev_(out_dev), type_(type), shape_(shape), band_(band), stream_(stream),
+          on_device_(fits_on_device(checked.size())),
+          checked_dev_(on_device_ ? checked.size() : 0),
+          first_word_(on_device_ ? sizeof(unsigned long long) : 0),
+          got_host_(on_device_ ? 0 : checked.size()) {
+        if (on_device_)
+            SAT_CUDA(cudaMemcpyAsync(checked_dev_.ptr, out_dev, checked.size(), cudaMemcpyDeviceToDevice, stream));
+    }
+    // Compare the output now in the buffer (after the stream's work) with the checked run.
+    void compare(const std::string& which) {
+        if (!first_.empty()) return;  // one line: the first repetition that differs
+        std::size_t offset = on_device_ ? difference_on_device() : difference_on_host();
+        if (offset == no_difference) return;
+        const std::size_t elem = output_bytes(type_), out_bytes = shape_.n() * elem;
+        if (offset >= band_ && offset < band_ + out_bytes) offset = band_ + (offset - band_) / elem * elem;
+        unsigned char got[16] = {};
+        if (on_device_)
+            SAT_CUDA(cudaMemcpy(got, out_dev_ + offset, std::min(elem, checked_.size() - offset), cudaMemcpyDeviceToHost));
+        else
+            std::memcpy(got, got_host_.data() + offset, std::min(elem, checked_.size() - offset));
+        first_ = describe_repetition(which, type_, shape_, band_, offset, checked_.data() + offset, got);
+    }
+    const std::string& first() const { return first_; }
+
+private:
+    static bool fits_on_device(std::size_t bytes) {
+        std::size_t free_bytes = 0, total_bytes = 0;
+        SAT_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+        return bytes + (std::size_t(256) << 20) <= free_bytes;
+    }
+    std::size_t difference_on_device() {
+        const std::size_t words = checked_.size() / 4;  // output and bands are whole 4-byte words
+        const unsigned blocks = unsigned(std::min<std::size_t>(words / 256 + 1, 4096));
+        SAT_CUDA(cudaMemsetAsync(first_word_.ptr, 0xFF, sizeof(unsigned long long), stream_));
+        first_difference<<<blocks, 256, 0, stream_>>>(checked_dev_.as<unsigned>(),
+                                                      reinterpret_cast<const unsigned*>(out_dev_), words,
+                                                      first_word_.as<unsigned long long>());
+        SAT_CHECK_LAUNCH("first_difference");
+        unsigned long long word = 0;
+        SAT_CUDA(cudaMemcpyAsync(&word, first_word_.ptr, sizeof word, cudaMemcpyDeviceToHost, stream_));
+        SAT_CUDA(cudaStreamSynchronize(stream_));
+        return word == ~0ull ? no_difference : std::size_t(word) * 4;
+    }
+    std::size_t difference_on_host() {
+        SAT_CUDA(cudaStreamSynchronize(stream_));
+        SAT_CUDA(cudaMemcpy(got_host_.data(), out_dev_, checked_.size(), cudaMemcpyDeviceToHost));
+        return first_difference_host(checked_, got_host_.data());
+    }
+
+    const std::vector<unsigned char>& checked_;
+    const unsigned char* out_dev_;
+    DType type_;
+    Shape shape_;
+    std::size_t band_;
+    cudaStream_t stream_;
+    bool on_device_;
+    DeviceBuffer checked_dev_, first_word_;
+    std::vector<unsigned char> got_host_;
+    std::string first_;
+};
+
 // The last reference is kept: every variant of one size, type and seed is checked against it.
 struct ReferenceCache {
     DType type;
     Shape shape;
     std::uint64_t seed = 0;
+    DataKind data = DataKind::exact;
     const void* input = nullptr;
     Computes computes = Computes::sat;
     std::vector<unsigned char> generated;  // the input, when it was generated from the seed
@@ -178,13 +300,13 @@ Measurement run_variant(const RunRequest& req) {
         // every variant of one size, type and seed runs on the same data and checks against it.
         static ReferenceCache cache;
         if (!cache.ref || cache.type != req.type || cache.shape.rows != s.rows ||
-            cache.shape.cols != s.cols || cache.seed != req.seed || cache.input != req.input ||
+            cache.shape.cols != s.cols || cache.seed != req.seed || cache.data != req.data || cache.input != req.input ||
             cache.computes != req.variant->computes) {
             cache.ref.reset();  // free the old data before building the new
             std::vector<unsigned char>().swap(cache.generated);
             if (!req.input) {
                 cache.generated.resize(in_bytes);
-                generate_input(req.type, s, req.seed, cache.generated.data());
+                generate_input(req.type, s, req.seed, cache.generated.data(), req.data);
             }
             const void* data = req.input ? req.input : cache.generated.data();
             cache.ref = std::make_shared<Reference>(req.variant->computes == Computes::transpose
@@ -193,6 +315,7 @@ Measurement run_variant(const RunRequest& req) {
             cache.type = req.type;
             cache.shape = s;
             cache.seed = req.seed;
+            cache.data = req.data;
             cache.input = req.input;
             cache.computes = req.variant->computes;
         }
@@ -202,6 +325,7 @@ Measurement run_variant(const RunRequest& req) {
         const std::size_t band = canary_band_bytes;
         std::vector<unsigned char> result(out_bytes + 2 * band);
         const ErasedSatFn fn = req.variant->fn[int(req.type)];
+        std::string repetition;  // the first repetition whose output differs from the checked one
         Workspace ws(on_gpu);
         ws.r = r;
         ws.cpu_threads = req.cpu_threads;
@@ -215,7 +339,7 @@ Measurement run_variant(const RunRequest& req) {
                             std::to_string(free_bytes >> 20) + " MiB free");
             Stream stream;
             DeviceBuffer in_dev(in_bytes), out_dev(out_bytes + 2 * band), status(sizeof(int));
-            const std::size_t tiles = std::size_t((s.rows + 31) / 32) * ((s.cols + 31) / 32);
+            const std::size_t tiles = std::size_t(ceil_div(s.rows, 32)) * ceil_div(s.cols, 32);
             DeviceBuffer trace(req.trace_png.empty() ? 0 : tiles * sizeof(unsigned long long));
             unsigned char* out_base = out_dev.as<unsigned char>();
             void* out_ptr = out_base + band;
@@ -249,8 +373,24 @@ Measurement run_variant(const RunRequest& req) {
             }
             if (req.reps > 0) {
                 L2Flusher flusher;
-                run_once();  // second warm-up: scratch now allocated, graphs instantiated
-                const Stats t = time_gpu(req.reps, stream.s, flusher, run_once);
+                // Every repetition runs into a freshly poisoned output and is compared with the
+                // checked run outside the timed region.
+                auto poison_output = [&] {
+                    SAT_CUDA(cudaMemsetAsync(out_base + band, poison_byte, out_bytes, stream.s));
+                };
+                Stats t;
+                {  // the device copy of the checked run is freed before the copy below is timed
+                    RepetitionCheck repeat(result, out_base, req.type, ref.shape, band, stream.s);
+                    poison_output();
+                    run_once();  // second warm-up: scratch now allocated, graphs instantiated
+                    repeat.compare("the warm-up run");
+                    poison_output();
+                    t = time_gpu(req.reps, stream.s, flusher, run_once, [&](int k) {
+                        repeat.compare("timed repetition " + std::to_string(k + 1) + " of " + std::to_string(req.reps));
+                        poison_output();
+                    });
+                    repetition = repeat.first();
+                }
                 check_status();
                 // The physical reference: a device copy moving the same bytes (read + write).
                 const std::size_t copy_bytes = (in_bytes + out_bytes) / 2;
@@ -272,10 +412,24 @@ Measurement run_variant(const RunRequest& req) {
             ws.begin_run();
             fn(input, result.data() + band, s, ws, nullptr);
             if (req.reps > 0) {
-                std::vector<unsigned char> scratch_out(out_bytes);
+                // Each repetition writes into a poisoned buffer with canary bands, compared
+                // byte for byte with the checked run after it, outside the timed region.
+                std::vector<unsigned char> rep_out(result.size(), canary_byte);
+                std::memset(rep_out.data() + band, poison_byte, out_bytes);
+                int k = 0;
                 const Stats t = time_cpu(req.reps, [&] {
                     ws.begin_run();
-                    fn(input, scratch_out.data(), s, ws, nullptr);
+                    fn(input, rep_out.data() + band, s, ws, nullptr);
+                }, [&] {
+                    ++k;
+                    std::size_t offset = first_difference_host(result, rep_out.data());
+                    if (repetition.empty() && offset != no_difference) {
+                        const std::size_t elem = output_bytes(req.type);
+                        if (offset >= band && offset < band + out_bytes) offset = band + (offset - band) / elem * elem;
+                        repetition = describe_repetition("timed repetition " + std::to_string(k) + " of " + std::to_string(req.reps),
+                                                         req.type, ref.shape, band, offset, result.data() + offset, rep_out.data() + offset);
+                    }
+                    std::memset(rep_out.data() + band, poison_byte, out_bytes);
                 });
                 const std::size_t copy_bytes = (in_bytes + out_bytes) / 2;
                 std::vector<unsigned char> src(copy_bytes, 1), dst(copy_bytes, 0);
@@ -289,6 +443,8 @@ Measurement run_variant(const RunRequest& req) {
         m.check = compare_output(req.type, ref, result.data() + band);
         m.check.canary = check_canaries(result.data(), result.data() + band + out_bytes, band);
         if (!m.check.canary.empty()) m.check.pass = false;
+        m.check.repetition = repetition;
+        if (!repetition.empty()) m.check.pass = false;
         if (req.output) std::memcpy(req.output, result.data() + band, out_bytes);
     } catch (const std::exception& e) {
         m.error = e.what();

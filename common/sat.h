@@ -23,6 +23,10 @@ namespace sat {
 
 enum class DType { f32, f64, i32, u8i32 };
 
+// ceil(a / b) for a >= 0, b > 0, without forming a + b - 1 (which overflows for a within b of
+// INT_MAX).
+__host__ __device__ constexpr int ceil_div(int a, int b) { return a / b + (a % b != 0); }
+
 struct Shape {
     int rows = 0;
     int cols = 0;

@@ -1,4 +1,5 @@
 // The checker must catch planted faults and report where they are.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -10,38 +11,180 @@ using sat::DType;
 using sat::Shape;
 
 namespace {
-// A correct output (as the GPU would write it) for a random input of `t`.
+// A correct output (as the GPU would write it) for a generated input of `t`. The input is dropped
+// once the reference is built (large shapes); an element a[i][j] or a sub-rectangle sum is read
+// back from the reference by inclusion-exclusion, in the output's arithmetic (int32 wraps).
 struct Planted {
     DType type;
     Shape shape;
+    std::uint64_t seed;
     sat::Reference ref;
     std::vector<unsigned char> out;
-    Planted(DType t, Shape s) : type(t), shape(s) {
-        std::vector<unsigned char> in(s.n() * sat::input_bytes(t));
-        sat::generate_input(t, s, sat_test::fresh_seed(), in.data());
-        ref = sat::reference_sat(t, s, in.data());
+    Planted(DType t, Shape s, sat::DataKind kind = sat::DataKind::exact)
+        : type(t), shape(s), seed(sat_test::fresh_seed()) {
+        {
+            std::vector<unsigned char> in(s.n() * sat::input_bytes(t));
+            sat::generate_input(t, s, seed, in.data(), kind);
+            ref = sat::reference_sat(t, s, in.data());
+        }
         out.resize(s.n() * sat::output_bytes(t));
         sat::dispatch(t, [&](auto, auto out_tag) {
             using Out = decltype(out_tag);
             Out* o = reinterpret_cast<Out*>(out.data());
-            for (std::size_t k = 0; k < s.n(); ++k)
-                o[k] = ref.exact ? Out(std::int32_t(ref.exact_sums[k])) : Out(ref.sums[k]);
+            sat::parallel_for(s.n(), [&](std::size_t b, std::size_t e) {
+                for (std::size_t k = b; k < e; ++k)
+                    o[k] = ref.exact_sums.empty() ? Out(ref.sums[k]) : Out(std::int32_t(ref.exact_sums[k]));
+            });
         });
     }
     template <class Out>
-    Out& at(int i, int j) { return reinterpret_cast<Out*>(out.data())[std::size_t(i) * shape.cols + j]; }
+    Out& at(long i, long j) { return reinterpret_cast<Out*>(out.data())[std::size_t(i) * shape.cols + j]; }
     sat::CheckReport check() const { return sat::compare_output(type, ref, out.data()); }
+    // The reference at (i, j), 0 outside the matrix: a uint32 (mod 2^32) or an exact double.
+    double sat_float(long i, long j) const {
+        return i < 0 || j < 0 ? 0 : ref.sums[std::size_t(i) * shape.cols + j];
+    }
+    std::uint32_t sat_int(long i, long j) const {
+        return i < 0 || j < 0 ? 0 : ref.exact_sums[std::size_t(i) * shape.cols + j];
+    }
+    // Sum of a over rows [r0, r1) and columns [c0, c1), as the output type would hold it.
+    template <class Out>
+    Out rect_sum(long r0, long c0, long r1, long c1) const {
+        if constexpr (std::is_integral_v<Out>)
+            return Out(std::int32_t(sat_int(r1 - 1, c1 - 1) - sat_int(r0 - 1, c1 - 1) - sat_int(r1 - 1, c0 - 1) +
+                                    sat_int(r0 - 1, c0 - 1)));
+        else
+            return Out(sat_float(r1 - 1, c1 - 1) - sat_float(r0 - 1, c1 - 1) - sat_float(r1 - 1, c0 - 1) +
+                       sat_float(r0 - 1, c0 - 1));
+    }
+    // Add `delta` to every output (i, j) with i >= p, j >= q (int32 wraps as on the GPU).
+    template <class Out>
+    void add_below_right(long p, long q, Out delta) {
+        sat::parallel_for(std::size_t(shape.rows - p), [&](std::size_t b, std::size_t e) {
+            for (std::size_t i = p + b; i < p + e; ++i)
+                for (long j = q; j < shape.cols; ++j) {
+                    Out& v = at<Out>(long(i), j);
+                    if constexpr (std::is_integral_v<Out>) v = Out(std::uint32_t(v) + std::uint32_t(delta));
+                    else v += delta;
+                }
+        }, 1);
+    }
+    std::string describe() const {
+        return std::string(sat::dtype_name(type)) + " " + sat_test::shape_name(shape) + " seed " + std::to_string(seed);
+    }
 };
+
+// The planted faults of issue 19, each of which must fail the check of a correct output:
+//   one element off by one input's value (the input at that place);
+//   a lost carry: a non-zero sub-rectangle sum (the tile above-left of a corner, or the row /
+//     column segment before it in a 1-row / 1-column matrix) missing from everything
+//     below/right of the corner;
+//   an element never written (still the poison).
+// The untouched output must pass, bit for bit.
+template <class Out>
+void require_planted_faults_fail(Planted& p) {
+    const Shape s = p.shape;
+    INFO(p.describe());
+    {
+        const auto rep = p.check();
+        INFO(rep.message());
+        REQUIRE(rep.pass);
+        REQUIRE(rep.tolerance == "exact");
+    }
+    // The first, a middle and the last element; each plant goes in at all of them at once (one
+    // pass over the output), and every one must be counted.
+    std::vector<std::pair<long, long>> places = {{0, 0}, {s.rows / 2, s.cols / 2}, {s.rows - 1, s.cols - 1}};
+    std::sort(places.begin(), places.end());
+    places.erase(std::unique(places.begin(), places.end()), places.end());
+    std::vector<Out> saved;
+    for (auto [i, j] : places) saved.push_back(p.at<Out>(i, j));
+    auto restore = [&] {
+        for (std::size_t k = 0; k < places.size(); ++k) p.at<Out>(places[k].first, places[k].second) = saved[k];
+    };
+    {
+        INFO("one element off by its input at " << places.size() << " places");
+        for (auto [i, j] : places) {
+            const Out input = p.rect_sum<Out>(i, j, i + 1, j + 1);
+            REQUIRE(input != Out(0));  // exact data never hold a zero
+            Out& v = p.at<Out>(i, j);
+            if constexpr (std::is_integral_v<Out>) v = Out(std::uint32_t(v) + std::uint32_t(input));
+            else v += input;
+        }
+        const auto rep = p.check();
+        CHECK_FALSE(rep.pass);
+        CHECK(rep.wrong == places.size());
+        CHECK(rep.first_row == places[0].first);
+        CHECK(rep.first_col == places[0].second);
+        restore();
+    }
+    {
+        INFO("never written at " << places.size() << " places");
+        for (auto [i, j] : places) std::memset(&p.at<Out>(i, j), sat::poison_byte, sizeof(Out));
+        const auto rep = p.check();
+        CHECK_FALSE(rep.pass);
+        CHECK(rep.wrong == places.size());
+        CHECK(rep.first_unwritten);
+        CHECK(rep.message().find("never written") != std::string::npos);
+        restore();
+    }
+    for (auto [p_row, q_col] : {std::pair<long, long>{s.rows / 2, s.cols / 2}, {s.rows - 1, s.cols - 1}}) {
+        if (p_row == 0 && q_col == 0) continue;  // 1x1: no carry reaches (0, 0)
+        // The block above-left of the corner (the row or column segment before it in a 1-row or
+        // 1-column matrix), 32 wide, grown while its sum is zero: a lost zero carry changes
+        // nothing, whatever the checker.
+        const long r1 = p_row > 0 ? p_row : 1, c1 = q_col > 0 ? q_col : 1;
+        long r0 = 0, c0 = 0;
+        Out carry = 0;
+        for (long side = 32;; side *= 2) {
+            r0 = p_row > 0 ? std::max(0L, r1 - side) : 0;
+            c0 = q_col > 0 ? std::max(0L, c1 - side) : 0;
+            carry = p.rect_sum<Out>(r0, c0, r1, c1);
+            if (carry != Out(0) || (r0 == 0 && c0 == 0)) break;
+        }
+        INFO("lost carry: rows [" << r0 << ", " << r1 << ") x cols [" << c0 << ", " << c1 << ") = "
+                                  << double(carry) << " missing from (" << p_row << ", " << q_col << ") on");
+        REQUIRE(carry != Out(0));
+        p.add_below_right<Out>(p_row, q_col, Out(0) - carry);
+        const auto rep = p.check();
+        CHECK_FALSE(rep.pass);
+        CHECK(rep.first_row == p_row);
+        CHECK(rep.first_col == q_col);
+        CHECK(rep.wrong == std::size_t(s.rows - p_row) * std::size_t(s.cols - q_col));
+        p.add_below_right<Out>(p_row, q_col, carry);
+    }
+}
+
+void require_planted_faults_fail(Shape s) {
+    for (DType t : sat_test::all_types()) {
+        Planted p(t, s);  // one matrix per type and shape, shared by every plant
+        sat::dispatch(t, [&](auto, auto out_tag) { require_planted_faults_fail<decltype(out_tag)>(p); });
+    }
+}
 }  // namespace
 
+TEST_CASE("planted faults fail on small and prime shapes, every type", "[cpu][checker]") {
+    for (Shape s : {Shape{1, 1}, Shape{1, 2}, Shape{2, 1}, Shape{31, 37}, Shape{97, 89}, Shape{1, 4099}, Shape{4099, 1}})
+        require_planted_faults_fail(s);
+}
+
+TEST_CASE("planted faults fail on 1x16777216 and 16777216x1, every type", "[cpu][checker]") {
+    require_planted_faults_fail(Shape{1, 16777216});
+    require_planted_faults_fail(Shape{16777216, 1});
+}
+
+TEST_CASE("planted faults fail on 16384x16384, every type", "[cpu][checker]") {
+    require_planted_faults_fail(Shape{16384, 16384});
+}
+
 TEST_CASE("checker passes a correct output of every type", "[cpu][checker]") {
-    for (DType t : sat_test::all_types()) {
-        Planted p(t, {37, 41});
-        const auto rep = p.check();
-        INFO(sat::dtype_name(t) << ": " << rep.message());
-        CHECK(rep.pass);
-        CHECK(rep.message() == "PASS");
-    }
+    for (sat::DataKind kind : {sat::DataKind::exact, sat::DataKind::real})
+        for (DType t : sat_test::all_types()) {
+            Planted p(t, {37, 41}, kind);
+            const auto rep = p.check();
+            INFO(p.describe() << ": " << rep.message());
+            CHECK(rep.pass);
+            CHECK(rep.message() == "PASS");
+        }
 }
 
 TEST_CASE("checker catches an unwritten (poisoned) element and locates it", "[cpu][checker]") {
@@ -88,7 +231,8 @@ TEST_CASE("checker catches NaN and infinity", "[cpu][checker]") {
 }
 
 TEST_CASE("checker accepts float rounding within the documented bound", "[cpu][checker]") {
-    Planted p(DType::f32, {300, 300});
+    Planted p(DType::f32, {300, 300}, sat::DataKind::real);
+    REQUIRE_FALSE(p.ref.exact);
     float& v = p.at<float>(299, 299);
     v = std::nextafter(std::nextafter(v, 1e30f), 1e30f);  // two ulps: far below (rows+cols) u
     CHECK(p.check().pass);
@@ -136,6 +280,70 @@ TEST_CASE("run_variant reports a canary write as a failure", "[cpu][checker]") {
     CHECK(m.check.canary.find("past the end") != std::string::npos);
 }
 
+namespace {
+// A variant that is right on every call but one: on call `wrong_call` (1 = the checked run) it
+// leaves f32 element `wrong_index` unwritten, as a race that shows once in a while would.
+struct Flaky {
+    static inline sat::ErasedSatFn real = nullptr;
+    static inline int calls = 0, wrong_call = 0;
+    static inline std::size_t wrong_index = 0;
+    static void fn(const void* in, void* out, Shape s, sat::Workspace& ws, cudaStream_t stream) {
+        real(in, out, s, ws, stream);
+        if (++calls != wrong_call) return;
+        unsigned char* element = static_cast<unsigned char*>(out) + wrong_index * sizeof(float);
+        if (ws.on_device()) SAT_CUDA(cudaMemsetAsync(element, sat::poison_byte, sizeof(float), stream));
+        else std::memset(element, sat::poison_byte, sizeof(float));
+    }
+};
+
+sat::Measurement run_flaky(int lab_number, const std::string& variant, int wrong_call, int reps) {
+    static sat::LabInfo lab;
+    static sat::Variant flaky;
+    lab = *sat::find_lab(lab_number);
+    flaky = sat_test::find_variant(lab_number, variant);
+    Flaky::real = flaky.fn[int(DType::f32)];
+    Flaky::calls = 0;
+    Flaky::wrong_call = wrong_call;
+    Flaky::wrong_index = 5;  // (row 0, col 5) of a 7 x 9 matrix
+    flaky.fn[int(DType::f32)] = &Flaky::fn;
+    sat::RunRequest req;
+    req.lab = &lab;
+    req.variant = &flaky;
+    req.shape = {7, 9};
+    req.seed = sat_test::fresh_seed();
+    req.reps = reps;
+    const sat::Measurement m = sat::run_variant(req);
+    UNSCOPED_INFO("lab" << lab_number << " " << variant << " wrong on call " << wrong_call << " seed " << req.seed
+                        << ": " << (m.error.empty() ? m.check.message() : "error: " + m.error));
+    return m;
+}
+}  // namespace
+
+TEST_CASE("every timed repetition of a CPU variant is compared with the checked run", "[cpu][checker]") {
+    CHECK(run_flaky(1, "2R2W(CPU)", 0, 4).ok());  // never wrong: PASS
+    const auto m = run_flaky(1, "2R2W(CPU)", 3, 4);  // call 1 is checked, call 3 is repetition 2
+    REQUIRE(m.error.empty());
+    CHECK_FALSE(m.ok());
+    CHECK(m.check.wrong == 0);  // the checked run itself was right
+    CHECK(m.check.repetition.find("timed repetition 2 of 4 differs from the checked run: first at (row 0, col 5)") !=
+          std::string::npos);
+    CHECK(m.check.message().find("never written") != std::string::npos);
+}
+
+TEST_CASE("every timed repetition of a GPU variant is compared with the checked run on the GPU", "[gpu][lab2][checker]") {
+    SAT_REQUIRE_GPU();
+    CHECK(run_flaky(2, "2R2W", 0, 4).ok());  // never wrong: PASS
+    // Calls: 1 checked, 2 warm-up, 3 and 4 timed repetitions 1 and 2.
+    const auto m = run_flaky(2, "2R2W", 4, 4);
+    REQUIRE(m.error.empty());
+    CHECK_FALSE(m.ok());
+    CHECK(m.check.wrong == 0);
+    CHECK(m.check.repetition.find("timed repetition 2 of 4 differs from the checked run: first at (row 0, col 5)") !=
+          std::string::npos);
+    const auto warm = run_flaky(2, "2R2W", 2, 4);
+    CHECK(warm.check.repetition.find("the warm-up run differs") != std::string::npos);
+}
+
 // ---- The references and the input generator the checker relies on ---------------------------------
 
 TEST_CASE("the reference SAT matches the definition sum over the rectangle", "[cpu][reference]") {
@@ -154,7 +362,7 @@ TEST_CASE("the reference SAT matches the definition sum over the rectangle", "[c
                         for (int u = 0; u <= i; ++u)
                             for (int v = 0; v <= j; ++v) sum += double(a[u * s.cols + v]);
                         const std::size_t k = std::size_t(i) * s.cols + j;
-                        const double got = ref.exact ? double(std::int32_t(ref.exact_sums[k])) : ref.sums[k];
+                        const double got = ref.exact_sums.empty() ? ref.sums[k] : double(std::int32_t(ref.exact_sums[k]));
                         INFO(sat::dtype_name(t) << " " << s.rows << "x" << s.cols << " (" << i << "," << j << ") seed " << seed);
                         REQUIRE(got == Approx(sum).epsilon(1e-12));
                     }
@@ -164,24 +372,16 @@ TEST_CASE("the reference SAT matches the definition sum over the rectangle", "[c
 }
 
 TEST_CASE("generated inputs are reproducible from the seed and change with it", "[cpu][data]") {
-    for (DType t : sat_test::all_types()) {
-        const Shape s{50, 70};
-        std::vector<unsigned char> a(s.n() * sat::input_bytes(t)), b(a.size()), c(a.size());
-        sat::generate_input(t, s, 42, a.data());
-        sat::generate_input(t, s, 42, b.data());
-        sat::generate_input(t, s, 43, c.data());
-        CHECK(a == b);
-        CHECK(a != c);
-    }
-}
-
-TEST_CASE("i32 inputs are small enough that no partial sum overflows", "[cpu][data]") {
-    const Shape s{4000, 4000};
-    std::vector<std::int32_t> a(s.n());
-    sat::generate_input(DType::i32, s, 7, a.data());
-    long long sum_abs = 0;
-    for (std::int32_t v : a) sum_abs += v < 0 ? -v : v;
-    REQUIRE(sum_abs <= 2147483647LL);
+    for (sat::DataKind kind : {sat::DataKind::exact, sat::DataKind::real})
+        for (DType t : sat_test::all_types()) {
+            const Shape s{50, 70};
+            std::vector<unsigned char> a(s.n() * sat::input_bytes(t)), b(a.size()), c(a.size());
+            sat::generate_input(t, s, 42, a.data(), kind);
+            sat::generate_input(t, s, 42, b.data(), kind);
+            sat::generate_input(t, s, 43, c.data(), kind);
+            CHECK(a == b);
+            CHECK(a != c);
+        }
 }
 
 TEST_CASE("the transpose reference moves (i, j) to (j, i)", "[cpu][reference]") {
