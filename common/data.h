@@ -34,6 +34,8 @@ void parallel_for(std::size_t count, const std::function<void(std::size_t, std::
 //   f32 uniform in [0, 1); f64 integers in [0, 255] (exact sums); u8 integers in [0, 255];
 //   i32 integers in [-m, m] with m chosen so that no partial sum can leave int32.
 void generate_input(DType t, Shape s, std::uint64_t seed, void* dst);
+// Rows [row0, row0 + rows) of the same matrix (lab 10 makes a matrix strip by strip).
+void generate_input_rows(DType t, Shape s, std::uint64_t seed, int row0, int rows, void* dst);
 
 // The exact SAT of `in` (any input element type) for the checker:
 //   integer outputs: sums modulo 2^32 (what int32 arithmetic wrapping produces, see docs/hmm.md);
@@ -45,6 +47,7 @@ struct Reference {
     std::vector<double> sums;            // float outputs
     std::vector<double> abs_sums;        // empty when the input has no negative values
     double unit_roundoff = 0;            // 2^-24 (f32) or 2^-53 (f64)
+    double chain = 0;                    // d of the float bound; 0: rows + cols + 64
 };
 Reference reference_sat(DType t, Shape s, const void* in);
 // The transpose of `in`, converted to the output type, for Computes::transpose variants.
