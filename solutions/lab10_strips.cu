@@ -36,6 +36,7 @@ using sat::multigpu::StripSet;
 constexpr int totals_cols = 32;  // column totals: a block of 32 columns (one per lane) ...
 constexpr int totals_lanes = 32; // ... by 32 row lanes, each summing every 32nd row
 constexpr int add_threads = 256; // add_carry: one thread per column, blocks stride over rows
+static_assert(totals_cols * totals_lanes <= 1024, "column_totals is one block of at most 1024 threads");
 
 // totals[j] = sum over the strip's rows of in(i, j), in the output's accumulator (integers wrap
 // modulo 2^32 as the library's do). Rows are read whole by the warps (coalesced); the row lanes'
