@@ -206,12 +206,8 @@ constexpr std::size_t link_probe_bytes = 4 << 20;  // the large message of the l
 std::size_t strip_bytes(const StripRequest& req, StripRange r, int G) {
     const std::size_t W = std::size_t(req.shape.cols), n = std::size_t(r.rows) * W;
     const std::size_t ib = input_bytes(req.type), ob = output_bytes(req.type);
-    const ScanScratchSize scan = dispatch(req.type, [&](auto in, auto out) {
-        return inclusive_scan_2d_scratch<decltype(in), decltype(out)>(r.rows, int(W));
-    });
-    const ScanScratchSize row = dispatch(req.type, [&](auto, auto out) {
-        return inclusive_scan_2d_scratch<decltype(out), decltype(out)>(1, int(W));
-    });
+    const ScratchSizes need = req.schedule->scratch[int(req.type)](r.rows, int(W));
+    const ScanScratchSize scan = need.strip, row = need.row;
     return n * (ib + ob) + 2 * canary_band_bytes + G * W * ob + scan.state_bytes + scan.value_bytes +
            row.state_bytes + row.value_bytes + 256 + (req.reps > 0 ? n * (ib + ob) / 2 : 0) +
            (G > 1 && req.reps > 0 ? G * link_probe_bytes : 0);
@@ -315,8 +311,8 @@ Measurement run_typed(const StripRequest& req, Measurement m) {
         s.ready = sm.event();
         s.published = sm.event();
         status[g] = sm.alloc<int>(1);
-        const ScanScratchSize scan = inclusive_scan_2d_scratch<In, Out>(parts[g].rows, W);
-        const ScanScratchSize row = inclusive_scan_2d_scratch<Out, Out>(1, W);
+        const ScratchSizes need = req.schedule->scratch[int(req.type)](parts[g].rows, W);
+        const ScanScratchSize scan = need.strip, row = need.row;
         s.scan.state = sm.alloc<unsigned char>(scan.state_bytes);
         s.scan.values = sm.alloc<unsigned char>(scan.value_bytes);
         s.row_scan.state = sm.alloc<unsigned char>(row.state_bytes);
@@ -501,6 +497,10 @@ Measurement run_typed(const StripRequest& req, Measurement m) {
             fit.latency_s = small_ms * 1e-3 / (G - 1);
             fit.bytes_per_s = (G - 1) * double(link_probe_bytes - 8) / (std::max(large_ms - small_ms, 1e-6) * 1e-3);
             fits_made[{G, D}] = fit;
+        }
+        for (int d = 0; d < D; ++d) {  // each flush buffer freed on its own device
+            SAT_CUDA(cudaSetDevice(d));
+            flushers[d].reset();
         }
         if (G > 1) {
             m.calibration.link_latency_s = fits_made[{G, D}].latency_s;

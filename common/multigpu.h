@@ -90,12 +90,23 @@ struct StripSet {
     }
 };
 
+// Library scratch for a strip's SAT (In -> Out) and for a 1 x W scan of Out. Instantiated in the
+// lab's object, which links the library: common/ itself does not depend on it.
+struct ScratchSizes {
+    ScanScratchSize strip, row;
+};
+template <class In, class Out>
+ScratchSizes scratch_sizes(int rows, int cols) {
+    return {inclusive_scan_2d_scratch<In, Out>(rows, cols), inclusive_scan_2d_scratch<Out, Out>(1, cols)};
+}
+
 // A schedule, instantiated for the four harness types and called through a type-erased pointer.
 struct Schedule {
     std::string name;     // --variant
     std::string cost;     // its HMM formula (common/hmm.cpp)
     std::string summary;  // one line for --help
     void (*fn[4])(void* strip_set);
+    ScratchSizes (*scratch[4])(int rows, int cols);
 };
 template <class In, class Out, void (*fn)(StripSet<In, Out>&)>
 void call_schedule(void* set) { fn(*static_cast<StripSet<In, Out>*>(set)); }
@@ -105,7 +116,9 @@ void call_schedule(void* set) { fn(*static_cast<StripSet<In, Out>*>(set)); }
         {&::sat::multigpu::call_schedule<float, float, &fn<float, float>>,                    \
          &::sat::multigpu::call_schedule<double, double, &fn<double, double>>,                \
          &::sat::multigpu::call_schedule<int32_t, int32_t, &fn<int32_t, int32_t>>,            \
-         &::sat::multigpu::call_schedule<uint8_t, int32_t, &fn<uint8_t, int32_t>>}            \
+         &::sat::multigpu::call_schedule<uint8_t, int32_t, &fn<uint8_t, int32_t>>},           \
+        {&::sat::multigpu::scratch_sizes<float, float>, &::sat::multigpu::scratch_sizes<double, double>, \
+         &::sat::multigpu::scratch_sizes<int32_t, int32_t>, &::sat::multigpu::scratch_sizes<uint8_t, int32_t>} \
     }
 
 // Lab 10's LabInfo (number 10, custom_main = the driver below) for these schedules.
