@@ -616,13 +616,19 @@ int strips_main(const LabInfo& lab, int argc, const char* const* argv) {
         return 2;
     }
     if (opt.help) {
-        std::fputs(usage(lab).c_str(), stdout);
-        std::printf("lab 10 options:\n"
-                    "  --gpus G            G GPUs, one row strip each, exchanged through NCCL (default 1)\n"
-                    "  --strips G          G row strips on one GPU, exchanged by device-local copies (default %d)\n"
-                    "  --slice-rows R      rows per slice of the check against the CPU reference (default: 256 MiB)\n"
-                    "variant names in the table end in /S<G> (G strips on one GPU) or /G<G> (G GPUs)\n",
-                    default_strips);
+        // Lab 10's options go before the variant list (tools/bench.py reads the lines after it).
+        std::string text = usage(lab);
+        char own[512];
+        std::snprintf(own, sizeof own,
+                      "lab 10:\n"
+                      "  --gpus G            G GPUs, one row strip each, exchanged through NCCL (default 1)\n"
+                      "  --strips G          G row strips on one GPU, exchanged by device-local copies (default %d)\n"
+                      "  --slice-rows R      rows per slice of the check against the CPU reference (default: 256 MiB)\n"
+                      "  variant names in the table end in /S<G> (G strips on one GPU) or /G<G> (G GPUs)\n\n",
+                      default_strips);
+        const std::size_t at = text.find("variants:\n");
+        text.insert(at == std::string::npos ? text.size() : at, own);
+        std::fputs(text.c_str(), stdout);
         return 0;
     }
     Placement where;
@@ -677,17 +683,23 @@ int strips_main(const LabInfo& lab, int argc, const char* const* argv) {
         return 2;
     }
     const int reps = opt.reps >= 0 ? opt.reps : 20;
+    const std::uint64_t seed = opt.seed_given ? opt.seed : fresh_seed();
+    auto request = [&](const Schedule* v, DType t, Shape s) {
+        StripRequest req;
+        req.schedule = v;
+        req.type = t;
+        req.shape = s;
+        req.where = where;
+        req.seed = seed;
+        req.reps = reps;
+        req.slice_rows = slice_rows;
+        return req;
+    };
     std::string exchange_name;
     try {
         for (Shape s : shapes)
             for (DType t : types) {
-                StripRequest req;
-                req.schedule = schedules.front();
-                req.type = t;
-                req.shape = s;
-                req.where = where;
-                req.reps = reps;
-                if (!fits(req, &why)) {
+                if (!fits(request(schedules.front(), t, s), &why)) {
                     std::fprintf(stderr, "%s: %s\n", prog, why.c_str());
                     return 2;
                 }
@@ -697,7 +709,6 @@ int strips_main(const LabInfo& lab, int argc, const char* const* argv) {
         std::fprintf(stderr, "%s: %s\n", prog, e.what());
         return 2;
     }
-    const std::uint64_t seed = opt.seed_given ? opt.seed : fresh_seed();
     std::printf("%s - %s (%s) on %s%s; %d strips, exchange: %s; seed %llu\n", prog, lab.title.c_str(),
                 lab.source.c_str(), where.devices > 1 ? (std::to_string(where.devices) + " x ").c_str() : "",
                 device_name().c_str(), where.strips, exchange_name.c_str(), (unsigned long long)seed);
@@ -711,15 +722,7 @@ int strips_main(const LabInfo& lab, int argc, const char* const* argv) {
     for (Shape s : shapes)
         for (DType t : types)
             for (const Schedule* v : schedules) {
-                StripRequest req;
-                req.schedule = v;
-                req.type = t;
-                req.shape = s;
-                req.where = where;
-                req.seed = seed;
-                req.reps = reps;
-                req.slice_rows = slice_rows;
-                const Measurement m = run_strips(req);
+                const Measurement m = run_strips(request(v, t, s));
                 print_row(m);
                 std::fflush(stdout);
                 if (csv) std::fprintf(csv, "%s\n", csv_row(m).c_str());
