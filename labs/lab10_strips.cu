@@ -86,8 +86,8 @@ void scan_then_add(StripSet<In, Out>& set) {
     const int W = set.cols;
     for (const auto& s : set.strips) {
         scan_strip(s, W);
-        Out* mine = s.gathered + std::size_t(s.rank) * W;
-        (void)mine;
+        Out* mine = s.gathered + std::size_t(s.rank) * W;  // this strip's slot of the G x W rows
+        (void)mine;                                         // (unused in the skeleton)
         // TODO: publish the strip's bottom row (its last output row) into its own slot `mine`: a device-to-device copy on s.stream
     }
     set.all_gather_rows(false);  // on the main streams, after each strip's copy

@@ -102,8 +102,8 @@ void scan_then_add(StripSet<In, Out>& set) {
     const int W = set.cols;
     for (const auto& s : set.strips) {
         scan_strip(s, W);
-        Out* mine = s.gathered + std::size_t(s.rank) * W;
-        (void)mine;
+        Out* mine = s.gathered + std::size_t(s.rank) * W;  // this strip's slot of the G x W rows
+        (void)mine;                                         // (unused in the skeleton)
         // BEGIN SOLUTION hint: publish the strip's bottom row (its last output row) into its own slot `mine`: a device-to-device copy on s.stream
         SAT_CUDA(cudaMemcpyAsync(mine, s.out + std::size_t(s.range.rows - 1) * W, W * sizeof(Out),
                                  cudaMemcpyDeviceToDevice, s.stream));
