@@ -47,6 +47,7 @@ lab_src = $(firstword $(wildcard $(1)/lab$(2)_*.cu $(1)/lab$(2)_*.cpp))
 lab_obj = $(patsubst %,$(OBJ)/%.o,$(call lab_src,$(1),$(2)))
 # A lab binary also links the labs it reuses.
 LAB_USES_6 := 4
+LAB_USES_10 := 9
 
 .PHONY: all labs refs test grade release skeletons bench plots sanitize deps clean help
 all: refs

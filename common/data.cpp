@@ -43,30 +43,32 @@ std::uint64_t mix(std::uint64_t x) {
 }
 
 template <class In>
-void fill(In* dst, Shape s, std::uint64_t seed, DataKind kind) {
+void fill(In* dst, Shape s, std::uint64_t seed, DataKind kind, std::size_t first = 0,
+          std::size_t count = ~std::size_t(0)) {
     const std::uint64_t key = mix(seed);
     // real i32: values in [-m, m] with m * n < 2^31, so every partial sum fits in int32.
     const std::int64_t m =
         std::clamp<std::int64_t>(std::int64_t(2147483647.0 / double(std::max<std::size_t>(1, s.n()))), 1, 1000);
     const std::uint64_t k = std::uint64_t(exact_value_range(s.n()));
-    parallel_for(s.n(), [&](std::size_t b, std::size_t e) {
-        for (std::size_t i = b; i < e; ++i) {
+    parallel_for(std::min(count, s.n()), [&](std::size_t b, std::size_t e) {
+        for (std::size_t j = b; j < e; ++j) {
+            const std::size_t i = first + j;  // index in the whole matrix: the same data strip by strip
             const std::uint64_t bits = mix(key ^ mix(i));
             if (kind == DataKind::exact) {
                 if constexpr (std::is_same_v<In, uint8_t>) {
-                    dst[i] = uint8_t(1 + bits % 255);
+                    dst[j] = uint8_t(1 + bits % 255);
                 } else {
                     const std::int64_t v = std::int64_t(bits % (2 * k));  // 0 .. 2K-1 -> -K..-1, 1..K
-                    dst[i] = In(v < std::int64_t(k) ? v - std::int64_t(k) : v - std::int64_t(k) + 1);
+                    dst[j] = In(v < std::int64_t(k) ? v - std::int64_t(k) : v - std::int64_t(k) + 1);
                 }
             } else if constexpr (std::is_same_v<In, float>) {
-                dst[i] = float(bits >> 40) * (1.0f / 16777216.0f);  // 24 random bits in [0,1)
+                dst[j] = float(bits >> 40) * (1.0f / 16777216.0f);  // 24 random bits in [0,1)
             } else if constexpr (std::is_same_v<In, double>) {
-                dst[i] = double(bits % 256);
+                dst[j] = double(bits % 256);
             } else if constexpr (std::is_same_v<In, uint8_t>) {
-                dst[i] = uint8_t(bits);
+                dst[j] = uint8_t(bits);
             } else {
-                dst[i] = In(std::int64_t(bits % std::uint64_t(2 * m + 1)) - m);
+                dst[j] = In(std::int64_t(bits % std::uint64_t(2 * m + 1)) - m);
             }
         }
     });
@@ -114,6 +116,14 @@ int exact_value_range(std::size_t n) {
 
 void generate_input(DType t, Shape s, std::uint64_t seed, void* dst, DataKind kind) {
     dispatch(t, [&](auto in, auto) { fill(static_cast<decltype(in)*>(dst), s, seed, kind); });
+}
+
+void generate_input_rows(DType t, Shape s, std::uint64_t seed, int row0, int rows, void* dst,
+                         DataKind kind) {
+    dispatch(t, [&](auto in, auto) {
+        fill(static_cast<decltype(in)*>(dst), s, seed, kind, std::size_t(row0) * s.cols,
+             std::size_t(rows) * s.cols);
+    });
 }
 
 Reference reference_sat(DType t, Shape s, const void* in_ptr) {
@@ -230,7 +240,9 @@ CheckReport compare_range(const Reference& ref, const Out* got, double tau, std:
 template <class Out>
 CheckReport compare_typed(const Reference& ref, const Out* got) {
     const Shape s = ref.shape;
-    const double tau = ref.exact ? 0 : rounding_bound(ref.unit_roundoff, s);
+    const double tau = ref.exact             ? 0
+                       : ref.chain > 0         ? rounding_bound_chain(ref.unit_roundoff, ref.chain)
+                                               : rounding_bound(ref.unit_roundoff, s);
     // Split into fixed chunks so that "first wrong" is the first in row-major order.
     const std::size_t chunk = 1 << 20, chunks = s.n() / chunk + (s.n() % chunk != 0);
     std::vector<CheckReport> parts(chunks);
@@ -266,8 +278,11 @@ CheckReport compare_typed(const Reference& ref, const Out* got) {
 }  // namespace
 
 double rounding_bound(double u, Shape s) {
+    return rounding_bound_chain(u, double(s.rows) + double(s.cols) + 64);
+}
+
+double rounding_bound_chain(double u, double d) {
     const auto gamma = [u](double d) { return d * u / (1 - d * u); };
-    const double d = double(s.rows) + double(s.cols) + 64;
     if (d * u <= rounding_deterministic_du) return 2 * gamma(d);
     const double d0 = rounding_deterministic_du / u;
     const double probabilistic = std::expm1(rounding_lambda * std::sqrt(d) * u + d * u * u / (1 - u));

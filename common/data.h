@@ -41,6 +41,9 @@ void generate_input(DType t, Shape s, std::uint64_t seed, void* dst, DataKind ki
 // K of the exact data for n elements: the largest K in [3, 127] with
 // 64 * sqrt(n * E[a^2]) <= 2^24, E[a^2] = (K + 1)(2K + 1) / 6 (K = 9 at n = 2^31).
 int exact_value_range(std::size_t n);
+// Rows [row0, row0 + rows) of the same matrix (lab 10 makes a matrix strip by strip).
+void generate_input_rows(DType t, Shape s, std::uint64_t seed, int row0, int rows, void* dst,
+                         DataKind kind = DataKind::exact);
 
 // The exact SAT of `in` (any input element type) for the checker:
 //   integer outputs: sums modulo 2^32 (what int32 arithmetic wrapping produces, see docs/hmm.md);
@@ -59,6 +62,7 @@ struct Reference {
     double unit_roundoff = 0;            // 2^-24 (f32) or 2^-53 (f64)
     double max_abs_sum = 0;              // max |SAT| (float outputs)
     std::string inexact_why;             // float outputs that are not exact: why not
+    double chain = 0;                    // d of the float bound; 0: rows + cols + 64
 };
 Reference reference_sat(DType t, Shape s, const void* in);
 // The transpose of `in`, converted to the output type, for Computes::transpose variants.
@@ -77,6 +81,8 @@ CheckReport compare_output(DType t, const Reference& ref, const void* got);
 //                 above 1 - 10^-7 when rounding errors are independent and of mean zero).
 // Finite, positive and non-decreasing in d for every shape.
 double rounding_bound(double unit_roundoff, Shape s);
+// The same bound for a summation chain of length d (rounding_bound uses d = rows + cols + 64).
+double rounding_bound_chain(double unit_roundoff, double d);
 constexpr double rounding_lambda = 11;
 constexpr double rounding_deterministic_du = 1.0 / 128;  // d u up to which tau is deterministic
 

@@ -86,6 +86,8 @@ Measurement run_variant(const RunRequest& request);
 // True when a CUDA device can run kernels; otherwise `why` says what is missing.
 bool gpu_available(std::string* why = nullptr);
 std::string device_name();
+// l of the HMM on the current device (runner.cu), measured once per process.
+void calibrate_latency(hmm::Calibration& cal);
 
 // ---- Command line ----------------------------------------------------------------------------
 

@@ -17,6 +17,20 @@ namespace {
 double twice_side(const Params& p) { return p.rows + p.cols; }
 double twice_block_side(const Params& p) { return std::ceil(p.rows / p.w) + std::ceil(p.cols / p.w); }
 
+// Lab 10's two schedules (docs/lab10.md). Early: the column sums (one more read, m/w) publish on
+// a second stream, and the exchange hides behind the strip's SAT.
+Cost strip_cost(const Params& p, bool early) {
+    const double m = p.n() / p.devices, scan = 2 * m / p.w + 3 * m / (2 * p.w * p.w);
+    const double a = p.strips <= 1 ? 0 : (p.devices == 1 ? (p.strips - 1) / p.strips : 1);
+    Cost c{scan + 2 * a * m / p.w + (early ? m / p.w : 0), 3};
+    if (p.strips > 1) {
+        c.link_steps = p.strips - 1;
+        c.link_bytes = (p.strips - 1) * p.cols * p.out_bytes;
+        c.overlap_units = early ? scan : 0;
+    }
+    return c;
+}
+
 Cost undefined(const Params&) {
     const double nan = std::numeric_limits<double>::quiet_NaN();
     return {nan, nan};
@@ -75,6 +89,13 @@ const std::vector<Formula> table = {
     // traffic.
     {"LookBack", "2n/w + 3n/(2w^2) + 2l", "derived in docs/lab9.md",
      [](const Params& p) { return Cost{2 * p.n() / p.w + 3 * p.n() / (2 * p.w * p.w), 2}; }},
+    // Lab 10, derived in docs/lab10.md: G strips on D devices, m = n/D elements on the busiest
+    // device, of which a share `a` gets the carry added (a = (G-1)/G on one device, 1 on the last
+    // of G devices); X = (G-1)(lambda + W b / beta) is the all-gather of one W-element row per strip.
+    {"Strips-ScanThenAdd", "(2+2a)m/w + 3m/(2w^2) + 3l + X", "derived in docs/lab10.md",
+     [](const Params& p) { return strip_cost(p, false); }},
+    {"Strips-EarlyColumnSums", "(3+2a)m/w + 3m/(2w^2) + 3l + max(0, X - (2m/w + 3m/(2w^2)))",
+     "derived in docs/lab10.md", [](const Params& p) { return strip_cost(p, true); }},
 };
 
 }  // namespace
@@ -111,7 +132,11 @@ double predict_seconds(Cost cost, const Calibration& cal, Barrier barrier) {
     double l = 0;
     if (barrier == Barrier::kernel_launch) l = cal.l_launch_s;
     if (barrier == Barrier::graph_launch) l = cal.l_graph_s;
-    return cost.units * cal.unit_s + cost.latencies * l;
+    double link = 0;  // lab 10's GPU-to-GPU level, zero for every other lab
+    if (cost.link_steps > 0 && cal.link_bytes_per_s > 0)
+        link = std::max(0.0, cost.link_steps * cal.link_latency_s + cost.link_bytes / cal.link_bytes_per_s -
+                                 cost.overlap_units * cal.unit_s);
+    return cost.units * cal.unit_s + cost.latencies * l + link;
 }
 
 }  // namespace sat::hmm

@@ -18,6 +18,8 @@ struct Params {
     double w = 32;              // HMM width
     int k = 0;                  // 2R1W recursion depth (recursion_depth)
     double r = 0;               // (1+r)R1W fraction handled by 2R1W
+    // Lab 10's GPU-to-GPU level: G row strips on D devices (D = 1 or G), b bytes per output.
+    double strips = 1, devices = 1, out_bytes = 4;
     double n() const { return rows * cols; }
 };
 Params params_for(Shape shape, double r = 0);
@@ -27,6 +29,9 @@ Params params_for(Shape shape, double r = 0);
 struct Cost {
     double units = 0;
     double latencies = 0;
+    // Lab 10: the GPU-to-GPU level. X = link_steps * lambda + link_bytes / beta, of which the
+    // part shorter than `overlap_units` time units of other work is hidden.
+    double link_steps = 0, link_bytes = 0, overlap_units = 0;
     bool defined() const { return units == units; }  // false for NaN (no formula, e.g. CPU)
 };
 
@@ -50,6 +55,8 @@ struct Calibration {
     double unit_s = 0;       // one coalesced w-word access at the measured copy bandwidth
     double l_launch_s = 0;   // one dependent kernel launch on a stream
     double l_graph_s = 0;    // one dependent kernel node inside a CUDA graph
+    double link_latency_s = 0;      // lambda: one step of the exchange between strips (lab 10)
+    double link_bytes_per_s = 0;    // beta: the exchange's bandwidth per step (lab 10)
 };
 double predict_seconds(Cost cost, const Calibration& cal, Barrier barrier);
 

@@ -77,6 +77,8 @@ __global__ void latency_probe(int* sink, int step) {
     if (threadIdx.x == 0) *sink += step;  // each launch depends on the one before it
 }
 
+}  // namespace
+
 // l of the HMM measured two ways: a dependent kernel launch on a stream, and a dependent
 // kernel node inside an instantiated CUDA graph. Measured once per process.
 void calibrate_latency(hmm::Calibration& cal) {
@@ -123,6 +125,8 @@ void calibrate_latency(hmm::Calibration& cal) {
     cal.l_launch_s = launch_s;
     cal.l_graph_s = graph_s;
 }
+
+namespace {
 
 // The trace picture: one square per 32x32 tile, coloured by when it finished.
 void write_trace(const std::string& path, Shape s, const std::vector<unsigned long long>& stamps) {

@@ -1,0 +1,750 @@
+// multigpu.cu — lab 10's driver: strips on G GPUs (or on one), the exchange between them (NCCL
+// or a device-local copy), the check against the CPU reference in slices, timing and the
+// calibration of the GPU-to-GPU level of the cost model (docs/lab10.md).
+#include "multigpu.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <numeric>
+
+#include "gpu_timing.h"
+
+#ifndef SAT_HAVE_NCCL
+#define SAT_HAVE_NCCL 0  // mk/lab10.mk sets it to 1 when it finds NCCL
+#endif
+#if SAT_HAVE_NCCL
+#include <dlfcn.h>
+#include <nccl.h>
+#endif
+
+namespace sat::multigpu {
+
+std::vector<StripRange> split_rows(int rows, int strips) {
+    if (strips < 1) throw UsageError("the number of strips must be at least 1, got " + std::to_string(strips));
+    if (rows < strips)
+        throw UsageError(std::to_string(rows) + " rows cannot be cut into " + std::to_string(strips) +
+                         " strips of at least one row each (use at most " + std::to_string(rows) + " strips)");
+    std::vector<StripRange> parts(strips);
+    const int base = rows / strips, extra = rows % strips;
+    int row0 = 0;
+    for (int g = 0; g < strips; ++g) {
+        parts[g].row0 = row0;
+        parts[g].rows = base + (g < extra ? 1 : 0);
+        row0 += parts[g].rows;
+    }
+    return parts;
+}
+
+// ---- Exchanges ------------------------------------------------------------------------------------
+
+namespace {
+
+// G strips on one device: strip g's row is copied into every other strip's buffer, on the
+// receiving strip's stream, once the sending strip's stream has published it.
+class LocalExchange : public Exchange {
+public:
+    explicit LocalExchange(int strips) : sent_(strips) {
+        for (auto& e : sent_) SAT_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    }
+    std::string name() const override { return "device-local copy"; }
+    void all_gather(void* const* gathered, std::size_t bytes, const cudaStream_t* streams) override {
+        const int G = int(sent_.size());
+        for (int g = 0; g < G; ++g) SAT_CUDA(cudaEventRecord(sent_[g], streams[g]));
+        for (int to = 0; to < G; ++to)
+            for (int from = 0; from < G; ++from) {
+                if (from == to) continue;
+                SAT_CUDA(cudaStreamWaitEvent(streams[to], sent_[from], 0));
+                SAT_CUDA(cudaMemcpyAsync(static_cast<char*>(gathered[to]) + from * bytes,
+                                         static_cast<char*>(gathered[from]) + from * bytes, bytes,
+                                         cudaMemcpyDeviceToDevice, streams[to]));
+            }
+    }
+
+private:
+    std::vector<cudaEvent_t> sent_;
+};
+
+#if SAT_HAVE_NCCL
+// NCCL's entry points, from the library mk/lab10.mk found (SAT_NCCL_LIB), opened on first use.
+struct NcclApi {
+    decltype(&ncclCommInitAll) comm_init_all = nullptr;
+    decltype(&ncclGetVersion) get_version = nullptr;
+    decltype(&ncclGetErrorString) error_string = nullptr;
+    decltype(&ncclGroupStart) group_start = nullptr;
+    decltype(&ncclGroupEnd) group_end = nullptr;
+    decltype(&ncclAllGather) all_gather = nullptr;
+    std::string error;  // empty when every entry point was found
+};
+const NcclApi& nccl() {
+    static const NcclApi api = [] {
+        NcclApi a;
+        void* lib = dlopen(SAT_NCCL_LIB, RTLD_NOW | RTLD_GLOBAL);
+        if (!lib) {
+            a.error = std::string("cannot open ") + SAT_NCCL_LIB + ": " + dlerror();
+            return a;
+        }
+        auto take = [&](auto& fn, const char* name) {
+            fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name));
+            if (!fn && a.error.empty()) a.error = std::string(SAT_NCCL_LIB) + " has no " + name;
+        };
+        take(a.comm_init_all, "ncclCommInitAll");
+        take(a.get_version, "ncclGetVersion");
+        take(a.error_string, "ncclGetErrorString");
+        take(a.group_start, "ncclGroupStart");
+        take(a.group_end, "ncclGroupEnd");
+        take(a.all_gather, "ncclAllGather");
+        return a;
+    }();
+    return api;
+}
+
+void nccl_check(ncclResult_t r, const char* what) {
+    if (r != ncclSuccess) throw Error(std::string("NCCL: ") + what + " failed: " + nccl().error_string(r));
+}
+
+class NcclExchange : public Exchange {
+public:
+    explicit NcclExchange(int devices) : comms_(devices) {
+        std::vector<int> list(devices);
+        std::iota(list.begin(), list.end(), 0);
+        nccl_check(nccl().comm_init_all(comms_.data(), devices, list.data()), "ncclCommInitAll");
+    }
+    std::string name() const override {
+        int v = 0;
+        nccl().get_version(&v);
+        return "NCCL " + std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." +
+               std::to_string(v % 100);
+    }
+    void all_gather(void* const* gathered, std::size_t bytes, const cudaStream_t* streams) override {
+        nccl_check(nccl().group_start(), "ncclGroupStart");
+        for (std::size_t g = 0; g < comms_.size(); ++g)
+            nccl_check(nccl().all_gather(static_cast<char*>(gathered[g]) + g * bytes, gathered[g], bytes, ncclInt8,
+                                     comms_[g], streams[g]),
+                       "ncclAllGather");
+        nccl_check(nccl().group_end(), "ncclGroupEnd");
+    }
+
+private:
+    std::vector<ncclComm_t> comms_;
+};
+#endif
+
+}  // namespace
+
+bool have_nccl(std::string* why) {
+#if SAT_HAVE_NCCL
+    if (why) *why = nccl().error;
+    return nccl().error.empty();
+#else
+    if (why) *why = "lab 10 was built without NCCL (mk/lab10.mk found none)";
+    return false;
+#endif
+}
+
+std::unique_ptr<Exchange> make_exchange(const Placement& where) {
+    if (where.devices <= 1) return std::make_unique<LocalExchange>(where.strips);
+    std::string why;
+    if (!have_nccl(&why)) throw Error(why + ", so it cannot run across GPUs");
+#if SAT_HAVE_NCCL
+    return std::make_unique<NcclExchange>(where.devices);
+#endif
+    return nullptr;
+}
+
+namespace {
+
+// One exchange per placement for the whole process (NCCL communicators are slow to make); they
+// live until the process ends.
+Exchange& exchange_for(const Placement& where) {
+    static std::map<std::pair<int, int>, Exchange*> made;
+    Exchange*& ex = made[{where.strips, where.devices}];
+    if (!ex) ex = make_exchange(where).release();
+    return *ex;
+}
+
+// Every allocation, stream and event of one strip, released on its device.
+struct StripMemory {
+    int device = 0;
+    std::vector<void*> blocks;
+    std::vector<cudaStream_t> streams;
+    std::vector<cudaEvent_t> events;
+    explicit StripMemory(int dev) : device(dev) {}
+    StripMemory(const StripMemory&) = delete;
+    ~StripMemory() {
+        cudaSetDevice(device);
+        for (void* p : blocks) cudaFree(p);
+        for (cudaStream_t s : streams) cudaStreamDestroy(s);
+        for (cudaEvent_t e : events) cudaEventDestroy(e);
+    }
+    template <class T>
+    T* alloc(std::size_t count) {
+        void* p = nullptr;
+        if (count) SAT_CUDA(cudaMalloc(&p, count * sizeof(T)));
+        blocks.push_back(p);
+        return static_cast<T*>(p);
+    }
+    cudaStream_t stream() {
+        streams.emplace_back();
+        SAT_CUDA(cudaStreamCreateWithFlags(&streams.back(), cudaStreamNonBlocking));
+        return streams.back();
+    }
+    cudaEvent_t event(bool timing = false) {
+        events.emplace_back();
+        SAT_CUDA(cudaEventCreateWithFlags(&events.back(), timing ? cudaEventDefault : cudaEventDisableTiming));
+        return events.back();
+    }
+};
+
+constexpr std::size_t link_probe_bytes = 4 << 20;  // the large message of the link calibration
+
+// Device bytes of strip `g`: input, output with canary bands, gathered rows, library scratch,
+// the status word, the copy target (when timed) and the link probe.
+std::size_t strip_bytes(const StripRequest& req, StripRange r, int G) {
+    const std::size_t W = std::size_t(req.shape.cols), n = std::size_t(r.rows) * W;
+    const std::size_t ib = input_bytes(req.type), ob = output_bytes(req.type);
+    const ScratchSizes need = req.schedule->scratch[int(req.type)](r.rows, int(W));
+    const ScanScratchSize scan = need.strip, row = need.row;
+    return n * (ib + ob) + 2 * canary_band_bytes + G * W * ob + scan.state_bytes + scan.value_bytes +
+           row.state_bytes + row.value_bytes + 256 + (req.reps > 0 ? n * (ib + ob) / 2 : 0) +
+           (G > 1 && req.reps > 0 ? G * link_probe_bytes : 0);
+}
+
+}  // namespace
+
+bool fits(const StripRequest& req, std::string* why) {
+    const auto parts = split_rows(req.shape.rows, req.where.strips);
+    std::vector<std::size_t> need(req.where.devices, std::size_t(64) << 20);  // + flush buffer, contexts
+    for (int g = 0; g < int(parts.size()); ++g)
+        need[req.where.device_of(g)] += strip_bytes(req, parts[g], int(parts.size()));
+    for (int d = 0; d < req.where.devices; ++d) {
+        std::size_t free_bytes = 0, total = 0;
+        SAT_CUDA(cudaSetDevice(d));
+        SAT_CUDA(cudaMemGetInfo(&free_bytes, &total));
+        if (need[d] > free_bytes) {
+            if (why)
+                *why = std::to_string(req.shape.rows) + "x" + std::to_string(req.shape.cols) + " " +
+                       dtype_name(req.type) + " needs " + std::to_string(need[d] >> 20) + " MiB on GPU " +
+                       std::to_string(d) + "; " + std::to_string(free_bytes >> 20) +
+                       " MiB free (more strips or GPUs, or --reps 0, need less)";
+            SAT_CUDA(cudaSetDevice(0));
+            return false;
+        }
+    }
+    SAT_CUDA(cudaSetDevice(0));
+    return true;
+}
+
+// ---- The CPU reference in slices ------------------------------------------------------------------
+
+SlicedReference::SlicedReference(DType type, Shape whole) : type_(type), whole_(whole) {
+    carry_exact_.assign(whole.cols, 0);
+    carry_.assign(whole.cols, 0.0);
+}
+
+Reference SlicedReference::next(const void* in, int rows, double extra_chain) {
+    if (rows < 1 || done_ + rows > whole_.rows) throw Error("SlicedReference: rows beyond the matrix");
+    Reference ref = reference_sat(type_, Shape{rows, whole_.cols}, in);
+    const std::size_t W = whole_.cols;
+    // Every element gets the sums of all rows above the slice: the previous slice's last row.
+    if (!ref.exact_sums.empty()) {  // integer outputs: sums modulo 2^32
+        for (std::size_t i = 0; i < ref.exact_sums.size(); ++i) ref.exact_sums[i] += carry_exact_[i % W];
+        std::copy(ref.exact_sums.end() - W, ref.exact_sums.end(), carry_exact_.begin());
+    } else if (ref.exact) {  // exact float data: stays exact while the whole SAT stays small
+        for (std::size_t i = 0; i < ref.sums.size(); ++i) ref.sums[i] += carry_[i % W];
+        std::copy(ref.sums.end() - W, ref.sums.end(), carry_.begin());
+        for (double v : ref.sums) max_abs_sum_ = std::max(max_abs_sum_, std::fabs(v));
+        if (exact_sum_factor * max_abs_sum_ > 1 / ref.unit_roundoff)
+            throw Error("SlicedReference: the sums of this data are too large for an exact check");
+        ref.max_abs_sum = max_abs_sum_;
+    } else {
+        // The bound needs sums of |a| once any row so far had a negative value.
+        if (!ref.abs_sums.empty() && carry_abs_.empty()) carry_abs_ = carry_;  // rows above: all >= 0
+        if (ref.abs_sums.empty() && !carry_abs_.empty()) ref.abs_sums = ref.sums;  // this slice: >= 0
+        for (std::size_t i = 0; i < ref.sums.size(); ++i) {
+            ref.sums[i] += carry_[i % W];
+            if (!carry_abs_.empty()) ref.abs_sums[i] += carry_abs_[i % W];
+        }
+        std::copy(ref.sums.end() - W, ref.sums.end(), carry_.begin());
+        if (!carry_abs_.empty()) std::copy(ref.abs_sums.end() - W, ref.abs_sums.end(), carry_abs_.begin());
+        ref.chain = double(whole_.rows) + whole_.cols + 64 + extra_chain;
+    }
+    done_ += rows;
+    return ref;
+}
+
+// ---- One run --------------------------------------------------------------------------------------
+
+namespace {
+
+struct LinkFit {
+    double latency_s = 0, bytes_per_s = 0;
+};
+
+template <class In, class Out>
+Measurement run_typed(const StripRequest& req, Measurement m) {
+    const Shape S = req.shape;
+    const int W = S.cols;
+    const std::vector<StripRange> parts = split_rows(S.rows, req.where.strips);
+    const int G = int(parts.size()), D = req.where.devices;
+    const std::size_t ib = sizeof(In), ob = sizeof(Out), band = canary_band_bytes;
+    Exchange& exchange = exchange_for(req.where);
+
+    std::vector<std::unique_ptr<StripMemory>> mem;
+    StripSet<In, Out> set;
+    set.cols = W;
+    set.exchange = &exchange;
+    std::vector<unsigned char*> out_base(G);
+    std::vector<int*> status(G);
+    for (int g = 0; g < G; ++g) {
+        const int dev = req.where.device_of(g);
+        SAT_CUDA(cudaSetDevice(dev));
+        mem.push_back(std::make_unique<StripMemory>(dev));
+        StripMemory& sm = *mem.back();
+        const std::size_t n = std::size_t(parts[g].rows) * W;
+        Strip<In, Out> s;
+        s.rank = g;
+        s.device = dev;
+        s.range = parts[g];
+        s.in = sm.alloc<In>(n);
+        out_base[g] = sm.alloc<unsigned char>(n * ob + 2 * band);
+        s.out = reinterpret_cast<Out*>(out_base[g] + band);
+        s.gathered = sm.alloc<Out>(std::size_t(G) * W);
+        s.stream = sm.stream();
+        s.side = sm.stream();
+        s.ready = sm.event();
+        s.published = sm.event();
+        status[g] = sm.alloc<int>(1);
+        const ScratchSizes need = req.schedule->scratch[int(req.type)](parts[g].rows, W);
+        const ScanScratchSize scan = need.strip, row = need.row;
+        s.scan.state = sm.alloc<unsigned char>(scan.state_bytes);
+        s.scan.values = sm.alloc<unsigned char>(scan.value_bytes);
+        s.row_scan.state = sm.alloc<unsigned char>(row.state_bytes);
+        s.row_scan.values = sm.alloc<unsigned char>(row.value_bytes);
+        s.scan.status = s.row_scan.status = status[g];
+        // The input, made slice by slice on the host (never the whole matrix at once).
+        std::vector<unsigned char> host(std::size_t(std::min(parts[g].rows, req.slice_rows)) * W * ib);
+        for (int r = 0; r < parts[g].rows; r += req.slice_rows) {
+            const int k = std::min(req.slice_rows, parts[g].rows - r);
+            generate_input_rows(req.type, S, req.seed, parts[g].row0 + r, k, host.data());
+            SAT_CUDA(cudaMemcpy(const_cast<In*>(s.in) + std::size_t(r) * W, host.data(), std::size_t(k) * W * ib,
+                                cudaMemcpyHostToDevice));
+        }
+        SAT_CUDA(cudaMemset(out_base[g], canary_byte, band));
+        SAT_CUDA(cudaMemset(out_base[g] + band, poison_byte, n * ob));
+        SAT_CUDA(cudaMemset(out_base[g] + band + n * ob, canary_byte, band));
+        SAT_CUDA(cudaMemset(s.gathered, poison_byte, std::size_t(G) * W * ob));
+        SAT_CUDA(cudaMemset(status[g], 0, sizeof(int)));
+        set.strips.push_back(s);
+    }
+    auto on = [&](int g) { SAT_CUDA(cudaSetDevice(set.strips[g].device)); };
+    auto sync_all = [&] {
+        for (int g = 0; g < G; ++g) {
+            on(g);
+            SAT_CUDA(cudaStreamSynchronize(set.strips[g].stream));
+            SAT_CUDA(cudaStreamSynchronize(set.strips[g].side));
+        }
+    };
+    auto check_status = [&] {
+        for (int g = 0; g < G; ++g) {
+            on(g);
+            const std::string e = status_error(status[g]);
+            if (!e.empty()) throw Error("strip " + std::to_string(g) + ": " + e);
+        }
+    };
+    const Schedule& schedule = *req.schedule;
+    const int type_index = int(req.type);
+    auto run_once = [&] {
+        schedule.fn[type_index](&set);
+        SAT_CUDA(cudaGetLastError());
+    };
+    run_once();
+    sync_all();
+    check_status();
+
+    // The check, slice by slice in row order, against the CPU reference kept in slices.
+    SlicedReference reference(req.type, S);
+    CheckReport rep;
+    std::vector<unsigned char> got, in_rows, before(band), after(band);
+    for (int g = 0; g < G; ++g) {
+        on(g);
+        for (int r = 0; r < parts[g].rows; r += req.slice_rows) {
+            const int k = std::min(req.slice_rows, parts[g].rows - r);
+            in_rows.resize(std::size_t(k) * W * ib);
+            got.resize(std::size_t(k) * W * ob);
+            generate_input_rows(req.type, S, req.seed, parts[g].row0 + r, k, in_rows.data());
+            const Reference ref = reference.next(in_rows.data(), k, G + 2);
+            SAT_CUDA(cudaMemcpy(got.data(), set.strips[g].out + std::size_t(r) * W, got.size(), cudaMemcpyDeviceToHost));
+            const CheckReport part = compare_output(req.type, ref, got.data());
+            if (part.wrong > 0 && rep.wrong == 0) {
+                rep.first_row = part.first_row + parts[g].row0 + r;
+                rep.first_col = part.first_col;
+                rep.first_expected = part.first_expected;
+                rep.first_got = part.first_got;
+                rep.first_unwritten = part.first_unwritten;
+            }
+            rep.wrong += part.wrong;
+            rep.checked += part.checked;
+            rep.max_error = std::max(rep.max_error, part.max_error);
+            rep.tolerance = part.tolerance;
+        }
+        const std::size_t n_bytes = std::size_t(parts[g].rows) * W * ob;
+        SAT_CUDA(cudaMemcpy(before.data(), out_base[g], band, cudaMemcpyDeviceToHost));
+        SAT_CUDA(cudaMemcpy(after.data(), out_base[g] + band + n_bytes, band, cudaMemcpyDeviceToHost));
+        const std::string canary = check_canaries(before.data(), after.data(), band);
+        if (!canary.empty() && rep.canary.empty()) rep.canary = "strip " + std::to_string(g) + ": " + canary;
+    }
+    rep.pass = rep.wrong == 0 && rep.canary.empty();
+    m.check = rep;
+
+    if (req.reps > 0) {
+        // Fork-join on strip 0's stream: every strip starts after `start` and `stop` waits for
+        // every strip's streams, so one pair of events times the whole set across devices.
+        std::vector<std::unique_ptr<L2Flusher>> flushers(D);
+        std::vector<cudaEvent_t> flushed(D), joined(G), joined_side(G);
+        for (int d = 0; d < D; ++d) {
+            SAT_CUDA(cudaSetDevice(d));
+            flushers[d] = std::make_unique<L2Flusher>();
+            flushed[d] = mem[d]->event();
+        }
+        for (int g = 0; g < G; ++g) {
+            on(g);
+            joined[g] = mem[g]->event();
+            joined_side[g] = mem[g]->event();
+        }
+        on(0);
+        const cudaEvent_t start = mem[0]->event(true), stop = mem[0]->event(true);
+        auto timed = [&](int reps, bool flush, auto body) {
+            std::vector<double> ms;
+            for (int rep_i = 0; rep_i < reps; ++rep_i) {
+                for (int d = 0; d < D && flush; ++d) {
+                    SAT_CUDA(cudaSetDevice(d));
+                    const cudaStream_t s = set.strips[d].stream;  // strip d is device d's first strip
+                    flushers[d]->flush(s);
+                    SAT_CUDA(cudaEventRecord(flushed[d], s));
+                }
+                on(0);
+                for (int d = 0; d < D && flush; ++d) SAT_CUDA(cudaStreamWaitEvent(set.strips[0].stream, flushed[d], 0));
+                SAT_CUDA(cudaEventRecord(start, set.strips[0].stream));
+                for (int g = 0; g < G; ++g) {
+                    on(g);
+                    SAT_CUDA(cudaStreamWaitEvent(set.strips[g].stream, start, 0));
+                    SAT_CUDA(cudaStreamWaitEvent(set.strips[g].side, start, 0));
+                }
+                body();
+                for (int g = 0; g < G; ++g) {
+                    on(g);
+                    SAT_CUDA(cudaEventRecord(joined[g], set.strips[g].stream));
+                    SAT_CUDA(cudaEventRecord(joined_side[g], set.strips[g].side));
+                }
+                on(0);
+                for (int g = 0; g < G; ++g) {
+                    SAT_CUDA(cudaStreamWaitEvent(set.strips[0].stream, joined[g], 0));
+                    SAT_CUDA(cudaStreamWaitEvent(set.strips[0].stream, joined_side[g], 0));
+                }
+                SAT_CUDA(cudaEventRecord(stop, set.strips[0].stream));
+                SAT_CUDA(cudaEventSynchronize(stop));
+                float t = 0;
+                SAT_CUDA(cudaEventElapsedTime(&t, start, stop));
+                ms.push_back(t);
+            }
+            return stats_of(ms);
+        };
+        run_once();  // second warm-up
+        sync_all();
+        const Stats t = timed(req.reps, true, run_once);
+        sync_all();
+        check_status();
+        // The copy of the same bytes, every strip on its own device at once.
+        std::vector<unsigned char*> copy_dst(G);
+        std::vector<std::size_t> copy_bytes(G);
+        std::vector<std::size_t> device_elems(D, 0);
+        for (int g = 0; g < G; ++g) {
+            on(g);
+            const std::size_t n = std::size_t(parts[g].rows) * W;
+            copy_bytes[g] = n * (ib + ob) / 2;
+            copy_dst[g] = mem[g]->alloc<unsigned char>(copy_bytes[g]);
+            device_elems[set.strips[g].device] += n;
+        }
+        const Stats c = timed(req.reps, true, [&] {
+            for (int g = 0; g < G; ++g) {
+                on(g);
+                SAT_CUDA(cudaMemcpyAsync(copy_dst[g], set.strips[g].out, copy_bytes[g], cudaMemcpyDeviceToDevice,
+                                         set.strips[g].stream));
+            }
+        });
+        m.median_ms = t.median;
+        m.min_ms = t.min;
+        m.max_ms = t.max;
+        m.copy_ms = c.median;
+        on(0);
+        calibrate_latency(m.calibration);
+        const double busiest = double(*std::max_element(device_elems.begin(), device_elems.end()));
+        m.calibration.unit_s = c.median * 1e-3 / (2.0 * busiest / 32.0);
+        // The GPU-to-GPU level: the exchange of a tiny and of a large row, once per placement.
+        static std::map<std::pair<int, int>, LinkFit> fits_made;
+        if (G > 1 && !fits_made.count({G, D})) {
+            std::vector<void*> probe(G);
+            std::vector<cudaStream_t> streams(G);
+            for (int g = 0; g < G; ++g) {
+                on(g);
+                probe[g] = mem[g]->alloc<unsigned char>(std::size_t(G) * link_probe_bytes);
+                streams[g] = set.strips[g].stream;
+            }
+            auto exchange_ms = [&](std::size_t bytes) {
+                exchange.all_gather(probe.data(), bytes, streams.data());  // warm-up
+                sync_all();
+                return timed(20, false, [&] { exchange.all_gather(probe.data(), bytes, streams.data()); }).median;
+            };
+            const double small_ms = exchange_ms(8), large_ms = exchange_ms(link_probe_bytes);
+            LinkFit fit;
+            fit.latency_s = small_ms * 1e-3 / (G - 1);
+            fit.bytes_per_s = (G - 1) * double(link_probe_bytes - 8) / (std::max(large_ms - small_ms, 1e-6) * 1e-3);
+            fits_made[{G, D}] = fit;
+        }
+        for (int d = 0; d < D; ++d) {  // each flush buffer freed on its own device
+            SAT_CUDA(cudaSetDevice(d));
+            flushers[d].reset();
+        }
+        if (G > 1) {
+            m.calibration.link_latency_s = fits_made[{G, D}].latency_s;
+            m.calibration.link_bytes_per_s = fits_made[{G, D}].bytes_per_s;
+        }
+        sync_all();
+    }
+    on(0);
+    return m;
+}
+
+}  // namespace
+
+Measurement run_strips(const StripRequest& req) {
+    Measurement m;
+    m.lab = 10;
+    m.type = req.type;
+    m.shape = req.shape;
+    m.seed = req.seed;
+    m.reps = req.reps;
+    const int G = req.where.strips, D = req.where.devices;
+    m.variant = req.schedule->name + (G > 1 ? (D > 1 ? "/G" : "/S") + std::to_string(G) : std::string());
+    StripRequest r = req;
+    if (r.slice_rows <= 0)  // about 256 MiB of host memory per slice (reference, input, output)
+        r.slice_rows = int(std::max<std::size_t>(1, (std::size_t(256) << 20) / (32 * std::size_t(req.shape.cols))));
+    try {
+        const hmm::Formula& f = hmm::formula(req.schedule->cost);
+        hmm::Params p = hmm::params_for(req.shape);
+        p.strips = G;
+        p.devices = D;
+        p.out_bytes = double(output_bytes(req.type));
+        m.hmm_formula = f.symbolic;
+        m.hmm_cost = f.eval(p);
+        m.device = (D > 1 ? std::to_string(D) + " x " : std::string()) + device_name();
+        m = dispatch(req.type, [&](auto in, auto out) { return run_typed<decltype(in), decltype(out)>(r, m); });
+    } catch (const std::exception& e) {
+        m.error = e.what();
+        cudaGetLastError();
+        cudaSetDevice(0);
+    }
+    const double bytes = double(req.shape.n()) * double(input_bytes(req.type) + output_bytes(req.type));
+    m.predicted_ms = std::nan("");
+    if (m.median_ms > 0) {
+        m.gbps = bytes / (m.median_ms * 1e-3) / 1e9;
+        m.pct_copy = 100.0 * m.copy_ms / m.median_ms;
+        m.predicted_ms = 1e3 * hmm::predict_seconds(m.hmm_cost, m.calibration, Barrier::kernel_launch);
+    }
+    return m;
+}
+
+// ---- Registration and the program -----------------------------------------------------------------
+
+namespace {
+
+std::vector<Schedule>& registry() {
+    static std::vector<Schedule> schedules;
+    return schedules;
+}
+
+template <class In, class Out>
+void not_a_single_call(const In*, Out*, Shape, Workspace&, cudaStream_t) {
+    throw Error("lab 10's schedules run on strips: run ./lab10 (common/multigpu.h)");
+}
+
+constexpr int default_strips = 4;  // ./lab10 without --gpus/--strips: 4 strips on one GPU
+
+}  // namespace
+
+LabInfo make_lab_info(const std::vector<Schedule>& schedules) {
+    LabInfo lab;
+    lab.number = 10;
+    lab.title = "the SAT across GPUs: row strips, their carries exchanged";
+    lab.source = "beyond the papers: NCCL all-gather of the strips' bottom rows";
+    for (const Schedule& s : schedules) {
+        registry().push_back(s);
+        lab.variants.push_back(SAT_VARIANT(s.name, s.cost, s.summary, not_a_single_call));
+    }
+    lab.default_shapes = {{1024, 1024}, {4096, 4096}, {16384, 16384}};
+    lab.custom_main = &strips_main;
+    return lab;
+}
+
+const Schedule* find_schedule(const std::string& name) {
+    for (const Schedule& s : registry())
+        if (s.name == name) return &s;
+    return nullptr;
+}
+
+int strips_main(const LabInfo& lab, int argc, const char* const* argv) {
+    const char* prog = "lab10";
+    Options opt;
+    int gpus = 0, strips = 0, slice_rows = 0;
+    try {
+        // Lab 10's own options are taken out before the shared parser sees the rest.
+        std::vector<const char*> rest = {argv[0]};
+        for (int i = 1; i < argc; ++i) {
+            const std::string arg = argv[i];
+            int* target = arg == "--gpus" ? &gpus : arg == "--strips" ? &strips : arg == "--slice-rows" ? &slice_rows : nullptr;
+            if (!target) {
+                rest.push_back(argv[i]);
+                continue;
+            }
+            if (i + 1 >= argc) throw UsageError(arg + " needs a value (see --help)");
+            *target = int(parse_integer(arg, argv[++i], 1, arg == "--slice-rows" ? INT_MAX : 1024));
+        }
+        opt = parse_cli(int(rest.size()), rest.data(), lab);
+        if (!opt.input.empty() || !opt.output.empty() || opt.box >= 0 || !opt.trace.empty() || opt.threads)
+            throw UsageError("lab 10 makes its data strip by strip: --input, --output, --box, --trace and --threads do not apply");
+        if (gpus > 1 && strips > 0 && strips != gpus)
+            throw UsageError("--gpus " + std::to_string(gpus) + " runs one strip per GPU; --strips G is for G strips on one GPU");
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s: %s\n", prog, e.what());
+        return 2;
+    }
+    if (opt.help) {
+        // Lab 10's options go before the variant list (tools/bench.py reads the lines after it).
+        std::string text = usage(lab);
+        char own[512];
+        std::snprintf(own, sizeof own,
+                      "lab 10:\n"
+                      "  --gpus G            G GPUs, one row strip each, exchanged through NCCL (default 1)\n"
+                      "  --strips G          G row strips on one GPU, exchanged by device-local copies (default %d)\n"
+                      "  --slice-rows R      rows per slice of the check against the CPU reference (default: 256 MiB)\n"
+                      "  variant names in the table end in /S<G> (G strips on one GPU) or /G<G> (G GPUs)\n\n",
+                      default_strips);
+        const std::size_t at = text.find("variants:\n");
+        text.insert(at == std::string::npos ? text.size() : at, own);
+        std::fputs(text.c_str(), stdout);
+        return 0;
+    }
+    Placement where;
+    where.devices = gpus > 1 ? gpus : 1;
+    where.strips = gpus > 1 ? gpus : (strips > 0 ? strips : (gpus == 1 ? 1 : default_strips));
+    const std::vector<Shape> shapes = opt.shapes.empty() ? lab.default_shapes : opt.shapes;
+    const std::vector<DType> types = opt.types.empty() ? std::vector<DType>{DType::f32} : opt.types;
+    std::vector<const Schedule*> schedules;
+    for (const Schedule& s : registry())
+        if (opt.variants.empty() || std::find(opt.variants.begin(), opt.variants.end(), s.name) != opt.variants.end())
+            schedules.push_back(&s);
+    for (Shape s : shapes)
+        if (s.rows < where.strips) {
+            std::fprintf(stderr, "%s: %d rows cannot be cut into %d strips of at least one row each\n", prog, s.rows,
+                         where.strips);
+            return 2;
+        }
+    if (opt.model) {
+        std::printf("%s - HMM cost with the GPU-to-GPU level (w = 32; %d strips on %d GPU(s); X = (G-1)(lambda + W b/beta))\n",
+                    prog, where.strips, where.devices);
+        for (Shape s : shapes)
+            for (DType t : types)
+                for (const Schedule* v : schedules) {
+                    const hmm::Formula& f = hmm::formula(v->cost);
+                    hmm::Params p = hmm::params_for(s);
+                    p.strips = where.strips;
+                    p.devices = where.devices;
+                    p.out_bytes = double(output_bytes(t));
+                    const hmm::Cost c = f.eval(p);
+                    std::printf("  %-16s %-5s %6dx%-6d  %s = %.4g time units + %.4g l + X: %.4g steps, %.4g bytes (%s)\n",
+                                v->name.c_str(), dtype_name(t), s.rows, s.cols, f.symbolic.c_str(), c.units,
+                                c.latencies, c.link_steps, c.link_bytes, f.source.c_str());
+                }
+        return 0;
+    }
+    std::string why;
+    if (!gpu_available(&why)) {
+        std::fprintf(stderr, "%s: %s; lab 1 (the CPU SAT) and './%s --model' (the HMM cost formulas) still run here\n",
+                     prog, why.c_str(), prog);
+        return 2;
+    }
+    int count = 0;
+    SAT_CUDA(cudaGetDeviceCount(&count));
+    if (where.devices > count) {
+        std::fprintf(stderr, "%s: --gpus %d needs %d GPUs; this machine has %d (--strips %d runs %d strips on one GPU)\n",
+                     prog, where.devices, where.devices, count, where.devices, where.devices);
+        return 2;
+    }
+    if (where.devices > 1 && !have_nccl(&why)) {
+        std::fprintf(stderr, "%s: %s, so --gpus %d cannot run; --strips %d runs %d strips on one GPU\n", prog,
+                     why.c_str(), where.devices, where.devices, where.devices);
+        return 2;
+    }
+    const int reps = opt.reps >= 0 ? opt.reps : 20;
+    const std::uint64_t seed = opt.seed_given ? opt.seed : fresh_seed();
+    auto request = [&](const Schedule* v, DType t, Shape s) {
+        StripRequest req;
+        req.schedule = v;
+        req.type = t;
+        req.shape = s;
+        req.where = where;
+        req.seed = seed;
+        req.reps = reps;
+        req.slice_rows = slice_rows;
+        return req;
+    };
+    std::string exchange_name;
+    try {
+        for (Shape s : shapes)
+            for (DType t : types) {
+                if (!fits(request(schedules.front(), t, s), &why)) {
+                    std::fprintf(stderr, "%s: %s\n", prog, why.c_str());
+                    return 2;
+                }
+            }
+        exchange_name = exchange_for(where).name();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s: %s\n", prog, e.what());
+        return 2;
+    }
+    std::printf("%s - %s (%s) on %s%s; %d strips, exchange: %s; seed %llu\n", prog, lab.title.c_str(),
+                lab.source.c_str(), where.devices > 1 ? (std::to_string(where.devices) + " x ").c_str() : "",
+                device_name().c_str(), where.strips, exchange_name.c_str(), (unsigned long long)seed);
+    FILE* csv = nullptr;
+    if (!opt.csv.empty() && !(csv = open_csv(opt.csv))) {
+        std::fprintf(stderr, "%s: cannot write %s\n", prog, opt.csv.c_str());
+        return 2;
+    }
+    bool all_ok = true, calibration_shown = false;
+    print_header(lab, opt);
+    for (Shape s : shapes)
+        for (DType t : types)
+            for (const Schedule* v : schedules) {
+                const Measurement m = run_strips(request(v, t, s));
+                print_row(m);
+                std::fflush(stdout);
+                if (csv) std::fprintf(csv, "%s\n", csv_row(m).c_str());
+                all_ok &= m.ok();
+                if (!calibration_shown && m.calibration.unit_s > 0) {
+                    std::printf("    calibration: 1 time unit = %.3g ns from the copy; l = %.2f us per launch; exchange: "
+                                "lambda = %.2f us per step, beta = %.1f GB/s\n",
+                                m.calibration.unit_s * 1e9, m.calibration.l_launch_s * 1e6,
+                                m.calibration.link_latency_s * 1e6, m.calibration.link_bytes_per_s / 1e9);
+                    calibration_shown = true;
+                }
+            }
+    if (csv) std::fclose(csv);
+    std::printf("reproduce: %s\n", reproduce_line(prog, argc, argv, seed).c_str());
+    return all_ok ? 0 : 1;
+}
+
+}  // namespace sat::multigpu
