@@ -194,8 +194,9 @@ def _cai(x, numba):
 
 
 def _numba_alloc(shape, dtype):
+    import numpy
     from numba import cuda
-    out = cuda.device_array(shape, dtype=dtype)
+    out = cuda.device_array(shape, dtype=numpy.dtype(dtype))
     return out, int(out.__cuda_array_interface__["data"][0])
 
 

@@ -2,7 +2,6 @@
 __cuda_array_interface__ (its pointer is never dereferenced: calls that pass the checks reach a
 recording stand-in of the C library), the dtype rules, and the one-line messages of a machine
 without a GPU or without the library."""
-import ctypes
 import os
 import subprocess
 import sys
