@@ -10,7 +10,9 @@ TEST_HOOKS += test-python
 python:
 	$(PYTHON) -m pip install $(PIP_FLAGS) .
 
-test-python:
+# $(LIB_SO) (mk/lib.mk, read before this file): the CPU tests check what the built library
+# accepts; without lib.mk it is empty and those tests skip.
+test-python: $(LIB_SO)
 	@$(PYTHON) tests/python/run.py
 
 bench-python: lib

@@ -90,6 +90,8 @@ def check(status, what):
     if status == OK:
         return
     text = (_lib.satlib_error_string(status) or b"").decode(errors="replace").strip()
+    if text.startswith("satlib: "):
+        text = text[len("satlib: "):]
     line = "satlib: %s: %s" % (what, text.splitlines()[0] if text else "status %d" % status)
     if status in (ERR_ARGUMENT,):
         raise ValueError(line)

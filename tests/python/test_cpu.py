@@ -302,6 +302,31 @@ class TestNoGpuNoLibrary(unittest.TestCase):
         self.assertEqual(str(cm.exception), "satlib: no CUDA driver (libcuda-not-here.so.1 not found): "
                                             "this machine cannot run satlib")
 
+    def test_real_library_accepts_what_the_package_builds(self):
+        """The built library (no device here) checks the arguments before it looks for a device:
+        every call the package makes must pass its checks and stop only at the device."""
+        if _lib.device_error() is None:
+            self.skipTest("this machine has a CUDA device: the stand-in's pointers must not reach it")
+        try:
+            _lib.load()
+        except satlib.SatlibError as e:
+            self.skipTest(str(e))
+        ptrs = iter(range(0x2000_0000, 0x8000_0000, 0x100_0000))
+        calls = [(satlib.integral, StandIn((4, 38, 65), "|u1", strides=(4000, 80, 1), ptr=FAKE_PTR + 165, stream=2),
+                  dict(squares=True, layout="npp")),
+                 (satlib.integral, StandIn((1, 1), "<f8"), {}),
+                 (satlib.integral, StandIn((3, 5, 7), "<f4"), dict(out_dtype="float64", squares=True)),
+                 (satlib.integral, StandIn((2, 9), "<u2", strides=(40, 1)), {}),
+                 (satlib.box_filter, StandIn((2, 30, 40), "<i4", strides=(1600, 50, 1)), dict(r=3, op="sum")),
+                 (satlib.local_variance, StandIn((30, 40), "|u1"), dict(r=0))]
+        with mock.patch.object(_lib, "device_error", return_value=None), \
+                mock.patch.object(_arrays, "_any_alloc", lambda shape, dtype: (FakeOut(shape, dtype), next(ptrs))):
+            for fn, x, kw in calls:
+                with self.subTest(fn=fn.__name__, shape=x.__cuda_array_interface__["shape"], **kw):
+                    with self.assertRaises(satlib.SatlibError) as cm:  # not ValueError / TypeError
+                        fn(x, **kw)
+                    self.assertNotIn("\n", str(cm.exception))
+
     def test_this_machine(self):
         """Without a GPU (CI) a valid call says in one line what is missing."""
         if _lib.device_error() is None:
