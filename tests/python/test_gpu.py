@@ -3,6 +3,7 @@ and off, both layouts, batches, non-contiguous views and non-default streams, fr
 JAX and Numba, against numpy (and torch) references. The data are integers small enough that
 every partial sum is exact in the output type, so the integral checks are exact.
 SATLIB_TEST_SEED=N repeats a run."""
+import importlib
 import math
 import os
 import unittest
@@ -80,6 +81,14 @@ def ref_box(x, r, op):
     return (n * window(q) - total * total) / (n * n)
 
 
+def need(module):
+    """The module, or skip the test class that needs it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise unittest.SkipTest("%s not installed" % module) from None
+
+
 class Checks(unittest.TestCase):
     def assert_exact(self, got, want, what):
         self.assertEqual(got.shape, want.shape, what)
@@ -112,12 +121,8 @@ def box_tolerance(x, r, op, out_dtype):
 class TestTorch(Checks):
     @classmethod
     def setUpClass(cls):
-        try:
-            import torch
-        except ImportError:
-            raise unittest.SkipTest("torch not installed")
-        cls.torch = torch
-        cls.dev = torch.device("cuda")
+        cls.torch = need("torch")
+        cls.dev = cls.torch.device("cuda")
 
     def setUp(self):
         self.rng = np.random.default_rng(SEED)
@@ -260,11 +265,7 @@ class TestTorch(Checks):
 class TestCupy(Checks):
     @classmethod
     def setUpClass(cls):
-        try:
-            import cupy
-        except ImportError:
-            raise unittest.SkipTest("cupy not installed")
-        cls.cp = cupy
+        cls.cp = need("cupy")
 
     def setUp(self):
         self.rng = np.random.default_rng(SEED + 1)
