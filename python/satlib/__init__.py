@@ -47,7 +47,7 @@ def integral(x, squares=False, layout="same", out_dtype=None, *, wait=True):
     a = _input(x)
     if not isinstance(squares, bool):
         raise TypeError("satlib: squares must be True or False, got %r" % (squares,))
-    if layout not in _lib.LAYOUTS:
+    if layout not in ("same", "npp"):
         raise ValueError("satlib: layout must be 'same' or 'npp', got %r" % (layout,))
     default, allowed = INTEGRAL_OUT[a.dtype]
     out_type = _out_dtype(out_dtype, default, allowed, a.dtype)
@@ -72,19 +72,19 @@ def integral(x, squares=False, layout="same", out_dtype=None, *, wait=True):
     return a.finish(out)
 
 
-def box_filter(x, r, op="mean", out_dtype=None):
+def box_filter(x, r, op="mean", out_dtype=None, *, wait=True):
     """The sum or mean of x over the (2r+1) x (2r+1) window around each pixel, clipped at the
     border (a mean divides by the pixels inside). Same shape as x; float32 for uint8 and float32
-    input, else float64 (out_dtype chooses)."""
+    input, else float64 (out_dtype chooses). wait: as for integral()."""
     if op not in ("mean", "sum"):
         raise ValueError("satlib: op must be 'mean' or 'sum', got %r" % (op,))
-    return _box(x, r, op, out_dtype, "box_filter")
+    return _box(x, r, op, out_dtype, "box_filter", wait)
 
 
-def local_variance(x, r, out_dtype=None):
+def local_variance(x, r, out_dtype=None, *, wait=True):
     """The variance of x over the (2r+1) x (2r+1) window around each pixel, clipped at the
     border (population variance of the pixels inside). Built on the sums and squared sums."""
-    return _box(x, r, "variance", out_dtype, "local_variance")
+    return _box(x, r, "variance", out_dtype, "local_variance", wait)
 
 
 def last_timeout():
@@ -175,7 +175,7 @@ def _ready():
     return lib
 
 
-def _box(x, r, op, out_dtype, what):
+def _box(x, r, op, out_dtype, what, wait):
     a = _input(x)
     if isinstance(r, bool):
         raise TypeError("satlib: r must be an integer radius, got %r" % (r,))
@@ -190,8 +190,11 @@ def _box(x, r, op, out_dtype, what):
     lib = _ready()
     with a.guard():
         out, out_ptr = a.alloc(a.shape, out_type)
+        stream = a.stream()
         status = lib.satlib_box(a.ptr, _lib.DTYPES[a.dtype], in_pitch, in_stride,
                                 out_ptr, _lib.DTYPES[out_type], cols, rows * cols,
-                                batch, rows, cols, r, _lib.BOX_OPS[op], ctypes.c_void_p(a.stream()))
-    _lib.check(status, what)
+                                batch, rows, cols, r, _lib.BOX_OPS[op], ctypes.c_void_p(stream))
+        _lib.check(status, what)
+        if wait:  # satlib_box does not wait: a timeout shows only once the stream is done
+            _lib.sync(stream, what)
     return a.finish(out)

@@ -106,15 +106,16 @@ def check(status, what):
 # one-line answer before any output is allocated (the frameworks' own messages are long).
 DRIVER_NAME = "libcuda.so.1"
 _device_error = False  # False: not asked yet; None: a device is there; str: what is missing
+_driver = None
 
 
 def device_error():
     """None when a CUDA device is usable, else one line saying what is missing."""
-    global _device_error
+    global _device_error, _driver
     if _device_error is not False:
         return _device_error
     try:
-        driver = ctypes.CDLL(DRIVER_NAME)
+        driver = _driver = ctypes.CDLL(DRIVER_NAME)
     except OSError:
         _device_error = "satlib: no CUDA driver (%s not found): this machine cannot run satlib" % DRIVER_NAME
         return _device_error
@@ -129,3 +130,14 @@ def device_error():
     else:
         _device_error = None
     return _device_error
+
+
+def sync(stream, what):
+    """Wait for a stream (a cudaStream_t; the driver takes the same handles), then raise if a
+    kernel of the library timed out since the last look: its output is incomplete."""
+    status = _driver.cuStreamSynchronize(ctypes.c_void_p(stream))
+    if status != 0:
+        raise SatlibError("satlib: %s: waiting for the stream failed (CUDA driver error %d)" % (what, status))
+    if _lib.satlib_last_timeout():
+        raise SatlibError("satlib: %s: a kernel timed out waiting for another tile; the output is "
+                          "incomplete" % what)

@@ -36,8 +36,8 @@ class FakeOut:
 class RecordingLib:
     """Stands in for libsatlib.so: records what each entry point received, returns `status`."""
 
-    def __init__(self, status=_lib.OK):
-        self.status, self.calls = status, []
+    def __init__(self, status=_lib.OK, timeout=0):
+        self.status, self.timeout, self.calls = status, timeout, []
 
     def satlib_integral(self, args_ref, stream, check_timeout):
         a = args_ref._obj
@@ -53,24 +53,30 @@ class RecordingLib:
         return b"a bad shape, pitch or stride"
 
     def satlib_last_timeout(self):
-        return 0
+        return self.timeout
 
 
 class Recording:
     """Context: the recording library on a machine that has a device; outputs are FakeOut."""
 
-    def __init__(self, status=_lib.OK):
-        self.lib = RecordingLib(status)
+    def __init__(self, status=_lib.OK, timeout=0):
+        self.lib = RecordingLib(status, timeout)
+        self.synced = []
         self.next_ptr = 0x1000_0000
 
     def alloc(self, shape, dtype):
         self.next_ptr += 0x100_0000
         return FakeOut(shape, dtype), self.next_ptr
 
+    def cuStreamSynchronize(self, stream):
+        self.synced.append(stream.value)
+        return 0
+
     def __enter__(self):
         self.patches = [mock.patch.object(_lib, "load", return_value=self.lib),
                         mock.patch.object(_lib, "_lib", self.lib),
                         mock.patch.object(_lib, "device_error", return_value=None),
+                        mock.patch.object(_lib, "_driver", self),  # cuStreamSynchronize below
                         mock.patch.object(_arrays, "_any_alloc", self.alloc)]
         for p in self.patches:
             p.start()
@@ -244,6 +250,17 @@ class TestWhatReachesTheLibrary(unittest.TestCase):
                 self.assertEqual((out.shape, out.dtype), ((2, 30, 40), out_dtype))
         with Recording():
             self.assertEqual(satlib.box_filter(StandIn((5, 5), "|u1"), 1).dtype, "float32")
+
+    def test_box_waits_and_reports_a_timeout(self):
+        rec = Recording(timeout=1)
+        with rec, self.assertRaises(satlib.SatlibError) as cm:
+            satlib.local_variance(StandIn((5, 5), "|u1", stream=0x77), 1)
+        self.assertEqual(rec.synced, [0x77])
+        self.assertIn("local_variance: a kernel timed out", str(cm.exception))
+        rec = Recording(timeout=1)
+        with rec:
+            satlib.box_filter(StandIn((5, 5), "|u1"), 1, wait=False)  # no wait, no look
+        self.assertEqual(rec.synced, [])
 
     def test_dtype_names(self):
         self.assertEqual(satlib._dtype_name("f4"), "float32")
