@@ -1,0 +1,143 @@
+"""ctypes binding of lib/include/satlib.h, loaded on first use (never at import).
+
+Where the shared library is looked for, first hit wins:
+  1. $SATLIB_LIBRARY (an explicit path; an error if it names no file),
+  2. libsatlib.so next to this file (what `pip install .` packages),
+  3. build/lib/libsatlib.so of the source checkout this package sits in (python/satlib/..).
+"""
+import ctypes
+import os
+
+from ._errors import SatlibError
+
+# satlib_dtype, satlib_layout, satlib_box_op, satlib_status (values of satlib.h).
+DTYPES = {"uint8": 0, "uint16": 1, "int32": 2, "float32": 3, "float64": 4}
+LAYOUTS = {"same": 0, "npp": 1}
+BOX_OPS = {"sum": 0, "mean": 1, "variance": 2}
+OK, ERR_ARGUMENT, ERR_TYPE, ERR_NO_DEVICE, ERR_OUT_OF_MEMORY, ERR_TIMEOUT, ERR_CUDA = range(7)
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_CHECKOUT_LIB = os.path.join(os.path.dirname(os.path.dirname(_HERE)), "build", "lib", "libsatlib.so")
+
+
+class IntegralArgs(ctypes.Structure):
+    """satlib_integral_args; pitches and strides in elements of their own array."""
+    _fields_ = [
+        ("input", ctypes.c_void_p), ("in_type", ctypes.c_int),
+        ("in_pitch", ctypes.c_size_t), ("in_batch_stride", ctypes.c_size_t),
+        ("out", ctypes.c_void_p), ("out_type", ctypes.c_int),
+        ("out_pitch", ctypes.c_size_t), ("out_batch_stride", ctypes.c_size_t),
+        ("sq_out", ctypes.c_void_p), ("sq_pitch", ctypes.c_size_t), ("sq_batch_stride", ctypes.c_size_t),
+        ("batch", ctypes.c_int), ("rows", ctypes.c_int), ("cols", ctypes.c_int),
+        ("layout", ctypes.c_int),
+    ]
+
+
+def library_path():
+    """The path the library is (or would be) loaded from, and the places looked at."""
+    env = os.environ.get("SATLIB_LIBRARY")
+    if env:
+        return env, ["$SATLIB_LIBRARY=" + env]
+    candidates = [os.path.join(_HERE, "libsatlib.so"), _CHECKOUT_LIB]
+    for path in candidates:
+        if os.path.isfile(path):
+            return path, candidates
+    return None, candidates
+
+
+_lib = None
+
+
+def load():
+    """The loaded library; SatlibError with one line if it is missing or does not load."""
+    global _lib
+    if _lib is not None:
+        return _lib
+    path, looked = library_path()
+    if path is None or not os.path.isfile(path):
+        raise SatlibError("satlib: the library is not built (no libsatlib.so at %s); run `make lib` "
+                          "or set SATLIB_LIBRARY" % " or ".join(looked))
+    try:
+        lib = ctypes.CDLL(path)
+    except OSError as e:
+        raise SatlibError("satlib: cannot load %s: %s" % (path, str(e).splitlines()[0])) from None
+    lib.satlib_integral.argtypes = [ctypes.POINTER(IntegralArgs), ctypes.c_void_p, ctypes.c_int]
+    lib.satlib_integral.restype = ctypes.c_int
+    lib.satlib_box.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t, ctypes.c_size_t,
+                               ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t, ctypes.c_size_t,
+                               ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                               ctypes.c_void_p]
+    lib.satlib_box.restype = ctypes.c_int
+    lib.satlib_last_timeout.argtypes = []
+    lib.satlib_last_timeout.restype = ctypes.c_int
+    lib.satlib_error_string.argtypes = [ctypes.c_int]
+    lib.satlib_error_string.restype = ctypes.c_char_p
+    lib.satlib_version.argtypes = []
+    lib.satlib_version.restype = ctypes.c_char_p
+    _lib = lib
+    return lib
+
+
+def reset():
+    """Forget the loaded library and the device check (tests switch SATLIB_LIBRARY)."""
+    global _lib, _device_error
+    _lib = None
+    _device_error = False
+
+
+def check(status, what):
+    """Raise the Python exception for a satlib_status other than SATLIB_OK."""
+    if status == OK:
+        return
+    text = (_lib.satlib_error_string(status) or b"").decode(errors="replace").strip()
+    if text.startswith("satlib: "):
+        text = text[len("satlib: "):]
+    line = "satlib: %s: %s" % (what, text.splitlines()[0] if text else "status %d" % status)
+    if status in (ERR_ARGUMENT,):
+        raise ValueError(line)
+    if status == ERR_TYPE:
+        raise TypeError(line)
+    if status == ERR_OUT_OF_MEMORY:
+        raise MemoryError(line)
+    raise SatlibError(line)
+
+
+# The CUDA driver is asked once whether a device exists, so that a machine without one gets a
+# one-line answer before any output is allocated (the frameworks' own messages are long).
+DRIVER_NAME = "libcuda.so.1"
+_device_error = False  # False: not asked yet; None: a device is there; str: what is missing
+_driver = None
+
+
+def device_error():
+    """None when a CUDA device is usable, else one line saying what is missing."""
+    global _device_error, _driver
+    if _device_error is not False:
+        return _device_error
+    try:
+        driver = _driver = ctypes.CDLL(DRIVER_NAME)
+    except OSError:
+        _device_error = "satlib: no CUDA driver (%s not found): this machine cannot run satlib" % DRIVER_NAME
+        return _device_error
+    count = ctypes.c_int(0)
+    status = driver.cuInit(0)
+    if status == 0:
+        status = driver.cuDeviceGetCount(ctypes.byref(count))
+    if status == 100 or (status == 0 and count.value == 0):  # CUDA_ERROR_NO_DEVICE
+        _device_error = "satlib: no CUDA device on this machine"
+    elif status != 0:
+        _device_error = "satlib: the CUDA driver does not start (cuInit error %d)" % status
+    else:
+        _device_error = None
+    return _device_error
+
+
+def sync(stream, what):
+    """Wait for a stream (a cudaStream_t; the driver takes the same handles), then raise if a
+    kernel of the library timed out since the last look: its output is incomplete."""
+    status = _driver.cuStreamSynchronize(ctypes.c_void_p(stream))
+    if status != 0:
+        raise SatlibError("satlib: %s: waiting for the stream failed (CUDA driver error %d)" % (what, status))
+    if _lib.satlib_last_timeout():
+        raise SatlibError("satlib: %s: a kernel timed out waiting for another tile; the output is "
+                          "incomplete" % what)
