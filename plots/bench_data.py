@@ -146,13 +146,37 @@ class BenchData:
         return best
 
 
+REQUIRED = ["device", "lab", "variant", "type", "rows", "cols", "median_ms", "copy_ms", "check"]
+
+
+class BenchError(Exception):
+    """A file that is not a bench CSV, or holds nothing to show: one line for the user."""
+
+
 def load(csv_path: Path) -> BenchData:
+    """Rows of a bench CSV; raises BenchError (one line) for a file that is not one or is empty."""
     rows = []
-    with open(csv_path, newline="") as f:
-        for raw in csv.DictReader(f):
+    try:
+        f = open(csv_path, newline="")
+    except OSError as e:
+        raise BenchError(f"{csv_path}: cannot read ({e.strerror})") from None
+    with f:
+        reader = csv.DictReader(f)
+        try:
+            header = reader.fieldnames or []
+        except (csv.Error, UnicodeDecodeError):
+            header = []
+        missing = [k for k in REQUIRED if k not in header]
+        if missing:
+            raise BenchError(f"{csv_path}: not a bench CSV (no column {', '.join(missing[:3])}"
+                             f"{' ...' if len(missing) > 3 else ''}; make bench or --csv FILE writes one)")
+        for line, raw in enumerate(reader, start=2):
             r = dict(raw)
-            r["lab"] = int(r["lab"])
-            r["rows"], r["cols"] = int(r["rows"]), int(r["cols"])
+            try:
+                r["lab"] = int(r["lab"])
+                r["rows"], r["cols"] = int(r["rows"]), int(r["cols"])
+            except (TypeError, ValueError):
+                raise BenchError(f"{csv_path}:{line}: malformed row (lab, rows and cols must be integers)") from None
             for k in NUMERIC:
                 try:
                     r[k] = float(r.get(k) or 0)
@@ -163,6 +187,10 @@ def load(csv_path: Path) -> BenchData:
             r["side"] = math.sqrt(r["rows"] * r["cols"])
             r["square"] = r["rows"] == r["cols"]
             rows.append(r)
+    if not rows:
+        raise BenchError(f"{csv_path}: holds a header but no rows")
+    if not any(r["check"] == "PASS" and r["median_ms"] > 0 for r in rows):
+        raise BenchError(f"{csv_path}: no timed PASS rows to show")
     meta_path = csv_path.with_suffix(".json")
     meta = {}
     if meta_path.exists():

@@ -38,7 +38,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter  # noqa: E402
 
-from bench_data import (BenchData, TYPES, side_label, load)  # noqa: E402
+from bench_data import (BenchData, BenchError, TYPES, side_label, load)  # noqa: E402
 
 FIGURES = ["a_time_vs_size.png", "b_pct_copy_vs_size.png", "c_r_sweep.png",
            "d_hmm_predicted_vs_measured.png", "e_speedup_vs_cpu.png"]
@@ -295,7 +295,11 @@ def main(argv):
     if not csv_path.exists():
         print(f"make_plots: {csv_path} not found (run make bench, or use plots/sample_bench.csv)", file=sys.stderr)
         return 2
-    data = load(csv_path)
+    try:
+        data = load(csv_path)
+    except BenchError as e:
+        print(f"make_plots: {e}", file=sys.stderr)
+        return 2
     out_dir.mkdir(parents=True, exist_ok=True)
     styles = style_for(data)
     per_type_curves(data, styles, out_dir / FIGURES[0], "median_ms", "time per SAT (ms, median)",
