@@ -106,7 +106,10 @@ TESTS ?= $(if $(filter labs,$(SOL_DIR)),"~[skeleton]")
 test: $(BUILD)/sat_tests refs
 	@$(BUILD)/sat_tests $(TESTS)
 
+# In a student release (no solutions/, no instructor tools) these two say so in one line.
+NO_SOLUTIONS = $(if $(wildcard solutions/lab*),,@echo "$@: this is the student copy: make $@ needs solutions/ and the instructor's tools"; exit 2)
 skeletons:
+	$(NO_SOLUTIONS)
 	$(PYTHON) tools/gen_skeletons.py solutions labs
 
 # grade.py builds one test binary per lab, so a lab that does not compile costs only its points.
@@ -114,6 +117,7 @@ grade: $(DEPS_STAMP)
 	$(PYTHON) tools/grade.py $(if $(LAB),--lab $(LAB)) $(GRADE_FLAGS)
 
 release: $(DEPS_STAMP)
+	$(NO_SOLUTIONS)
 	$(PYTHON) tools/release.py $(BUILD)/release
 
 bench: refs

@@ -106,7 +106,8 @@ struct ParseState {
 };
 
 std::vector<OptionSpec> option_table(Options& opt, ParseState& st, const LabInfo& lab) {
-    auto lower_suffix_ok = [](const std::string& path) { return output_format(path) != OutputFormat::unknown; };
+    // The handlers outlive this function: they capture opt, st and lab (the caller's) by reference,
+    // and nothing of this frame.
     const std::string lab_text = "lab " + std::to_string(lab.number);
     return {
         {"--size", "N", "one N x N matrix, or RxC: R rows by C columns (default: the lab's table)",
@@ -124,7 +125,7 @@ std::vector<OptionSpec> option_table(Options& opt, ParseState& st, const LabInfo
         {"--type", "T[,T]", "f32 (default), f64, i32, u8i32 (8-bit in, 32-bit SAT out)",
          [&](const std::string& v) { for (const std::string& t : split_list(v, ',')) opt.types.push_back(parse_dtype(t)); }},
         {"--variant", "V[,V]", "run only these variants (default: all)",
-         [&](const std::string& v) {
+         [&, lab_text](const std::string& v) {
              for (const std::string& name : split_list(v, ',')) {
                  bool known = false;
                  for (const Variant& x : lab.variants) known |= x.name == name;
@@ -152,14 +153,14 @@ std::vector<OptionSpec> option_table(Options& opt, ParseState& st, const LabInfo
          }},
         {"--output", "FILE", "write the SAT as .npy, or as a picture (.png/.pgm); with --box the filtered image",
          [&](const std::string& v) {
-             if (!lower_suffix_ok(v))
+             if (output_format(v) == OutputFormat::unknown)
                  throw UsageError("--output '" + v + "': unknown format (use a name ending in .npy, .png or .pgm)");
              opt.output = v;
          }},
         {"--box", "R", "box filter of radius R computed from the SAT (needs --output FILE.png or .pgm)",
          [&](const std::string& v) { opt.box = int(parse_integer("--box", v, 0, 100000)); }},
         {"--trace", "FILE.png", "picture of when each 32x32 tile finished (labs 5, 6, 8 and 9)",
-         [&](const std::string& v) {
+         [&, lab_text](const std::string& v) {
              if (!lab_has_trace(lab)) throw UsageError("--trace: " + lab_text + " records no tile trace (labs 5, 6, 8 and 9 do)");
              if (output_format(v) != OutputFormat::png) throw UsageError("--trace needs a .png file name, got '" + v + "'");
              opt.trace = v;
@@ -273,6 +274,18 @@ std::string reproduce_line(const std::string& prog, int argc, const char* const*
         }
         line += " " + shell_word(arg);
     }
+    return line + " --seed " + std::to_string(seed);
+}
+
+std::string reproduce_run(const std::string& command, const Options& opt, Shape s, DType t,
+                          const std::string& variant, std::uint64_t seed) {
+    std::string line = command;
+    if (!opt.input.empty()) line += " --input " + shell_word(opt.input);
+    else line += " --rows " + std::to_string(s.rows) + " --cols " + std::to_string(s.cols);
+    line += std::string(" --type ") + dtype_name(t) + " --variant " + shell_word(variant);
+    if (opt.box >= 0) line += " --box " + std::to_string(opt.box) + " --output " + shell_word(opt.output);
+    if (opt.r >= 0) line += " --r " + std::to_string(opt.r);
+    if (opt.threads > 0) line += " --threads " + std::to_string(opt.threads);
     return line + " --seed " + std::to_string(seed);
 }
 

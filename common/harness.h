@@ -120,6 +120,9 @@ std::uint64_t fresh_seed();                         // without --seed: random, t
 // (prog as called: "./" is added only when it names no folder).
 std::string shell_word(const std::string& arg);
 std::string reproduce_line(const std::string& prog, int argc, const char* const* argv, std::uint64_t seed);
+// The command that repeats one failed run: the same input file (or shape), type, variant, seed.
+std::string reproduce_run(const std::string& command, const Options& opt, Shape s, DType t,
+                          const std::string& variant, std::uint64_t seed);
 // "4096" (square) or "1080x1920" (rows x cols, like the table and --rows/--cols).
 Shape parse_shape(const std::string& option, const std::string& text, long max_side = 2147483647L);
 // Open a CSV file for appending, writing (and flushing) csv_header() first when it is new. Null
@@ -135,6 +138,9 @@ void close_csv(FILE* csv, const std::string& path);
 int lab_main(int argc, const char* const* argv, const char* lab_id);
 
 // Terminal table and CSV (common/report.cpp).
+// The table fits 120 columns; --wide adds the HMM cost. A row that did not pass shows no speed.
+std::string table_header(const Options& opt);
+std::string table_row(const Measurement& m, const Options& opt);
 void print_header(const LabInfo& lab, const Options& opt);
 void print_row(const Measurement& m, const Options& opt);
 // One line for a variant whose output was never written (an untouched skeleton): `todo` says what to do.

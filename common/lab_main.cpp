@@ -83,15 +83,32 @@ std::string gib(double bytes) {
     return buf;
 }
 
-// Host memory the kernel would give us now (MemAvailable; MemTotal can read low on some hosts).
+// Host memory a run may still take: MemAvailable (MemTotal can read low on some hosts), or less
+// when a cgroup (a container) caps this process lower. Negative: unknown, no check.
 double host_available_bytes() {
+    auto read_number = [](const char* path) -> double {
+        std::ifstream f(path);
+        double v = -1;
+        return f >> v ? v : -1;
+    };
+    double available = -1;
     std::ifstream meminfo("/proc/meminfo");
-    std::string key;
+    std::string key, unit;
     double kib = 0;
-    std::string unit;
     while (meminfo >> key >> kib >> unit)
-        if (key == "MemAvailable:") return kib * 1024.0;
-    return -1;  // unknown: no check
+        if (key == "MemAvailable:") available = kib * 1024.0;
+    // cgroup v2, then v1: limit minus usage, when a limit is set (v1 writes ~2^63 for none).
+    for (auto [limit_path, usage_path] : {std::pair{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"},
+                                          std::pair{"/sys/fs/cgroup/memory/memory.limit_in_bytes",
+                                                    "/sys/fs/cgroup/memory/memory.usage_in_bytes"}}) {
+        const double limit = read_number(limit_path), usage = read_number(usage_path);
+        if (limit > 0 && limit < 1e18 && usage >= 0) {
+            const double left = std::max(0.0, limit - usage);
+            available = available < 0 ? left : std::min(available, left);
+            break;
+        }
+    }
+    return available;
 }
 
 // Bytes one run needs, host and device: input, reference, poisoned output with canaries, copy
@@ -344,18 +361,6 @@ int lab_main(int argc, const char* const* argv, const char* lab_id) {
             }
         }
 
-    // What repeats one failed run: the same program, input, shape, type, variant and seed.
-    auto reproduce_one = [&](Shape s, DType t, const Variant& v) {
-        std::string line = command;
-        if (!opt.input.empty()) line += " --input " + shell_word(opt.input);
-        else line += " --rows " + std::to_string(s.rows) + " --cols " + std::to_string(s.cols);
-        line += std::string(" --type ") + dtype_name(t) + " --variant " + shell_word(v.name);
-        if (opt.box >= 0) line += " --box " + std::to_string(opt.box) + " --output " + shell_word(opt.output);
-        if (opt.r >= 0) line += " --r " + std::to_string(opt.r);
-        if (opt.threads > 0) line += " --threads " + std::to_string(opt.threads);
-        return line + " --seed " + std::to_string(seed);
-    };
-
     const int reps = opt.reps >= 0 ? opt.reps : (lab->gpu ? 20 : 5);
     const std::string todo_line = "not implemented yet: fill in the TODOs of " + student_file(lab_id) +
                                   " (docs/lab" + lab_id + ".md)";
@@ -404,7 +409,8 @@ int lab_main(int argc, const char* const* argv, const char* lab_id) {
                         if (opt.sweep) std::printf("    r = %.4f\n", r);
                         if (csv) write_csv_line(csv, opt.csv, csv_row(m));
                         all_ok &= m.ok();
-                        if (!m.ok() && !never_written(m)) std::printf("    reproduce: %s\n", reproduce_one(s, t, *v).c_str());
+                        if (!m.ok() && !never_written(m))
+                            std::printf("    reproduce: %s\n", reproduce_run(command, opt, s, t, v->name, seed).c_str());
                         if (m.ok() && (!best || m.median_ms < best->median_ms)) best = &m;
                         if (!opt.trace.empty() && m.error.empty()) std::printf("wrote %s\n", opt.trace.c_str());
                         if (!opt.output.empty() && m.error.empty()) write_output(opt, t, s, out);

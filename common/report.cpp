@@ -35,24 +35,39 @@ std::string ms_text(double v) {
 constexpr const char* row_format = "%-18s %-5s %-13s %-5s %9s %21s %8s %7s %9s";
 }  // namespace
 
-void print_header(const LabInfo& lab, const Options& opt) {
-    std::printf(row_format, "variant", "type", "rows x cols", "check", "median ms", "[min, max] ms", "GB/s",
-                "% copy", "pred ms");
-    if (opt.wide) std::printf("  %-28s %s", "HMM cost", "= units + l's");
-    std::printf("\n");
-    (void)lab;
+std::string table_header(const Options& opt) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, row_format, "variant", "type", "rows x cols", "check", "median ms",
+                  "[min, max] ms", "GB/s", "% copy", "pred ms");
+    std::string line = buf;
+    if (opt.wide) {
+        std::snprintf(buf, sizeof buf, "  %-28s %s", "HMM cost", "= units + l's");
+        line += buf;
+    }
+    return line;
 }
 
-void print_row(const Measurement& m, const Options& opt) {
+std::string table_row(const Measurement& m, const Options& opt) {
     // Speeds are shown only for a run that passed: a wrong or unfinished result has no speed.
     const bool timed = m.ok() && m.reps > 0;
     const std::string range = timed ? "[" + ms_text(m.min_ms) + ", " + ms_text(m.max_ms) + "]" : "";
-    std::printf(row_format, m.variant.c_str(), dtype_name(m.type), shape_text(m.shape).c_str(),
-                m.verdict().c_str(), timed ? ms_text(m.median_ms).c_str() : "", range.c_str(),
-                timed ? number(m.gbps, "%.1f").c_str() : "", timed ? number(m.pct_copy, "%.1f").c_str() : "",
-                timed ? number(m.predicted_ms, "%.3f").c_str() : number(m.predicted_ms, "%.3f").c_str());
-    if (opt.wide) std::printf("  %-28s %s", m.hmm_formula.c_str(), cost_text(m.hmm_cost).c_str());
-    std::printf("\n");
+    char buf[512];
+    std::snprintf(buf, sizeof buf, row_format, m.variant.c_str(), dtype_name(m.type), shape_text(m.shape).c_str(),
+                  m.verdict().c_str(), timed ? ms_text(m.median_ms).c_str() : "", range.c_str(),
+                  timed ? number(m.gbps, "%.1f").c_str() : "", timed ? number(m.pct_copy, "%.1f").c_str() : "",
+                  number(m.predicted_ms, "%.3f").c_str());
+    std::string line = buf;
+    if (opt.wide) {
+        std::snprintf(buf, sizeof buf, "  %-28s %s", m.hmm_formula.c_str(), cost_text(m.hmm_cost).c_str());
+        line += buf;
+    }
+    return line;
+}
+
+void print_header(const LabInfo&, const Options& opt) { std::printf("%s\n", table_header(opt).c_str()); }
+
+void print_row(const Measurement& m, const Options& opt) {
+    std::printf("%s\n", table_row(m, opt).c_str());
     if (!m.error.empty()) std::printf("    error: %s\n", m.error.c_str());
     else if (!m.check.pass) std::printf("    check: %s\n", m.check.message().c_str());
 }
