@@ -73,8 +73,8 @@ void print_row(const Measurement& m, const Options& opt) {
 }
 
 void print_todo_row(const Measurement& m, const std::string& todo) {
-    std::printf("%-18s %-5s %-13s %-5s %s\n", m.variant.c_str(), dtype_name(m.type), shape_text(m.shape).c_str(),
-                "TODO", todo.c_str());
+    std::printf("%-18s %-5s %-13s FAIL %s\n", m.variant.c_str(), dtype_name(m.type), shape_text(m.shape).c_str(),
+                todo.c_str());
 }
 
 std::string csv_header() {
