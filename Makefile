@@ -116,7 +116,7 @@ skeletons:
 grade: $(DEPS_STAMP)
 	$(PYTHON) tools/grade.py $(if $(LAB),--lab $(LAB)) $(GRADE_FLAGS)
 
-release: $(DEPS_STAMP)
+release: $(if $(wildcard solutions/lab*),$(DEPS_STAMP))
 	$(NO_SOLUTIONS)
 	$(PYTHON) tools/release.py $(BUILD)/release
 

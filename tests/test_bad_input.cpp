@@ -107,3 +107,22 @@ TEST_CASE("an untouched skeleton prints one line per variant that says what to d
         CHECK(lines[i].size() <= 120);
     }
 }
+
+TEST_CASE("the release's README has no instructors' section; its make release/skeletons say why", "[cpu][input]") {
+    std::string out;
+    REQUIRE(sat_test::run_command("rm -rf build/test_release_readme && "
+                                  "${PYTHON:-python3} tools/release.py build/test_release_readme", &out) == 0);
+    std::string readme;
+    REQUIRE(sat_test::run_command("cat build/test_release_readme/README.md", &readme) == 0);
+    CHECK(readme.find("## For instructors") == std::string::npos);
+    CHECK(readme.find("instructor.md") == std::string::npos);
+    CHECK(readme.find("make lab1 && ./lab1") != std::string::npos);
+    for (const char* target : {"release", "skeletons"}) {
+        const int rc = sat_test::run_command(std::string("make -s -C build/test_release_readme ") + target, &out);
+        INFO(out);
+        CHECK(rc == 2);
+        CHECK(out.find(std::string(target) + ": this is the student copy") != std::string::npos);
+        CHECK(out.find("Traceback") == std::string::npos);
+    }
+    sat_test::run_command("rm -rf build/test_release_readme", &out);
+}

@@ -113,7 +113,9 @@ def tailor_readme(path):
     if path.exists():
         text = INSTRUCTOR_SECTION.sub("", path.read_text())
         # Without solutions/, labN-ref builds labs/ too: the quick start's reference line would mislead.
-        text = "".join(line for line in text.splitlines(True) if not line.startswith("make lab1-ref && ./lab1-ref"))
+        text = "".join(line for line in text.splitlines(True)
+                       if not line.startswith(("make lab1-ref && ./lab1-ref", "solutions/")))
+        text = text.replace("instructor guide, ", "")
         path.write_text(text.replace("make labN-ref` builds the reference from `solutions/`",
                                      "make labN-ref` builds the same code"))
 
