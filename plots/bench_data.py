@@ -9,6 +9,7 @@ import csv
 import datetime as dt
 import json
 import math
+import sys
 from pathlib import Path
 
 TYPES = ["f32", "f64", "u8i32", "i32"]
@@ -199,3 +200,20 @@ def load(csv_path: Path) -> BenchData:
         except (OSError, ValueError):
             meta = {}
     return BenchData(rows, meta, csv_path)
+
+
+def load_from_argv(argv: list[str], prog: str, out_what: str) -> tuple[BenchData, Path, Path]:
+    """(data, CSV path, output path) from `prog BENCH.csv OUT`. Anything else, a missing file or
+    a file that is not a bench CSV: one line on stderr and SystemExit(2)."""
+    if len(argv) != 3:
+        print(f"usage: {prog} BENCH.csv {out_what}", file=sys.stderr)
+        raise SystemExit(2)
+    csv_path, out_path = Path(argv[1]), Path(argv[2])
+    if not csv_path.exists():
+        print(f"{prog}: {csv_path} not found (run make bench, or use plots/sample_bench.csv)", file=sys.stderr)
+        raise SystemExit(2)
+    try:
+        return load(csv_path), csv_path, out_path
+    except BenchError as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        raise SystemExit(2) from None

@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "plots"))
 
 from bench import TARGETS, read_rows, summary_tables  # noqa: E402
-from bench_data import BenchError, load  # noqa: E402
+from bench_data import load_from_argv  # noqa: E402
 
 NEEDED = ["gpu", "driver", "nvcc", "date"]
 
@@ -94,18 +94,7 @@ def page(csv_path: Path, meta: dict, rows: list[dict]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 3:
-        print("usage: results.py BENCH.csv OUT.md", file=sys.stderr)
-        return 2
-    csv_path, out_path = Path(argv[1]), Path(argv[2])
-    if not csv_path.exists():
-        print(f"results: {argv[1]} not found", file=sys.stderr)
-        return 2
-    try:
-        load(csv_path)  # refuses a file that is not a bench CSV, in one line
-    except BenchError as e:
-        print(f"results: {e}", file=sys.stderr)
-        return 2
+    _, csv_path, out_path = load_from_argv(argv, "results", "OUT.md")
     meta_path = csv_path.with_suffix(".json")
     try:
         meta = json.loads(meta_path.read_text())
