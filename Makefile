@@ -5,7 +5,7 @@
 #   make grade       score the student code in labs/ (LAB=N for one lab)
 #   make release     student copy in build/release/
 #   make skeletons   regenerate labs/ from solutions/
-#   make bench / plots / sanitize LAB=N / deps / clean
+#   make bench / plots / results / sanitize LAB=N / deps / clean   (make help: all of them)
 # ARCH=sm_XX overrides the GPU architecture (default: the GPU present, else sm_90).
 
 NVCC      ?= nvcc
@@ -49,11 +49,24 @@ lab_obj = $(patsubst %,$(OBJ)/%.o,$(call lab_src,$(1),$(2)))
 LAB_USES_6 := 4
 LAB_USES_10 := 9
 
-.PHONY: all labs refs test grade release skeletons bench plots sanitize deps clean help
+.PHONY: all labs refs test grade release skeletons bench plots results sanitize deps clean help
 all: refs
 
 help:
-	@sed -n '2,11p' Makefile
+	@echo "SAT Labs - make targets"
+	@echo "  make labN          build your lab N from labs/        -> ./labN"
+	@echo "  make labN-ref      build the reference solution       -> ./labN-ref"
+	@echo "  make test          all tests against the references (GPU tests skip without a GPU)"
+	@echo "  make grade         score your code in labs/ (LAB=N for one lab)"
+	@echo "  make bench         time every lab on this GPU         -> build/bench_gpu.csv"
+	@echo "  make plots         figures from a bench CSV (CSV=FILE; default plots/sample_bench.csv)"
+	@echo "  make results       docs/results.md from plots/sample_bench.csv and its .json"
+	@echo "  make sanitize LAB=N   compute-sanitizer on lab N"
+	@echo "  make deps          fetch Catch2, stb, CLI11 (Debian packages) and numpy/matplotlib"
+	@echo "  make release       the student copy in build/release/"
+	@echo "  make skeletons     regenerate labs/ from solutions/"
+	@echo "  make clean         remove build outputs"
+	@echo "ARCH=sm_XX overrides the GPU architecture (default: the GPU present, else sm_90)."
 
 define LAB_RULES
 lab$(1): $(call lab_obj,labs,$(1)) $(foreach d,$(LAB_USES_$(1)),$(call lab_obj,labs,$(d))) $(OBJ)/main_$(1).o $(COMMON_OBJS)
@@ -94,21 +107,29 @@ TESTS ?= $(if $(filter labs,$(SOL_DIR)),"~[skeleton]")
 test: $(BUILD)/sat_tests refs
 	@$(BUILD)/sat_tests $(TESTS)
 
+# In a student release (no solutions/, no instructor tools) these two say so in one line.
+NO_SOLUTIONS = $(if $(wildcard solutions/lab*),,@echo "$@: this is the student copy: make $@ needs solutions/ and the instructor's tools"; exit 2)
 skeletons:
+	$(NO_SOLUTIONS)
 	$(PYTHON) tools/gen_skeletons.py solutions labs
 
 # grade.py builds one test binary per lab, so a lab that does not compile costs only its points.
 grade: $(DEPS_STAMP)
 	$(PYTHON) tools/grade.py $(if $(LAB),--lab $(LAB)) $(GRADE_FLAGS)
 
-release: $(DEPS_STAMP)
+release: $(if $(wildcard solutions/lab*),$(DEPS_STAMP))
+	$(NO_SOLUTIONS)
 	$(PYTHON) tools/release.py $(BUILD)/release
 
 bench: refs
 	$(PYTHON) tools/bench.py
 
 plots: $(DEPS_STAMP)
-	$(PYTHON) plots/make_plots.py $(or $(CSV),plots/sample_bench.csv) $(BUILD)/plots
+	@$(PYTHON) plots/make_plots.py $(or $(CSV),plots/sample_bench.csv) $(BUILD)/plots
+
+# docs/results.md: the committed bench CSV and its metadata (GPU, driver, toolkit, date) as tables.
+results:
+	@$(PYTHON) tools/results.py $(or $(CSV),plots/sample_bench.csv) docs/results.md
 
 sanitize: $(if $(LAB),lab$(LAB)-ref)
 	$(PYTHON) tools/sanitize.py $(LAB)

@@ -1,11 +1,19 @@
 // cli.cpp — the command line shared by every lab binary.
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cstring>
+#include <functional>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <random>
 #include <sstream>
+
+#include <sys/stat.h>
+
+#include <CLI/CLI.hpp>
 
 #include "harness.h"
 
@@ -35,17 +43,44 @@ Shape parse_shape(const std::string& option, const std::string& text, long max_s
         const int side = int(parse_integer(option, text, 1, max_side));
         return {side, side};
     }
-    const int cols = int(parse_integer(option, text.substr(0, x), 1, max_side));
-    const int rows = int(parse_integer(option, text.substr(x + 1), 1, max_side));
+    const int rows = int(parse_integer(option, text.substr(0, x), 1, max_side));
+    const int cols = int(parse_integer(option, text.substr(x + 1), 1, max_side));
     return {rows, cols};
 }
 
-FILE* open_csv(const std::string& path) {
-    std::ifstream probe(path);
-    const bool fresh = !probe.good() || probe.peek() == std::ifstream::traits_type::eof();
+FILE* open_csv(const std::string& path, std::string* why) {
+    auto fail = [&](const std::string& text) -> FILE* {
+        if (why) *why = path + ": " + text;
+        return nullptr;
+    };
+    // An existing regular file must hold our header: rows of two formats in one file mislead.
+    struct stat st {};
+    bool fresh = true;
+    if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+        std::ifstream probe(path);
+        std::string first;
+        std::getline(probe, first);
+        if (first != csv_header())
+            return fail("holds another CSV header; append to a file made by this harness, or name a new one");
+        fresh = false;
+    }
     FILE* csv = std::fopen(path.c_str(), "a");
-    if (csv && fresh) std::fprintf(csv, "%s\n", csv_header().c_str());
+    if (!csv) return fail(std::string("cannot write (") + std::strerror(errno) + ")");
+    if (fresh && (std::fprintf(csv, "%s\n", csv_header().c_str()) < 0 || std::fflush(csv) != 0)) {
+        const std::string text = std::string("cannot write (") + std::strerror(errno) + ")";
+        std::fclose(csv);
+        return fail(text);
+    }
     return csv;
+}
+
+void write_csv_line(FILE* csv, const std::string& path, const std::string& line) {
+    if (std::fprintf(csv, "%s\n", line.c_str()) < 0 || std::fflush(csv) != 0)
+        throw Error(path + ": write failed (" + std::strerror(errno) + ")");
+}
+
+void close_csv(FILE* csv, const std::string& path) {
+    if (std::fclose(csv) != 0) throw Error(path + ": close failed (" + std::strerror(errno) + ")");
 }
 
 DType parse_dtype(const std::string& text) {
@@ -54,34 +89,169 @@ DType parse_dtype(const std::string& text) {
     throw UsageError("unknown --type '" + text + "' (use f32, f64, i32 or u8i32)");
 }
 
+// The lab binaries' options, one line each: flag, value name, help, and what it sets. usage()
+// prints this table and parse_cli() hands it to CLI11, so a new option is one line here.
+struct OptionSpec {
+    const char* flag;   // "--size"
+    const char* value;  // "N"; nullptr for a flag that takes no value
+    std::string help;
+    std::function<void(const std::string&)> apply;
+};
+
+namespace {
+
+struct ParseState {
+    bool have_rows = false, have_cols = false;
+    Shape rc{1, 1};
+};
+
+std::vector<OptionSpec> option_table(Options& opt, ParseState& st, const LabInfo& lab) {
+    // The handlers outlive this function: they capture opt, st and lab (the caller's) by reference,
+    // and nothing of this frame.
+    const std::string lab_text = "lab " + std::to_string(lab.number);
+    return {
+        {"--size", "N", "one N x N matrix, or RxC: R rows by C columns (default: the lab's table)",
+         [&](const std::string& v) { opt.shapes.push_back(parse_shape("--size", v)); }},
+        {"--rows", "R", "with --cols: one R x C matrix",
+         [&](const std::string& v) { st.rc.rows = int(parse_integer("--rows", v, 1, 2147483647L)), st.have_rows = true; }},
+        {"--cols", "C", "with --rows: one R x C matrix",
+         [&](const std::string& v) { st.rc.cols = int(parse_integer("--cols", v, 1, 2147483647L)), st.have_cols = true; }},
+        {"--sizes", "a,b,RxC", "several sizes (N for N x N, RxC for R rows by C columns)",
+         [&](const std::string& v) {
+             const auto parts = split_list(v, ',');
+             if (parts.empty()) throw UsageError("--sizes needs a list such as 1024,4096");
+             for (const std::string& s : parts) opt.shapes.push_back(parse_shape("--sizes", s));
+         }},
+        {"--type", "T[,T]", "f32 (default), f64, i32, u8i32 (8-bit in, 32-bit SAT out)",
+         [&](const std::string& v) { for (const std::string& t : split_list(v, ',')) opt.types.push_back(parse_dtype(t)); }},
+        {"--variant", "V[,V]", "run only these variants (default: all)",
+         [&, lab_text](const std::string& v) {
+             for (const std::string& name : split_list(v, ',')) {
+                 bool known = false;
+                 for (const Variant& x : lab.variants) known |= x.name == name;
+                 if (!known) {
+                     std::string names;
+                     for (const Variant& x : lab.variants) names += (names.empty() ? "" : ", ") + x.name;
+                     throw UsageError("unknown --variant '" + name + "' (" + lab_text + " has: " + names + ")");
+                 }
+                 opt.variants.push_back(name);
+             }
+         }},
+        {"--reps", "N", std::string("timed repetitions after the check (default ") + (lab.gpu ? "20" : "5") + ")",
+         [&](const std::string& v) { opt.reps = int(parse_integer("--reps", v, 0, 100000)); }},
+        {"--seed", "S", "input seed (default: fresh, printed)",
+         [&](const std::string& v) { opt.seed = parse_seed(v), opt.seed_given = true; }},
+        {"--data", "exact|real", "exact: small non-zero integers, checked bit for bit (default); real: f32 in [0, 1), checked against a rounding bound",
+         [&](const std::string& v) {
+             if (v != "exact" && v != "real") throw UsageError("--data needs exact or real, got '" + v + "'");
+             opt.data = v == "real" ? DataKind::real : DataKind::exact;
+         }},
+        {"--csv", "FILE", "append one CSV row per measurement (same header, or a new file)",
+         [&](const std::string& v) {
+             if (v.empty()) throw UsageError("--csv needs a file name");
+             opt.csv = v;
+         }},
+        {"--input", "FILE", ".npy, .pgm or .png input instead of random data",
+         [&](const std::string& v) {
+             if (v.empty()) throw UsageError("--input needs a file name");
+             opt.input = v;
+         }},
+        {"--output", "FILE", "write the SAT as .npy, or as a picture (.png/.pgm); with --box the filtered image",
+         [&](const std::string& v) {
+             if (output_format(v) == OutputFormat::unknown)
+                 throw UsageError("--output '" + v + "': unknown format (use a name ending in .npy, .png or .pgm)");
+             opt.output = v;
+         }},
+        {"--box", "R", "box filter of radius R computed from the SAT (needs --output FILE.png or .pgm)",
+         [&](const std::string& v) { opt.box = int(parse_integer("--box", v, 0, 100000)); }},
+        {"--trace", "FILE.png", "picture of when each 32x32 tile finished (labs 5, 6, 8 and 9)",
+         [&, lab_text](const std::string& v) {
+             if (!lab_has_trace(lab)) throw UsageError("--trace: " + lab_text + " records no tile trace (labs 5, 6, 8 and 9 do)");
+             if (output_format(v) != OutputFormat::png) throw UsageError("--trace needs a .png file name, got '" + v + "'");
+             opt.trace = v;
+         }},
+        {"--r", "X", "(1+r)R1W split, 0 <= X <= 1 (lab 6)",
+         [&](const std::string& v) {
+             char* end = nullptr;
+             opt.r = std::strtod(v.c_str(), &end);
+             if (v.empty() || *end != '\0' || !(opt.r >= 0 && opt.r <= 1))
+                 throw UsageError("--r needs a number in [0, 1], got '" + v + "'");
+         }},
+        {"--sweep", nullptr, "try every r and report the best per size (lab 6)", [&](const std::string&) { opt.sweep = true; }},
+        {"--threads", "N", "CPU threads for the multi-threaded CPU SAT (lab 1)",
+         [&](const std::string& v) { opt.threads = int(parse_integer("--threads", v, 1, 4096)); }},
+        {"--model", nullptr, "print the HMM cost formulas only (needs no GPU)", [&](const std::string&) { opt.model = true; }},
+        {"--wide", nullptr, "add the HMM cost columns to the table (wider than 120 columns)",
+         [&](const std::string&) { opt.wide = true; }},
+        {"--list", nullptr, "print the lab's variants as JSON and exit (for tools)", [&](const std::string&) { opt.list = true; }},
+        {"-h,--help", nullptr, "this text", [&](const std::string&) { opt.help = true; }},
+    };
+}
+
+}  // namespace
+
+bool lab_has_trace(const LabInfo& lab) {
+    for (int n : {5, 6, 8, 9})
+        if (lab.number == n) return true;
+    return false;
+}
+
+OutputFormat output_format(const std::string& path) {
+    std::string lower;
+    for (char c : path) lower += char(std::tolower(static_cast<unsigned char>(c)));
+    auto ends = [&](const char* suffix) {
+        const std::size_t k = std::strlen(suffix);
+        return lower.size() > k && lower.compare(lower.size() - k, k, suffix) == 0;
+    };
+    if (ends(".npy")) return OutputFormat::npy;
+    if (ends(".png")) return OutputFormat::png;
+    if (ends(".pgm")) return OutputFormat::pgm;
+    return OutputFormat::unknown;
+}
+
 std::string usage(const LabInfo& lab) {
+    Options opt;
+    ParseState st;
     std::ostringstream out;
     out << "lab" << lab.number << " - " << lab.title << " (" << lab.source << ")\n\n"
-        << "usage: ./lab" << lab.number << " [options]\n"
-        << "  --size N            one N x N matrix (default: the lab's table of sizes)\n"
-        << "  --rows H --cols W   one H x W matrix\n"
-        << "  --sizes a,b,WxH     several sizes (N for N x N, WxH for W columns by H rows)\n"
-        << "  --type T[,T]        f32 (default), f64, i32, u8i32 (8-bit in, 32-bit SAT out)\n"
-        << "  --variant V[,V]     run only these variants (default: all)\n"
-        << "  --reps N            timed repetitions after the check (default "
-        << (lab.gpu ? 20 : 5) << ")\n"
-        << "  --seed S            input seed (default: fresh, printed)\n"
-        << "  --data exact|real   exact: small non-zero integers, checked bit for bit (default);\n"
-        << "                      real: f32 uniform in [0, 1), checked against a rounding bound\n"
-        << "  --csv FILE          append one CSV row per measurement\n"
-        << "  --input FILE        .npy, .pgm or .png input instead of random data\n"
-        << "  --output FILE       write the SAT (.npy) or, with --box, the filtered image (.png/.pgm)\n"
-        << "  --box R             box filter of radius R computed from the SAT (needs --output)\n"
-        << "  --trace FILE.png    picture of when each 32x32 tile finished (labs 5, 6, 8 and 9)\n"
-        << "  --r X               (1+r)R1W split, 0 <= X <= 1 (lab 6)\n"
-        << "  --sweep             try every r and report the best per size (lab 6)\n"
-        << "  --threads N         CPU threads for the multi-threaded CPU SAT (lab 1)\n"
-        << "  --model             print the HMM cost formulas only (needs no GPU)\n"
-        << "  --help              this text\n\n"
+        << "usage: ./lab" << lab.number << " [options]     (./lab" << lab.number
+        << "-ref: the same with the reference solution)\n";
+    for (const OptionSpec& o : option_table(opt, st, lab)) {
+        std::string flag = o.flag;
+        if (flag == "-h,--help") flag = "--help, -h";
+        std::string left = "  " + flag + (o.value ? std::string(" ") + o.value : "");
+        left.resize(std::max<std::size_t>(left.size() + 1, 22), ' ');
+        out << left << o.help << "\n";
+    }
+    out << "\nShapes are rows x cols everywhere: --size 1080x1920 is 1080 rows of 1920 columns.\n"
+        << "Exit codes: 0 every run passed; 1 a check failed or a run errored; 2 bad usage, unreadable\n"
+        << "input, no GPU, or not enough memory (said in one line before any work).\n\n"
         << "variants:\n";
     for (const Variant& v : lab.variants)
         out << "  " << v.name << std::string(v.name.size() < 18 ? 18 - v.name.size() : 1, ' ')
             << v.summary << "\n";
+    return out.str();
+}
+
+std::string variants_json(const LabInfo& lab) {
+    auto quoted = [](const std::string& s) {
+        std::string q = "\"";
+        for (char c : s) {
+            if (c == '"' || c == '\\') q += '\\';
+            q += c;
+        }
+        return q + "\"";
+    };
+    std::ostringstream out;
+    out << "{\"lab\": " << lab.number << ", \"gpu\": " << (lab.gpu ? "true" : "false")
+        << ", \"trace\": " << (lab_has_trace(lab) ? "true" : "false") << ", \"variants\": [";
+    for (std::size_t i = 0; i < lab.variants.size(); ++i) {
+        const Variant& v = lab.variants[i];
+        out << (i ? ", " : "") << "{\"name\": " << quoted(v.name) << ", \"computes\": "
+            << (v.computes == Computes::transpose ? "\"transpose\"" : "\"sat\"")
+            << ", \"summary\": " << quoted(v.summary) << "}";
+    }
+    out << "]}\n";
     return out.str();
 }
 
@@ -100,7 +270,7 @@ std::string shell_word(const std::string& arg) {
 }
 
 std::string reproduce_line(const std::string& prog, int argc, const char* const* argv, std::uint64_t seed) {
-    std::string line = "./" + prog;
+    std::string line = prog.find('/') == std::string::npos ? "./" + prog : prog;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--seed") {
@@ -109,6 +279,19 @@ std::string reproduce_line(const std::string& prog, int argc, const char* const*
         }
         line += " " + shell_word(arg);
     }
+    return line + " --seed " + std::to_string(seed);
+}
+
+std::string reproduce_run(const std::string& command, const Options& opt, Shape s, DType t,
+                          const std::string& variant, std::uint64_t seed) {
+    std::string line = command;
+    if (!opt.input.empty()) line += " --input " + shell_word(opt.input);
+    else line += " --rows " + std::to_string(s.rows) + " --cols " + std::to_string(s.cols);
+    line += std::string(" --type ") + dtype_name(t) + " --variant " + shell_word(variant);
+    if (opt.box >= 0) line += " --box " + std::to_string(opt.box) + " --output " + shell_word(opt.output);
+    if (opt.r >= 0) line += " --r " + std::to_string(opt.r);
+    if (opt.threads > 0) line += " --threads " + std::to_string(opt.threads);
+    if (opt.data == DataKind::real && opt.input.empty()) line += " --data real";
     return line + " --seed " + std::to_string(seed);
 }
 
@@ -121,85 +304,66 @@ std::uint64_t parse_seed(const std::string& text) {
     return seed;
 }
 
+namespace {
+// The option whose value is missing, for CLI11's ArgumentMismatch.
+std::string missing_value_option(int argc, const char* const* argv, const std::vector<OptionSpec>& table) {
+    auto find = [&](const std::string& arg) -> const OptionSpec* {
+        for (const OptionSpec& o : table)
+            if (arg == o.flag) return &o;
+        return nullptr;
+    };
+    for (int i = 1; i < argc; ++i) {
+        const OptionSpec* o = find(argv[i]);
+        if (o && o->value && (i + 1 >= argc || find(argv[i + 1]))) return o->flag;
+    }
+    return "an option";
+}
+}  // namespace
+
 Options parse_cli(int argc, const char* const* argv, const LabInfo& lab) {
     Options opt;
-    bool have_rows = false, have_cols = false;
-    Shape rc{1, 1};
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) throw UsageError(arg + " needs a value (see --help)");
-            return argv[++i];
-        };
-        if (arg == "--help" || arg == "-h") {
-            opt.help = true;
-        } else if (arg == "--size") {
-            opt.shapes.push_back(parse_shape(arg, value()));
-        } else if (arg == "--sizes") {
-            for (const std::string& s : split_list(value(), ',')) opt.shapes.push_back(parse_shape(arg, s));
-            if (opt.shapes.empty()) throw UsageError("--sizes needs a list such as 1024,4096");
-        } else if (arg == "--rows") {
-            rc.rows = int(parse_integer(arg, value(), 1, 2147483647L));
-            have_rows = true;
-        } else if (arg == "--cols") {
-            rc.cols = int(parse_integer(arg, value(), 1, 2147483647L));
-            have_cols = true;
-        } else if (arg == "--type") {
-            for (const std::string& t : split_list(value(), ',')) opt.types.push_back(parse_dtype(t));
-        } else if (arg == "--variant") {
-            for (const std::string& name : split_list(value(), ',')) {
-                bool known = false;
-                for (const Variant& v : lab.variants) known |= v.name == name;
-                if (!known) {
-                    std::string names;
-                    for (const Variant& v : lab.variants) names += (names.empty() ? "" : ", ") + v.name;
-                    throw UsageError("unknown --variant '" + name + "' (lab " +
-                                     std::to_string(lab.number) + " has: " + names + ")");
-                }
-                opt.variants.push_back(name);
-            }
-        } else if (arg == "--reps") {
-            opt.reps = int(parse_integer(arg, value(), 0, 100000));
-        } else if (arg == "--seed") {
-            opt.seed = parse_seed(value());
-            opt.seed_given = true;
-        } else if (arg == "--data") {
-            const std::string kind = value();
-            if (kind != "exact" && kind != "real") throw UsageError("--data needs exact or real, got '" + kind + "'");
-            opt.data = kind == "real" ? DataKind::real : DataKind::exact;
-        } else if (arg == "--csv") {
-            opt.csv = value();
-        } else if (arg == "--input") {
-            opt.input = value();
-        } else if (arg == "--output") {
-            opt.output = value();
-        } else if (arg == "--trace") {
-            opt.trace = value();
-        } else if (arg == "--box") {
-            opt.box = int(parse_integer(arg, value(), 0, 100000));
-        } else if (arg == "--r") {
-            const std::string text = value();
-            char* end = nullptr;
-            opt.r = std::strtod(text.c_str(), &end);
-            if (text.empty() || *end != '\0' || !(opt.r >= 0 && opt.r <= 1))
-                throw UsageError("--r needs a number in [0, 1], got '" + text + "'");
-        } else if (arg == "--sweep") {
-            opt.sweep = true;
-        } else if (arg == "--threads") {
-            opt.threads = int(parse_integer(arg, value(), 1, 4096));
-        } else if (arg == "--model") {
-            opt.model = true;
+    ParseState st;
+    const std::vector<OptionSpec> table = option_table(opt, st, lab);
+    CLI::App app;
+    app.set_help_flag();  // --help is an ordinary entry of the table
+    app.allow_extras(false);
+    for (const OptionSpec& o : table) {
+        if (o.value) {
+            // Every occurrence is applied when it is read, in command-line order.
+            app.add_option_function<std::string>(o.flag, o.apply)
+                ->trigger_on_parse()
+                ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
+                ->allow_extra_args(false);
         } else {
-            throw UsageError("unknown option '" + arg + "' (see --help)");
+            app.add_flag_callback(o.flag, [&o] { o.apply(""); });
         }
     }
-    if (have_rows != have_cols) throw UsageError("--rows and --cols go together");
-    if (have_rows) opt.shapes.push_back(rc);
+    try {
+        std::vector<std::string> args;
+        for (int i = argc - 1; i >= 1; --i) args.push_back(argv[i]);  // CLI11 takes them reversed
+        app.parse(args);
+    } catch (const CLI::ExtrasError&) {
+        // The first argument CLI11 did not take: an unknown option or a stray value.
+        for (const std::string& extra : app.remaining())
+            throw UsageError((extra.rfind("-", 0) == 0 ? "unknown option '" : "unexpected argument '") + extra +
+                             "' (see --help)");
+        throw UsageError("unexpected arguments (see --help)");
+    } catch (const CLI::ArgumentMismatch& e) {
+        throw UsageError(missing_value_option(argc, argv, table) + " needs a value (see --help)");
+    } catch (const CLI::ParseError& e) {
+        throw UsageError(e.what());
+    }
+    if (st.have_rows != st.have_cols) throw UsageError("--rows and --cols go together");
+    if (st.have_rows) opt.shapes.push_back(st.rc);
     if (opt.box >= 0 && opt.output.empty()) throw UsageError("--box needs --output FILE.png");
+    if (opt.box >= 0 && output_format(opt.output) == OutputFormat::npy)
+        throw UsageError("--box writes a filtered image: --output needs .png or .pgm, got '" + opt.output + "'");
     if (!opt.input.empty() && !opt.shapes.empty())
         throw UsageError("--input sets the size; drop --size/--rows/--cols/--sizes");
     if (opt.sweep && !lab.sweep) throw UsageError("--sweep: lab " + std::to_string(lab.number) + " has no parameter to sweep");
     if (opt.r >= 0 && !lab.sweep) throw UsageError("--r: lab " + std::to_string(lab.number) + " has no r parameter");
+    if (opt.model && !opt.csv.empty()) throw UsageError("--csv: --model measures nothing, so it writes no rows");
+    if (opt.model && !opt.output.empty()) throw UsageError("--output: --model computes no SAT");
     return opt;
 }
 

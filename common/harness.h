@@ -104,6 +104,8 @@ struct Options {
     double r = -1;
     bool sweep = false;
     bool model = false;                 // --model: print cost formulas only (no GPU needed)
+    bool wide = false;                  // --wide: the HMM cost columns too
+    bool list = false;                  // --list: the variants as JSON, for tools
     bool help = false;
     int threads = 0;
 };
@@ -114,27 +116,46 @@ struct UsageError : Error {
 };
 Options parse_cli(int argc, const char* const* argv, const LabInfo& lab);
 std::string usage(const LabInfo& lab);
+std::string variants_json(const LabInfo& lab);  // --list: {"lab": N, "variants": [{"name": ...}]}
+bool lab_has_trace(const LabInfo& lab);          // labs whose kernels record tile completion
+// The format of an --output file, by its suffix in any case.
+enum class OutputFormat { npy, png, pgm, unknown };
+OutputFormat output_format(const std::string& path);
 DType parse_dtype(const std::string& text);  // throws UsageError
 // Pieces of the parser that lab 8x's own driver (common/tasks.cpp) shares; each throws UsageError.
 std::vector<std::string> split_list(const std::string& text, char sep);
 long parse_integer(const std::string& option, const std::string& text, long lo, long hi);
 std::uint64_t parse_seed(const std::string& text);  // --seed: a non-negative 64-bit integer
 std::uint64_t fresh_seed();                         // without --seed: random, to be printed
-// Quoted for a POSIX shell when needed; "./prog args --seed S", the command that repeats a run.
+// Quoted for a POSIX shell when needed; "./prog args --seed S", the command that repeats a run
+// (prog as called: "./" is added only when it names no folder).
 std::string shell_word(const std::string& arg);
 std::string reproduce_line(const std::string& prog, int argc, const char* const* argv, std::uint64_t seed);
-// "4096" (square) or "1920x1080" (cols x rows, as image sizes are written).
+// The command that repeats one failed run: the same input file (or shape), type, variant, seed.
+std::string reproduce_run(const std::string& command, const Options& opt, Shape s, DType t,
+                          const std::string& variant, std::uint64_t seed);
+// "4096" (square) or "1080x1920" (rows x cols, like the table and --rows/--cols).
 Shape parse_shape(const std::string& option, const std::string& text, long max_side = 2147483647L);
-// Open a CSV file for appending, writing csv_header() first when it is new; null on failure.
-FILE* open_csv(const std::string& path);
+// Open a CSV file for appending, writing (and flushing) csv_header() first when it is new. Null
+// when the file cannot be written or holds another header; `why` then says which, in one line.
+FILE* open_csv(const std::string& path, std::string* why = nullptr);
+// Write (and flush) one line to a CSV opened by open_csv; throws Error when the write fails.
+void write_csv_line(FILE* csv, const std::string& path, const std::string& line);
+// Close it, checking the last flush; throws Error on failure.
+void close_csv(FILE* csv, const std::string& path);
 
 // The whole `./labN` program: parse, run, print the table, write the CSV. Returns the exit code
 // (0 all PASS, 1 a check failed or a run errored, 2 bad usage / no GPU / unreadable input).
 int lab_main(int argc, const char* const* argv, const char* lab_id);
 
 // Terminal table and CSV (common/report.cpp).
+// The table fits 120 columns; --wide adds the HMM cost. A row that did not pass shows no speed.
+std::string table_header(const Options& opt);
+std::string table_row(const Measurement& m, const Options& opt);
 void print_header(const LabInfo& lab, const Options& opt);
-void print_row(const Measurement& m);
+void print_row(const Measurement& m, const Options& opt);
+// One line for a variant whose output was never written (an untouched skeleton): `todo` says what to do.
+void print_todo_row(const Measurement& m, const std::string& todo);
 std::string csv_header();
 std::string csv_row(const Measurement& m);
 

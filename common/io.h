@@ -9,15 +9,19 @@
 
 namespace sat {
 
-// A host matrix read from a file. `dtype` is the NumPy element type: "f4", "f8", "i4", "u1".
+// A host matrix read from a file. `dtype` is the NumPy element type: "f4", "f8", "i4", "u1", or
+// "u2" (16-bit PNG/PGM pixels, kept whole).
 struct HostMatrix {
     Shape shape;
     std::string dtype;
     std::vector<unsigned char> bytes;  // row-major, shape.n() elements
+    std::string note;                  // one line to show the user ("int64 data read as int32"), or empty
 };
 
-// Read .npy (2-D, C order, little-endian f4/f8/i4/u1), .pgm (8-bit) or .png (converted to 8-bit
-// gray). Throws sat::Error with one clear line when the file is missing or not understood.
+// Read .npy (2-D, C order, little-endian f4/f8/i4/i8/u1; int64 only when every value fits in
+// int32), .pgm (P5, 8 or 16 bits) or .png (gray; 16-bit kept as u2). The suffix is matched in any
+// case. Throws sat::Error with one clear line when the file is missing, truncated, not 2-D, holds
+// NaN/Inf, or is not understood; a header's size claim is checked before anything is allocated.
 HostMatrix read_matrix(const std::string& path);
 // Write .npy of the given dtype ("f4", "f8", "i4", "u1").
 void write_npy(const std::string& path, Shape s, const std::string& dtype, const void* data);

@@ -23,23 +23,58 @@ std::string cost_text(const hmm::Cost& c) {
 }
 }  // namespace
 
-void print_header(const LabInfo& lab, const Options&) {
-    std::printf("%-18s %-6s %-12s %-5s %10s %19s %8s %7s  %-28s %-18s %9s\n", "variant", "type",
-                "rows x cols", "check", "median ms", "[min, max] ms", "GB/s", "% copy",
-                "HMM cost", "= units + l's", "pred ms");
-    (void)lab;
+// The table fits 120 columns: variant, type, shape, check, times, GB/s, % of copy, predicted ms;
+// --wide adds the HMM cost formula and its value. Milliseconds keep their width as they grow.
+namespace {
+std::string ms_text(double v) {
+    if (!(v == v) || v <= 0) return "-";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, v < 100 ? "%.3f" : v < 10000 ? "%.1f" : "%.0f", v);
+    return buf;
+}
+constexpr const char* row_format = "%-18s %-5s %-13s %-5s %9s %21s %8s %7s %9s";
+}  // namespace
+
+std::string table_header(const Options& opt) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, row_format, "variant", "type", "rows x cols", "check", "median ms",
+                  "[min, max] ms", "GB/s", "% copy", "pred ms");
+    std::string line = buf;
+    if (opt.wide) {
+        std::snprintf(buf, sizeof buf, "  %-28s %s", "HMM cost", "= units + l's");
+        line += buf;
+    }
+    return line;
 }
 
-void print_row(const Measurement& m) {
-    const std::string range = m.reps > 0 ? "[" + number(m.min_ms, "%.3f") + ", " + number(m.max_ms, "%.3f") + "]" : "-";
-    std::printf("%-18s %-6s %-12s %-5s %10s %19s %8s %7s  %-28s %-18s %9s\n", m.variant.c_str(),
-                dtype_name(m.type), shape_text(m.shape).c_str(), m.verdict().c_str(),
-                m.reps > 0 ? number(m.median_ms, "%.3f").c_str() : "-", range.c_str(),
-                number(m.gbps, "%.1f").c_str(), number(m.pct_copy, "%.1f").c_str(),
-                m.hmm_formula.c_str(), cost_text(m.hmm_cost).c_str(),
-                number(m.predicted_ms, "%.3f").c_str());
+std::string table_row(const Measurement& m, const Options& opt) {
+    // Speeds are shown only for a run that passed: a wrong or unfinished result has no speed.
+    const bool timed = m.ok() && m.reps > 0;
+    const std::string range = timed ? "[" + ms_text(m.min_ms) + ", " + ms_text(m.max_ms) + "]" : "";
+    char buf[512];
+    std::snprintf(buf, sizeof buf, row_format, m.variant.c_str(), dtype_name(m.type), shape_text(m.shape).c_str(),
+                  m.verdict().c_str(), timed ? ms_text(m.median_ms).c_str() : "", range.c_str(),
+                  timed ? number(m.gbps, "%.1f").c_str() : "", timed ? number(m.pct_copy, "%.1f").c_str() : "",
+                  number(m.predicted_ms, "%.3f").c_str());
+    std::string line = buf;
+    if (opt.wide) {
+        std::snprintf(buf, sizeof buf, "  %-28s %s", m.hmm_formula.c_str(), cost_text(m.hmm_cost).c_str());
+        line += buf;
+    }
+    return line;
+}
+
+void print_header(const LabInfo&, const Options& opt) { std::printf("%s\n", table_header(opt).c_str()); }
+
+void print_row(const Measurement& m, const Options& opt) {
+    std::printf("%s\n", table_row(m, opt).c_str());
     if (!m.error.empty()) std::printf("    error: %s\n", m.error.c_str());
     else if (!m.check.pass) std::printf("    check: %s\n", m.check.message().c_str());
+}
+
+void print_todo_row(const Measurement& m, const std::string& todo) {
+    std::printf("%-18s %-5s %-13s FAIL %s\n", m.variant.c_str(), dtype_name(m.type), shape_text(m.shape).c_str(),
+                todo.c_str());
 }
 
 std::string csv_header() {

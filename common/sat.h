@@ -128,6 +128,9 @@ struct Variant {
     ErasedSatFn fn[4];    // indexed by DType: f32, f64, i32, u8i32
     Computes computes = Computes::sat;
     Barrier barrier = Barrier::kernel_launch;
+    // Optional: the most Workspace scratch one run asks for, for the harness's memory check
+    // before a run; null means "about the output's size" (lab_main's default estimate).
+    std::size_t (*scratch_bytes)(DType type, Shape shape) = nullptr;
 };
 
 // Instantiate a variant template for every harness type.

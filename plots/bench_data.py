@@ -9,6 +9,7 @@ import csv
 import datetime as dt
 import json
 import math
+import sys
 from pathlib import Path
 
 TYPES = ["f32", "f64", "u8i32", "i32"]
@@ -146,13 +147,37 @@ class BenchData:
         return best
 
 
+REQUIRED = ["device", "lab", "variant", "type", "rows", "cols", "median_ms", "copy_ms", "check"]
+
+
+class BenchError(Exception):
+    """A file that is not a bench CSV, or holds nothing to show: one line for the user."""
+
+
 def load(csv_path: Path) -> BenchData:
+    """Rows of a bench CSV; raises BenchError (one line) for a file that is not one or is empty."""
     rows = []
-    with open(csv_path, newline="") as f:
-        for raw in csv.DictReader(f):
+    try:
+        f = open(csv_path, newline="")
+    except OSError as e:
+        raise BenchError(f"{csv_path}: cannot read ({e.strerror})") from None
+    with f:
+        reader = csv.DictReader(f)
+        try:
+            header = reader.fieldnames or []
+        except (csv.Error, UnicodeDecodeError):
+            header = []
+        missing = [k for k in REQUIRED if k not in header]
+        if missing:
+            raise BenchError(f"{csv_path}: not a bench CSV (no column {', '.join(missing[:3])}"
+                             f"{' ...' if len(missing) > 3 else ''}; make bench or --csv FILE writes one)")
+        for line, raw in enumerate(reader, start=2):
             r = dict(raw)
-            r["lab"] = int(r["lab"])
-            r["rows"], r["cols"] = int(r["rows"]), int(r["cols"])
+            try:
+                r["lab"] = int(r["lab"])
+                r["rows"], r["cols"] = int(r["rows"]), int(r["cols"])
+            except (TypeError, ValueError):
+                raise BenchError(f"{csv_path}:{line}: malformed row (lab, rows and cols must be integers)") from None
             for k in NUMERIC:
                 try:
                     r[k] = float(r.get(k) or 0)
@@ -163,6 +188,10 @@ def load(csv_path: Path) -> BenchData:
             r["side"] = math.sqrt(r["rows"] * r["cols"])
             r["square"] = r["rows"] == r["cols"]
             rows.append(r)
+    if not rows:
+        raise BenchError(f"{csv_path}: holds a header but no rows")
+    if not any(r["check"] == "PASS" and r["median_ms"] > 0 for r in rows):
+        raise BenchError(f"{csv_path}: no timed PASS rows to show")
     meta_path = csv_path.with_suffix(".json")
     meta = {}
     if meta_path.exists():
@@ -171,3 +200,20 @@ def load(csv_path: Path) -> BenchData:
         except (OSError, ValueError):
             meta = {}
     return BenchData(rows, meta, csv_path)
+
+
+def load_from_argv(argv: list[str], prog: str, out_what: str) -> tuple[BenchData, Path, Path]:
+    """(data, CSV path, output path) from `prog BENCH.csv OUT`. Anything else, a missing file or
+    a file that is not a bench CSV: one line on stderr and SystemExit(2)."""
+    if len(argv) != 3:
+        print(f"usage: {prog} BENCH.csv {out_what}", file=sys.stderr)
+        raise SystemExit(2)
+    csv_path, out_path = Path(argv[1]), Path(argv[2])
+    if not csv_path.exists():
+        print(f"{prog}: {csv_path} not found (run make bench, or use plots/sample_bench.csv)", file=sys.stderr)
+        raise SystemExit(2)
+    try:
+        return load(csv_path), csv_path, out_path
+    except BenchError as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        raise SystemExit(2) from None

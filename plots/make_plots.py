@@ -38,7 +38,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter  # noqa: E402
 
-from bench_data import (BenchData, TYPES, side_label, load)  # noqa: E402
+from bench_data import (BenchData, TYPES, load_from_argv, side_label)  # noqa: E402
 
 FIGURES = ["a_time_vs_size.png", "b_pct_copy_vs_size.png", "c_r_sweep.png",
            "d_hmm_predicted_vs_measured.png", "e_speedup_vs_cpu.png"]
@@ -288,14 +288,7 @@ def speedup(data, styles, out):
 
 
 def main(argv):
-    if len(argv) != 3:
-        print("usage: make_plots.py BENCH.csv OUT_DIR", file=sys.stderr)
-        return 2
-    csv_path, out_dir = Path(argv[1]), Path(argv[2])
-    if not csv_path.exists():
-        print(f"make_plots: {csv_path} not found (run make bench, or use plots/sample_bench.csv)", file=sys.stderr)
-        return 2
-    data = load(csv_path)
+    data, _, out_dir = load_from_argv(argv, "make_plots", "OUT_DIR")
     out_dir.mkdir(parents=True, exist_ok=True)
     styles = style_for(data)
     per_type_curves(data, styles, out_dir / FIGURES[0], "median_ms", "time per SAT (ms, median)",

@@ -1,6 +1,7 @@
 // .npy / .pgm / .png round trips, errors, and the box filter.
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 
 #include "data.h"
 #include "io.h"
@@ -94,4 +95,33 @@ TEST_CASE("box filter averages the clipped window", "[cpu][io]") {
     CHECK(int(out[0]) == 2);  // (0 + 3) / 2 rounds to 2
     CHECK(int(out[1]) == 4);  // (0 + 3 + 9) / 3
     CHECK(int(out[2]) == 6);  // (3 + 9) / 2
+}
+
+TEST_CASE("16-bit pixels stay 16-bit; int64 is narrowed only when it fits", "[cpu][io]") {
+    // A 16-bit PGM (big-endian samples) read whole, then converted exactly to f64.
+    const std::string pgm = "build/test_tmp_16.pgm";
+    {
+        std::ofstream f(pgm, std::ios::binary);
+        f << "P5\n3 2\n65535\n";
+        const unsigned char px[12] = {0xFF, 0xFF, 0x01, 0x00, 0x00, 0x01, 0x12, 0x34, 0x80, 0x00, 0x00, 0x00};
+        f.write(reinterpret_cast<const char*>(px), 12);
+    }
+    const sat::HostMatrix m = sat::read_matrix(pgm);
+    REQUIRE(m.dtype == "u2");
+    CHECK(m.shape.rows == 2);
+    CHECK(m.shape.cols == 3);
+    const auto f64 = sat::convert_input(m, sat::DType::f64);
+    const double* v = reinterpret_cast<const double*>(f64.data());
+    CHECK(v[0] == 65535);
+    CHECK(v[1] == 256);
+    CHECK(v[2] == 1);
+    CHECK(v[3] == 0x1234);
+    CHECK(v[4] == 0x8000);
+    CHECK_THROWS_WITH(sat::convert_input(m, sat::DType::u8i32), Catch::Contains("needs 8-bit data"));
+    // A PGM one byte short is refused, not padded.
+    {
+        std::ofstream f(pgm, std::ios::binary);
+        f << "P5\n3 2\n255\n" << std::string(5, 'x');
+    }
+    CHECK_THROWS_WITH(sat::read_matrix(pgm), Catch::Contains("truncated PGM"));
 }

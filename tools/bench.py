@@ -5,7 +5,7 @@ Runs each reference binary (./labN-ref, built by `make refs`) and build/peers (N
 here with `make build/peers` when missing) through the shared harness, so every row is checked
 and carries the device-to-device copy of the same bytes measured in the same process (copy_ms).
 
-  sizes   1K, 2K, 4K, 8K, 16K, 32K squares, plus 1920x1080 and 3840x2160 (W x H)
+  sizes   1K, 2K, 4K, 8K, 16K, 32K squares, plus 1080x1920 and 2160x3840 (rows x cols)
   types   f32, f64, u8i32
   limits  slow teaching variants stop early: 2R2W at 16K, 4R1W at 4K (side of the matrix);
           the CPU lab (lab 1) runs up to 8K with 3 repetitions
@@ -42,7 +42,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 SQUARES = [1024, 2048, 4096, 8192, 16384, 32768]
-RECTS = ["1920x1080", "3840x2160"]  # W x H, as the CLI writes image sizes
+RECTS = ["1080x1920", "2160x3840"]  # rows x cols, as the CLI reads and prints shapes
 TYPES = ["f32", "f64", "u8i32"]
 BIG_TYPE_ORDER = ["f32", "u8i32", "f64"]  # 32K, most wanted first
 # Largest side a slow teaching variant runs at. Formula (1) (4R1W) loses each a[i][j] in f32 once
@@ -65,7 +65,7 @@ class Size:
     def __init__(self, text: str):
         self.text = text
         if "x" in text:
-            cols, rows = text.split("x")
+            rows, cols = text.split("x")
             self.rows, self.cols = int(rows), int(cols)
         else:
             self.rows = self.cols = int(text)
@@ -92,16 +92,31 @@ def lab_binaries() -> list[tuple[int, str, Path]]:
     return sorted(found)
 
 
+def listing(binary: Path) -> dict:
+    """The binary's own machine-readable listing (`--list`): {"lab", "gpu", "trace", "variants": [...]}."""
+    out = subprocess.run([str(binary), "--list"], capture_output=True, text=True, timeout=30)
+    try:
+        return json.loads(out.stdout)
+    except ValueError:
+        raise SystemExit(f"bench: {binary.name} --list gave no JSON (exit {out.returncode}); rebuild with make refs")
+
+
 def variants_of(binary: Path) -> list[str]:
-    """Variant names from `binary --help` (the lines under 'variants:')."""
-    out = subprocess.run([str(binary), "--help"], capture_output=True, text=True, timeout=30).stdout
-    names, listing = [], False
-    for line in out.splitlines():
-        if line.strip() == "variants:":
-            listing = True
-        elif listing and line.startswith("  ") and line.strip():
-            names.append(line.split()[0])
-    return names
+    return [v["name"] for v in listing(binary)["variants"]]
+
+
+def gpu_refusal(labs) -> str | None:
+    """The one line a GPU lab prints when this machine cannot run it, or None when it can."""
+    for _, _, path in labs:
+        if not listing(path)["gpu"]:
+            continue
+        probe = subprocess.run([str(path), "--size", "64", "--reps", "0"], capture_output=True, text=True,
+                               cwd=ROOT, timeout=120)
+        if probe.returncode == 2:
+            lines = (probe.stderr or probe.stdout).strip().splitlines()
+            return lines[0] if lines else f"{path.name} exit 2"
+        return None
+    return None
 
 
 def gpu_info() -> dict:
@@ -327,7 +342,7 @@ def read_rows(csv_path: Path) -> list[dict]:
 def size_label(rows: int, cols: int) -> str:
     if rows == cols:
         return f"{rows // 1024}K" if rows % 1024 == 0 else str(rows)
-    return f"{cols}x{rows}"
+    return f"{rows}x{cols}"
 
 
 def summary_tables(rows: list[dict], types: list[str]) -> tuple[str, str, dict]:
@@ -398,11 +413,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", help="CSV path (default build/bench_<gpu>.csv)")
     ap.add_argument("--budget", type=float, default=540.0, help="seconds for all runs (default 540)")
-    ap.add_argument("--sizes", help="comma list instead of the default sizes, e.g. 1024,1920x1080")
+    ap.add_argument("--sizes", help="comma list instead of the default sizes, e.g. 1024,1080x1920 (rows x cols)")
     ap.add_argument("--types", help="comma list instead of f32,f64,u8i32")
     ap.add_argument("--labs", help="only these lab ids, e.g. 4,9")
     ap.add_argument("--seed", type=int, default=20140901)
-    ap.add_argument("--quick", action="store_true", help="1K and 1920x1080 only, f32 and u8i32: a smoke test")
+    ap.add_argument("--quick", action="store_true", help="1K and 1080x1920 only, f32 and u8i32: a smoke test")
     ap.add_argument("--pictures", help="also write the box-filter and trace pictures into this folder")
     ap.add_argument("--no-peers", action="store_true")
     ap.add_argument("--no-sweep", action="store_true")
@@ -417,6 +432,11 @@ def main():
         print_targets(targets)
         return 0
 
+    # Without a usable GPU nothing can be measured: say so once, before any file is written.
+    refusal = gpu_refusal(lab_binaries())
+    if refusal:
+        print(f"bench: nothing measured: {refusal}", file=sys.stderr)
+        return 2
     info = gpu_info()
     gpu = info["gpu"] or "gpu"
     csv_path = Path(args.out) if args.out else ROOT / "build" / f"bench_{slug(gpu)}.csv"
@@ -426,7 +446,7 @@ def main():
     args.csv = csv_path.resolve()
     args.log = csv_path.with_suffix(".log")
     sizes = [Size(x) for x in args.sizes.split(",")] if args.sizes else (
-        [Size("1024"), Size("1920x1080")] if args.quick else [Size(str(x)) for x in SQUARES] + [Size(x) for x in RECTS])
+        [Size("1024"), Size("1080x1920")] if args.quick else [Size(str(x)) for x in SQUARES] + [Size(x) for x in RECTS])
 
     bench = Bench(args)
     started = dt.datetime.now(dt.timezone.utc)

@@ -105,6 +105,21 @@ def solution_lines(skeleton_texts):
     return secret
 
 
+INSTRUCTOR_SECTION = re.compile(r"^## For instructors\n.*?(?=^## |\Z)", re.M | re.S)
+
+
+def tailor_readme(path):
+    """The student's README: without the instructors' section (its tools and docs are left out)."""
+    if path.exists():
+        text = INSTRUCTOR_SECTION.sub("", path.read_text())
+        # Without solutions/, labN-ref builds labs/ too: the quick start's reference line would mislead.
+        text = "".join(line for line in text.splitlines(True)
+                       if not line.startswith(("make lab1-ref && ./lab1-ref", "solutions/")))
+        text = text.replace("instructor guide, ", "")
+        path.write_text(text.replace("make labN-ref` builds the reference from `solutions/`",
+                                     "make labN-ref` builds the same code"))
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description="Write the student copy of SAT Labs.")
     ap.add_argument("dest", help="where to write it, e.g. build/release")
@@ -146,6 +161,7 @@ def main(argv):
     for path in (ROOT / "labs").glob("lab*"):
         if path.is_file() and path.name not in skeletons and re.match(r"lab\d", path.name):
             notes.append(f"labs/{path.name} has no solutions/{path.name}: left out")
+    tailor_readme(dest / "README.md")
     for must in ("Makefile", "README.md"):
         if not (dest / must).exists():
             notes.append(f"{must} is missing from the repository, so from the release too")
