@@ -730,7 +730,7 @@ int strips_main(const LabInfo& lab, int argc, const char* const* argv) {
         for (DType t : types)
             for (const Schedule* v : schedules) {
                 const Measurement m = run_strips(request(v, t, s));
-                print_row(m);
+                print_row(m, opt);
                 std::fflush(stdout);
                 if (csv) std::fprintf(csv, "%s\n", csv_row(m).c_str());
                 all_ok &= m.ok();
