@@ -359,3 +359,47 @@ TEST_CASE("mutants: a CPU mutant loses correctness points and make mutants says 
     CHECK(has(out, "2 of 2 graded mutants caught"));
     CHECK(!has(out, " NO "));
 }
+
+// The race tests of a GPU lab, on the CPU: a stand-in for compute-sanitizer reports a hazard
+// under racecheck and nothing under synccheck. The hazard costs racecheck's share of the
+// correctness points, and the feedback carries the tool's first error line.
+const char* const kRacePy = R"PY(import sys, types
+from pathlib import Path
+sys.path.insert(0, "tools")
+import grade, sanitize
+fake = Path(sys.argv[1]).resolve()
+fake.write_text("""#!/bin/sh
+case "$*" in
+  *racecheck*) echo "========= Error: Race reported between Write access at 0x70 in lab2.cu:35:void kernel() and Read access at 0x90 in lab2.cu:36:void kernel() [1 hazards]"
+               echo "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"; exit 86;;
+  *) echo "========= ERROR SUMMARY: 0 errors"; exit 0;;
+esac
+""")
+fake.chmod(0o755)
+sanitize.find_sanitizer = lambda: str(fake)
+args = types.SimpleNamespace(no_sanitize=False, sanitize_timeout=60, out="build/grader_test/race", gpu="no",
+                             seed=1, jobs=2, code="labs", quiet=True)
+g = grade.Grader(args, Path(".").resolve())
+(g.work / "lab2").mkdir(parents=True, exist_ok=True)
+r = grade.LabResult("2")
+r.items.append(grade.Item("2", "correctness", "lab2 a GPU test", 70.0, 70.0, "passed in 1 s", "passed"))
+ok = g.sanitize("2", r)
+print("clean" if ok else "hazard")
+for i in r.items:
+    print("%s | %s | %.4g/%.4g | %s" % (i.name, i.status, i.score, i.max_score, i.output.splitlines()[0]))
+)PY";
+
+TEST_CASE("grader: a race that racecheck reports costs its correctness points, with the tool's first line",
+          "[cpu][grader]") {
+    make_mini();
+    write_file(kDir + "/race.py", kRacePy);
+    std::string out;
+    const int rc = sat_test::run_command("python3 " + kDir + "/race.py " + kDir + "/fake-sanitizer", &out);
+    INFO(out);
+    REQUIRE(rc == 0);
+    CHECK(has(out, "hazard\n"));
+    CHECK(has(out, "lab2 a GPU test | passed | 23.33/23.33"));
+    CHECK(has(out, "lab2 racecheck: every variant, 97x89 | failed | 0/23.33 | racecheck ERRORS: 1 hazards"));
+    CHECK(has(out, "first: Error: Race reported between Write access"));
+    CHECK(has(out, "lab2 synccheck: every variant, 97x89 | passed | 23.33/23.33"));
+}

@@ -566,7 +566,7 @@ class Grader:
             log = self.work / f"lab{lab}" / f"{tool}.log"
             log.write_text(" ".join(cmd) + "\n\n" + run.output)
             clean, text = tools_sanitize.verdict(tool, None if run.timed_out else run.rc, run.output,
-                                                 run.timed_out, self.args.sanitize_timeout)
+                                                 run.timed_out, self.args.sanitize_timeout, tool_only=True)
             repro = "reproduce: " + " ".join(shlex.quote(c) for c in cmd)
             notes = "".join(f"\n{tool} leaves out {v}: {why}" for v, why in left_out.items())
             if clean:

@@ -63,8 +63,10 @@ def run(cmd, timeout):
     return (None if p.timed_out else p.rc), p.output, p.timed_out
 
 
-def verdict(tool, rc, out, timed_out, timeout):
-    """(ok, text) for one tool's run."""
+def verdict(tool, rc, out, timed_out, timeout, tool_only=False):
+    """(ok, text) for one tool's run. tool_only (the grader): only the tool's findings count, not
+    the lab's own check under the tool (a spin-wait may time out when the tool serialises blocks;
+    the GPU tests grade correctness)."""
     lab_rows = [line for line in out.splitlines() if re.search(r"\s(PASS|FAIL|ERROR)\s", line)
                 and not line.startswith("=")]
     lab_failed = any(re.search(r"\s(FAIL|ERROR)\s", line) for line in lab_rows)
@@ -88,7 +90,7 @@ def verdict(tool, rc, out, timed_out, timeout):
                           r"Invalid|Race reported|hazard|Barrier|error", line, re.I)
                       and "SUMMARY" not in line), "")
         return False, f"ERRORS: {summary}; first: {first[:200]}; {lab_text}"
-    if lab_failed or (rc not in (0, None)):
+    if not tool_only and (lab_failed or rc not in (0, None)):
         return False, f"clean ({summary}), but {lab_text}, exit status {rc}"
     return True, f"clean ({summary}); {lab_text}"
 
