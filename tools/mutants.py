@@ -7,7 +7,7 @@
 tests/mutants/lab<ID>.json holds the specs of one lab: a list of
     {"name": ..., "category": one of CATEGORIES, "description": ...,
      "edits": [[find, replace], ...]}        (each find: a short anchor found exactly once)
-  or {..., "todo": "start of a BEGIN SOLUTION hint"}   (that one region left as its TODO)
+  or {..., "todo": "words of one BEGIN SOLUTION hint"}   (that one region left as its TODO)
 applied in order to solutions/lab<ID>_*.{cu,cpp} when the mutant is made, so the specs follow the
 solution files as they change. `make mutants` (run) writes each mutant into
 build/mutants/<name>/ beside copies of the other solution files, grades it with tools/grade.py
@@ -68,12 +68,12 @@ def solution_file(lab):
     return files[0]
 
 
-def leave_todo(text, hint_start, name):
-    """The solution with the one region whose hint starts with hint_start as its TODO line."""
+def leave_todo(text, hint_part, name):
+    """The solution with the one region whose hint contains hint_part as its TODO line."""
     lines, out, found, inside = text.splitlines(keepends=True), [], 0, False
     for line in lines:
         begin = BEGIN.match(line)
-        if begin and (begin.group(2) or "").startswith(hint_start):
+        if begin and hint_part in (begin.group(2) or ""):
             found += 1
             inside = True
             out.append(f"{begin.group(1)}// TODO: {begin.group(2).strip()}\n")
@@ -82,7 +82,7 @@ def leave_todo(text, hint_start, name):
         elif not inside:
             out.append(line)
     if found != 1:
-        raise SpecError(f"{name}: {found} regions whose hint starts with {hint_start!r} (want 1)")
+        raise SpecError(f"{name}: {found} regions whose hint contains {hint_part!r} (want 1)")
     return "".join(out)
 
 
