@@ -96,8 +96,11 @@ STUDENT_TAG  := $(subst /,_,$(patsubst %/,%,$(STUDENT_DIR)))
 TEST_MAIN    := $(OBJ)/tests/main.cpp.o
 LAB_TEST_SRC  = $(wildcard tests/test_lab$(1).cpp tests/hidden/test_lab$(1)_*.cpp)
 HARNESS_TEST_SRC := $(filter-out tests/main.cpp tests/test_lab% tests/hidden/test_lab%,$(TEST_SRC))
-# The harness tests (checker, CLI) use lab 1, the CPU lab, as their fixture.
-TEST_EXTRA_harness += $(call lab_obj,$(SOL_DIR),1)
+# The harness tests use lab 1 as their fixture, and tests/test_cli.cpp loops over every
+# registered lab (sat::all_labs()): until it takes the labs from `make print-labs`, the harness
+# links the reference code of labs 1-9 and 8x (not a lab with its own libraries, like lab 10).
+HARNESS_LABS := 1 2 3 4 5 6 7 8 8x 9
+TEST_EXTRA_harness += $(foreach id,$(filter $(HARNESS_LABS),$(LAB_IDS)),$(call lab_obj,$(SOL_DIR),$(id)))
 TEST_BINS    := $(BUILD)/tests/harness $(addprefix $(BUILD)/tests/lab,$(LAB_IDS))
 lab_code_objs = $(call lab_obj,$(1),$(2)) $(foreach d,$(LAB_USES_$(2)),$(call lab_obj,$(1),$(d)))
 # Objects (prerequisites) and flags (link line) of TEST_EXTRA_<bin>; expanded late, so that the
