@@ -560,6 +560,11 @@ class Grader:
             left_out = tools_sanitize.RACECHECK_LEAVES_OUT.get(lab, {}) if tool == "racecheck" else {}
             if left_out:
                 kept = [v for v in tools_sanitize.variants_of(f"./{program}") if v not in left_out]
+                if not kept:
+                    item.status, ok = "error", False
+                    item.output = (f"{tool} not run: no variants listed by `./{program} --help` "
+                                   f"(tools/sanitize.py variants_of), so {', '.join(left_out)} cannot be left out")
+                    continue
                 cmd += ["--variant", ",".join(kept)]
             run = Proc(cmd, self.root, self.args.sanitize_timeout)
             item.seconds = run.seconds
