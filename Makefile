@@ -96,16 +96,68 @@ $(OBJ)/%.cpp.o: %.cpp $(HEADERS) $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CXX) $(CXXFLAGS) -c $< -o $@
 
-# Tests: reference solutions (make test) or student code (the grader's build).
-$(BUILD)/sat_tests: $(TEST_OBJS) $(SOL_OBJS) $(COMMON_OBJS)
-	$(NVCC) $(LDFLAGS) $^ -o $@ $(LIBS)
-$(BUILD)/student_tests: $(TEST_OBJS) $(LAB_OBJS) $(COMMON_OBJS)
-	$(NVCC) $(LDFLAGS) $^ -o $@ $(LIBS)
+# ---- Tests: one binary per lab, one for the harness ---------------------------------------------
+# tests/test_lab<ID>.cpp and tests/hidden/test_lab<ID>_*.cpp -> build/tests/lab<ID>, linked with
+# that lab's reference code only (and the labs in LAB_USES_<ID>); every other tests/test_*.cpp
+# -> build/tests/harness. A fragment adds objects or -l flags to one binary with
+# TEST_EXTRA_<bin> += ... (bin: lab10, harness, ...) and test steps to `make test` with
+# TEST_HOOKS += <target> (the target's last line: "N passed, N failed, N skipped").
+# The grader builds the same binaries from STUDENT_DIR (default labs/) as
+# build/tests-<dir>/lab<ID>, and the lab program as build/tests-<dir>/prog/lab<ID>.
+.SECONDEXPANSION:
+STUDENT_DIR  ?= labs
+STUDENT_TAG  := $(subst /,_,$(patsubst %/,%,$(STUDENT_DIR)))
+TEST_MAIN    := $(OBJ)/tests/main.cpp.o
+LAB_TEST_SRC  = $(wildcard tests/test_lab$(1).cpp tests/hidden/test_lab$(1)_*.cpp)
+HARNESS_TEST_SRC := $(filter-out tests/main.cpp tests/test_lab% tests/hidden/test_lab%,$(TEST_SRC))
+# The harness tests use lab 1 as their fixture, and tests/test_cli.cpp loops over every
+# registered lab (sat::all_labs()): until it takes the labs from `make print-labs`, the harness
+# links the reference code of labs 1-9 and 8x (not a lab with its own libraries, like lab 10).
+HARNESS_LABS := 1 2 3 4 5 6 7 8 8x 9
+TEST_EXTRA_harness += $(foreach id,$(filter $(HARNESS_LABS),$(LAB_IDS)),$(call lab_obj,$(SOL_DIR),$(id)))
+TEST_BINS    := $(BUILD)/tests/harness $(addprefix $(BUILD)/tests/lab,$(LAB_IDS))
+lab_code_objs = $(call lab_obj,$(1),$(2)) $(foreach d,$(LAB_USES_$(2)),$(call lab_obj,$(1),$(d)))
+# Objects (prerequisites) and flags (link line) of TEST_EXTRA_<bin>; expanded late, so that the
+# fragments included at the end of this Makefile count.
+test_extra_objs  = $(filter-out -%,$(TEST_EXTRA_$(1)))
+test_extra_flags = $(filter -%,$(TEST_EXTRA_$(1)))
+
+define LAB_TEST_RULES
+$(BUILD)/tests/lab$(1): $(TEST_MAIN) $(patsubst %,$(OBJ)/%.o,$(call LAB_TEST_SRC,$(1))) $(call lab_code_objs,$(SOL_DIR),$(1)) $(COMMON_OBJS) $$$$(call test_extra_objs,lab$(1))
+	@mkdir -p $$(@D)
+	$(NVCC) $(LDFLAGS) $$^ -o $$@ $(LIBS) $$(call test_extra_flags,lab$(1))
+$(BUILD)/tests-$(STUDENT_TAG)/lab$(1): $(TEST_MAIN) $(patsubst %,$(OBJ)/%.o,$(call LAB_TEST_SRC,$(1))) $(call lab_code_objs,$(STUDENT_DIR),$(1)) $(COMMON_OBJS) $$$$(call test_extra_objs,lab$(1))
+	@mkdir -p $$(@D)
+	$(NVCC) $(LDFLAGS) $$^ -o $$@ $(LIBS) $$(call test_extra_flags,lab$(1))
+$(BUILD)/tests-$(STUDENT_TAG)/prog/lab$(1): $(call lab_code_objs,$(STUDENT_DIR),$(1)) $(OBJ)/main_$(1).o $(COMMON_OBJS)
+	@mkdir -p $$(@D)
+	$(NVCC) $(LDFLAGS) $$^ -o $$@ $(LIBS)
+endef
+$(foreach id,$(LAB_IDS),$(eval $(call LAB_TEST_RULES,$(id))))
+$(BUILD)/tests/harness: $(TEST_MAIN) $(patsubst %,$(OBJ)/%.o,$(HARNESS_TEST_SRC)) $(COMMON_OBJS) $$(call test_extra_objs,harness)
+	@mkdir -p $(@D)
+	$(NVCC) $(LDFLAGS) $^ -o $@ $(LIBS) $(call test_extra_flags,harness)
+
+# build/sat_tests: every test binary (the name older scripts use).
+.PHONY: $(BUILD)/sat_tests test-bins print-labs
+$(BUILD)/sat_tests test-bins: $(TEST_BINS)
 
 # Against labs/ (a release) the [skeleton] tests, which expect the untouched skeleton, are left out.
-TESTS ?= $(if $(filter labs,$(SOL_DIR)),"~[skeleton]")
-test: $(BUILD)/sat_tests refs
-	@$(BUILD)/sat_tests $(TESTS)
+TESTS ?= $(if $(filter labs,$(SOL_DIR)),~[skeleton])
+TEST_TIMEOUT ?= 3600
+TEST_HOOKS ?=
+# Every binary runs (a crash or a time-out in one costs only its own count), then every hook;
+# the last line sums them all.
+test: $(TEST_BINS) refs
+	@$(PYTHON) tools/run_tests.py --timeout $(TEST_TIMEOUT) --filter '$(TESTS)' \
+	    $(addprefix --hook ,$(TEST_HOOKS)) $(TEST_BINS)
+
+# The labs as JSON (tools read this, not the Makefile): id, reference and student file, GPU or
+# CPU (lab<ID>_*.cpp is a CPU lab, .cu a GPU lab), the labs it reuses.
+lab_json = {"id": "$(1)", "solution": "$(call lab_src,$(SOL_DIR),$(1))", "student": "$(call lab_src,$(STUDENT_DIR),$(1))", "gpu": $(if $(filter %.cu,$(call lab_src,$(SOL_DIR),$(1))),true,false), "uses": [$(subst $(eval) ,$(comma),$(foreach d,$(LAB_USES_$(1)),"$(d)"))]}
+comma := ,
+print-labs:
+	@printf '%s\n' '{"solution_dir": "$(SOL_DIR)", "student_dir": "$(STUDENT_DIR)", "labs": [$(subst } {,}$(comma) {,$(foreach id,$(LAB_IDS),$(call lab_json,$(id))))]}'
 
 # In a student release (no solutions/, no instructor tools) these two say so in one line.
 NO_SOLUTIONS = $(if $(wildcard solutions/lab*),,@echo "$@: this is the student copy: make $@ needs solutions/ and the instructor's tools"; exit 2)
@@ -131,7 +183,13 @@ plots: $(DEPS_STAMP)
 results:
 	@$(PYTHON) tools/results.py $(or $(CSV),plots/sample_bench.csv) docs/results.md
 
-sanitize: $(if $(LAB),lab$(LAB)-ref)
+# One line and exit 2 (make's $(error)) for no LAB, an unknown lab, or the CPU lab.
+GPU_LAB_IDS = $(foreach id,$(LAB_IDS),$(if $(filter %.cu,$(call lab_src,$(SOL_DIR),$(id))),$(id)))
+sanitize:
+	$(if $(LAB),,$(error make sanitize LAB=N: which lab? GPU labs: $(strip $(GPU_LAB_IDS))))
+	$(if $(filter $(LAB),$(LAB_IDS)),,$(error make sanitize: no lab $(LAB) here (labs: $(LAB_IDS))))
+	$(if $(filter $(LAB),$(GPU_LAB_IDS)),,$(error make sanitize: lab $(LAB) runs on the CPU, nothing to sanitize (compute-sanitizer checks GPU kernels; for CPU code try valgrind)))
+	@$(MAKE) --no-print-directory lab$(LAB)-ref
 	$(PYTHON) tools/sanitize.py $(LAB)
 
 # ---- Peers, bench pictures (issue 7) -----------------------------------------------------------

@@ -1,9 +1,12 @@
-// Self-tests of the instructor tools (tools/grade.py, tools/release.py, tools/sanitize.py), on
-// the CPU so that they run in CI. Grading happens in a small copy of the repository that holds
-// lab 1 only (build/grader_test/repo; objects already built are copied with their times, so
-// little is recompiled): the reference scores full marks, the skeleton zero, a planted off-by-one
-// loses its correctness points, and a crash or a hang costs only the tests it hits. The student
-// release is written, built and graded (zero, cleanly) and holds no solution code.
+// Self-tests of the instructor tools (tools/grade.py, tools/release.py, tools/sanitize.py,
+// tools/mutants.py, tools/run_tests.py), on the CPU so that they run in CI. Grading happens in a
+// small copy of the repository that holds lab 1 only (build/grader_test/repo; objects already
+// built are copied with their times, so little is recompiled): the reference scores full marks,
+// the skeleton zero, a planted off-by-one loses its correctness points, a crash or a hang costs
+// only the tests it hits, and the JUnit XML fits a strict schema. The student release is written,
+// built and graded (zero, cleanly) and holds no solution code. Every mutant spec applies, and a
+// CPU mutant is caught by make mutants.
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -29,11 +32,28 @@ void write_file(const std::string& path, const std::string& text) {
 }
 
 // Summarises and validates build/results.json and build/junit.xml of a grade: one line per lab
-// and kind ("lab1.correctness 70/70"), then "score X" and "junit N testcases".
+// and kind ("lab1.correctness 70/70"), then "score X" and "junit N testcases". The JUnit file
+// must fit the strict schema Jenkins xunit uses (junit-10.xsd): only these attributes and child
+// elements, and no `skipped` on <testsuites>.
 const char* const kScoresPy = R"(import json, sys, xml.etree.ElementTree as ET
 d = json.load(open(sys.argv[1] + "/results.json"))
 suites = ET.parse(sys.argv[1] + "/junit.xml").getroot()
 assert suites.tag == "testsuites", suites.tag
+assert set(suites.attrib) <= {"name", "time", "tests", "failures", "disabled", "errors"}, suites.attrib
+for suite in suites:
+    assert suite.tag == "testsuite", suite.tag
+    assert {"name", "tests"} <= set(suite.attrib), suite.attrib
+    assert set(suite.attrib) <= {"name", "tests", "failures", "errors", "time", "disabled", "skipped",
+                                 "timestamp", "hostname", "id", "package"}, suite.attrib
+    cases = suite.findall("testcase")
+    assert int(suite.get("tests")) == len(cases), suite.attrib
+    assert int(suite.get("skipped", 0)) == sum(1 for c in cases if c.find("skipped") is not None)
+    for case in suite:
+        assert case.tag in ("testcase", "properties", "system-out", "system-err"), case.tag
+        assert "name" in case.attrib and set(case.attrib) <= {"name", "assertions", "time", "classname", "status"}
+        for child in case:
+            assert child.tag in ("skipped", "error", "failure", "system-out", "system-err"), child.tag
+            assert set(child.attrib) <= {"message", "type"}, child.attrib
 tot = {}
 for t in d["tests"]:
     for k in ("name", "score", "max_score", "output", "visibility"):
@@ -62,7 +82,7 @@ void make_mini() {
         "cp -p tests/main.cpp tests/test_util.h tests/test_lab1.cpp $M/tests/; "
         "cp -p tests/hidden/test_lab1_hidden.cpp $M/tests/hidden/; "
         "cp -p solutions/" + kLab1 + " $M/solutions/; cp -p labs/" + kLab1 + " $M/labs/; "
-        "cp -p tools/grade.py tools/deps.sh $M/tools/; "
+        "cp -p tools/grade.py tools/sanitize.py tools/deps.sh $M/tools/; "
         "if [ -d .deps ]; then ln -s \"$PWD/.deps\" $M/.deps; fi; "
         "cp -p build/deps.ok $M/build/ 2>/dev/null || true; "
         "cp -rp build/obj/common $M/build/obj/ 2>/dev/null || true; "
@@ -126,18 +146,19 @@ bool has(const std::string& text, const std::string& what) { return text.find(wh
 }  // namespace
 
 TEST_CASE("grader: the reference solution of lab 1 scores full marks", "[cpu][grader]") {
-    // Another lab's reference that does not link (work in progress) must not cost lab 1 anything.
+    // Another lab whose code and tests do not compile (work in progress) is not even built for
+    // lab 1: each lab has its own test binary, linked with that lab's code alone.
     make_mini();
-    write_file(kMini + "/solutions/lab3_broken.cpp",
-               "namespace lab3 { int not_defined_anywhere(); int use() { return not_defined_anywhere(); } }\n");
-    write_file(kMini + "/tests/test_lab3_wip.cpp", "this test file does not compile yet\n");
+    write_file(kMini + "/solutions/lab3_broken.cpp", "this lab does not compile yet\n");
+    write_file(kMini + "/labs/lab3_broken.cpp", "this lab does not compile yet\n");
+    write_file(kMini + "/tests/test_lab3.cpp", "this test file does not compile yet\n");
     const Grade g = grade_lab1(read_file("solutions/" + kLab1));
     std::remove((kMini + "/solutions/lab3_broken.cpp").c_str());
-    std::remove((kMini + "/tests/test_lab3_wip.cpp").c_str());
+    std::remove((kMini + "/labs/lab3_broken.cpp").c_str());
+    std::remove((kMini + "/tests/test_lab3.cpp").c_str());
     INFO(g.out << "\n" << g.scores);
-    CHECK(has(g.out, "solutions/lab3_broken.cpp"));
-    CHECK(has(g.out, "tests/test_lab3_wip.cpp"));
-    CHECK(has(g.out, "left out of its test binary, as they do not build or link"));
+    CHECK(!has(g.out, "lab3"));
+    CHECK(has(g.out, "build/tests-labs/lab1"));
     CHECK(has(g.scores, "lab1.correctness 70/70"));
     CHECK(has(g.scores, "lab1.bonus 10/10"));
     // The reference timed against itself: 30/30 on a quiet machine. A CI machine shared with
@@ -153,9 +174,16 @@ TEST_CASE("grader: the untouched lab 1 skeleton scores zero cleanly; GPU labs ar
           "[cpu][grader]") {
     make_mini();
     write_file(kMini + "/labs/" + kLab1, read_file("labs/" + kLab1));
-    write_file(kMini + "/labs/lab2_gpu.cu", "// a GPU lab: without a GPU the grader does not build it\n");
+    // A GPU lab (a .cu file): without a GPU the grader does not build it, and its race tests
+    // (racecheck, synccheck) are reported as skipped.
+    write_file(kMini + "/labs/lab2_gpu.cu", "this GPU lab is not built without a GPU\n");
+    write_file(kMini + "/solutions/lab2_gpu.cu", "this GPU lab is not built without a GPU\n");
     const Grade g = grade_in(kMini, "--lab 1,2");
     std::remove((kMini + "/labs/lab2_gpu.cu").c_str());
+    std::remove((kMini + "/solutions/lab2_gpu.cu").c_str());
+    const std::string junit = read_file(kMini + "/build/junit.xml");
+    CHECK(has(junit, "<skipped message=\"skipped: racecheck needs a GPU"));
+    CHECK(has(junit, "<skipped message=\"skipped: synccheck needs a GPU"));
     INFO(g.out << "\n" << g.scores);
     CHECK(has(g.scores, "lab1.correctness 0/70"));
     CHECK(has(g.scores, "lab1.bonus 0/10"));
@@ -260,8 +288,118 @@ TEST_CASE("grade and sanitize: clear messages for a wrong lab, a missing lab, th
     std::string out;
     CHECK(sat_test::run_command("python3 tools/grade.py --lab 42", &out) == 2);
     CHECK(has(out, "no lab 42"));
+    CHECK(sat_test::run_command("python3 tools/grade.py --code no_such_folder", &out) == 2);
+    CHECK(has(out, "no such folder"));
     CHECK(sat_test::run_command("python3 tools/sanitize.py", &out) == 2);
     CHECK(has(out, "make sanitize LAB=N"));
-    CHECK(sat_test::run_command("python3 tools/sanitize.py 1", &out) == 0);
-    CHECK(has(out, "runs on the CPU"));
+    CHECK(sat_test::run_command("python3 tools/sanitize.py 1", &out) == 2);
+    CHECK(has(out, "runs on the CPU, nothing to sanitize"));
+    // make sanitize: one line and exit 2, before anything is built.
+    for (const char* lab : {"1", "42", ""}) {
+        const int rc = sat_test::run_command(std::string("make --no-print-directory sanitize LAB=") + lab, &out);
+        INFO("make sanitize LAB=" << lab << ":\n" << out);
+        CHECK(rc == 2);
+        CHECK(std::count(out.begin(), out.end(), '\n') == 1);
+    }
+    CHECK(sat_test::run_command("make --no-print-directory sanitize LAB=1", &out) == 2);
+    CHECK(has(out, "lab 1 runs on the CPU, nothing to sanitize"));
+}
+
+TEST_CASE("make print-labs lists every lab as JSON, with its files and whether it runs on the GPU",
+          "[cpu][grader]") {
+    std::string out;
+    REQUIRE(sat_test::run_command(
+                "make -s --no-print-directory print-labs | python3 -c 'import json, sys; d = json.load(sys.stdin); "
+                "l = {x[\"id\"]: x for x in d[\"labs\"]}; "
+                "print(l[\"1\"][\"gpu\"], l[\"5\"][\"gpu\"], l[\"1\"][\"student\"], l[\"5\"][\"solution\"])'",
+                &out) == 0);
+    INFO(out);
+    CHECK(has(out, "False True labs/lab1_"));
+    CHECK(has(out, "solutions/lab5_"));
+}
+
+TEST_CASE("make test's runner: a crash or a hang costs one count, the others still run, one summed line",
+          "[cpu][grader]") {
+    std::string out;
+    const std::string d = kDir + "/runner";
+    REQUIRE(sat_test::run_command("set -e; rm -rf " + d + "; mkdir -p " + d + "; cd " + d + "; "
+                                  "printf '#!/bin/sh\\necho \"3 passed, 1 failed, 2 skipped\"\\nexit 1\\n' > counts; "
+                                  "printf '#!/bin/sh\\nkill -SEGV $$\\n' > crash; "
+                                  "printf '#!/bin/sh\\nexec sleep 60\\n' > hang; "
+                                  "printf '#!/bin/sh\\necho \"4 passed, 0 failed, 0 skipped\"\\n' > fine; "
+                                  "chmod +x counts crash hang fine", &out) == 0);
+    const int rc = sat_test::run_command("python3 tools/run_tests.py --timeout 3 " + d + "/counts " + d + "/crash " +
+                                         d + "/hang " + d + "/fine", &out);
+    INFO(out);
+    CHECK(rc == 1);
+    CHECK(has(out, "crash: crashed (SIGSEGV)"));
+    CHECK(has(out, "hang: timed out after 3 s"));
+    // 3 + 4 passed; 1 reported + the crash + the hang failed; 2 skipped: the last line.
+    CHECK(out.substr(out.rfind("passed") - 2) == "7 passed, 3 failed, 2 skipped\n");
+}
+
+TEST_CASE("mutants: every spec applies to solutions/ and every category is covered", "[cpu][grader][mutants]") {
+    std::string out;
+    const int rc = sat_test::run_command("python3 tools/mutants.py check", &out);
+    INFO(out);
+    CHECK(rc == 0);
+    const auto at = out.find(" of ");
+    REQUIRE(at != std::string::npos);
+    CHECK(std::stoi(out.substr(at + 4)) >= 30);
+    for (const char* lab : {"1,", "2,", "3,", "4,", "5,", "6,", "7,", "8,", "9,", "8x;"})
+        CHECK(has(out, std::string(" ") + lab));
+}
+
+TEST_CASE("mutants: a CPU mutant loses correctness points and make mutants says caught", "[cpu][grader][mutants]") {
+    std::string out;
+    const int rc = sat_test::run_command(
+        "python3 tools/mutants.py run --gpu no --only lab1-4r1w-diagonal-row1,lab1-threaded-block-carry", &out);
+    INFO(out);
+    CHECK(rc == 0);
+    CHECK(has(out, "2 of 2 graded mutants caught"));
+    CHECK(!has(out, " NO "));
+}
+
+// The race tests of a GPU lab, on the CPU: a stand-in for compute-sanitizer reports a hazard
+// under racecheck and nothing under synccheck. The hazard costs racecheck's share of the
+// correctness points, and the feedback carries the tool's first error line.
+const char* const kRacePy = R"PY(import sys, types
+from pathlib import Path
+sys.path.insert(0, "tools")
+import grade, sanitize
+fake = Path(sys.argv[1]).resolve()
+fake.write_text("""#!/bin/sh
+case "$*" in
+  *racecheck*) echo "========= Error: Race reported between Write access at 0x70 in lab2.cu:35:void kernel() and Read access at 0x90 in lab2.cu:36:void kernel() [1 hazards]"
+               echo "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"; exit 86;;
+  *) echo "========= ERROR SUMMARY: 0 errors"; exit 0;;
+esac
+""")
+fake.chmod(0o755)
+sanitize.find_sanitizer = lambda: str(fake)
+args = types.SimpleNamespace(no_sanitize=False, sanitize_timeout=60, out="build/grader_test/race", gpu="no",
+                             seed=1, jobs=2, code="labs", quiet=True)
+g = grade.Grader(args, Path(".").resolve())
+(g.work / "lab2").mkdir(parents=True, exist_ok=True)
+r = grade.LabResult("2")
+r.items.append(grade.Item("2", "correctness", "lab2 a GPU test", 70.0, 70.0, "passed in 1 s", "passed"))
+ok = g.sanitize("2", r)
+print("clean" if ok else "hazard")
+for i in r.items:
+    print("%s | %s | %.4g/%.4g | %s" % (i.name, i.status, i.score, i.max_score, i.output.splitlines()[0]))
+)PY";
+
+TEST_CASE("grader: a race that racecheck reports costs its correctness points, with the tool's first line",
+          "[cpu][grader]") {
+    make_mini();
+    write_file(kDir + "/race.py", kRacePy);
+    std::string out;
+    const int rc = sat_test::run_command("python3 " + kDir + "/race.py " + kDir + "/fake-sanitizer", &out);
+    INFO(out);
+    REQUIRE(rc == 0);
+    CHECK(has(out, "hazard\n"));
+    CHECK(has(out, "lab2 a GPU test | passed | 23.33/23.33"));
+    CHECK(has(out, "lab2 racecheck: every variant, 97x89 | failed | 0/23.33 | racecheck ERRORS: 1 hazards"));
+    CHECK(has(out, "first: Error: Race reported between Write access"));
+    CHECK(has(out, "lab2 synccheck: every variant, 97x89 | passed | 23.33/23.33"));
 }

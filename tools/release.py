@@ -42,6 +42,9 @@ LEFT_OUT = [
     "docs/instructor.md",
     "tools/release.py",
     "tools/gen_skeletons.py",
+    "tests/mutants",                # planted bugs: the solutions with one fault each (make mutants)
+    "tools/mutants.py",
+    "mk/mutants.mk",
 ]
 MARKER = re.compile(r"^\s*//\s*(BEGIN|END) SOLUTION\b")
 MIN_LEAK_CHARS = 24

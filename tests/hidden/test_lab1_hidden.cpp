@@ -32,3 +32,14 @@ TEST_CASE("lab1 bonus: threaded SAT with more threads than rows or column blocks
                 REQUIRE(m.ok());
             }
 }
+
+// A bug that shows only past some row or column (an index that overflows, a slip at i == 4000)
+// escapes the small shapes above: every variant on tall and wide matrices of 4.2 M elements.
+TEST_CASE("lab1 hidden: every variant on tall and wide matrices", "[cpu][lab1][hidden]") {
+    for (const char* variant : lab1_variants)
+        for (DType t : sat_test::all_types())
+            for (Shape s : {Shape{4099, 1031}, Shape{1031, 4099}}) {
+                const auto m = sat_test::check_variant(1, variant, t, s);
+                REQUIRE(m.ok());
+            }
+}

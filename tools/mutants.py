@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+"""Mutation tests of the grader: planted bugs in the reference solutions must lose points.
+
+    python3 tools/mutants.py check                 every spec applies to solutions/ (CPU, fast)
+    python3 tools/mutants.py run [--gpu auto|no] [--only NAME,...] [--lab ID,...] [--seed S]
+
+tests/mutants/lab<ID>.json holds the specs of one lab: a list of
+    {"name": ..., "category": one of CATEGORIES, "description": ...,
+     "edits": [[find, replace], ...]}        (each find: a short anchor found exactly once)
+  or {..., "todo": "words of one BEGIN SOLUTION hint"}   (that one region left as its TODO)
+applied in order to solutions/lab<ID>_*.{cu,cpp} when the mutant is made, so the specs follow the
+solution files as they change. `make mutants` (run) writes each mutant into
+build/mutants/<name>/ beside copies of the other solution files, grades it with tools/grade.py
+(--code build/mutants/<name>, no speed) and prints a table: mutant, lab, category, correctness
+points, caught. A mutant is caught when it loses correctness points. Without a GPU the GPU
+mutants are only compiled: one that does not compile is caught (zero points), the others are
+skipped. Exit status: 0 every graded mutant caught, 1 one was not (or a spec no longer applies),
+2 bad arguments.
+"""
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SPECS = ROOT / "tests" / "mutants"
+OUT = ROOT / "build" / "mutants"
+CATEGORIES = {
+    "lost-carry": "a carry or partial sum lost",
+    "off-by-one": "an off-by-one at a tile or matrix edge",
+    "partial-warp": "a partial warp or tile handled as a full one",
+    "missing-barrier": "a missing __syncthreads() or __syncwarp()",
+    "missing-fence": "a missing fence or acquire/release on a flag",
+    "one-type": "a slip in one type's path only",
+    "large-only": "a bug that shows only on large matrices",
+    "out-of-bounds": "an out-of-bounds write",
+    "unbounded-spin": "a spin without a bound",
+    "todo-left": "a skeleton with one TODO left",
+}
+# The grader's limits for a mutant: a hang costs one test (TIMEOUT s), never the whole run.
+TIMEOUT, LAB_BUDGET, SANITIZE_TIMEOUT = 60, 600, 300
+BEGIN = re.compile(r"^(\s*)//\s*BEGIN SOLUTION\b(?:\s*hint:\s*(.*))?\s*$")
+END = re.compile(r"^\s*//\s*END SOLUTION\b")
+
+
+class SpecError(Exception):
+    pass
+
+
+def load_specs():
+    specs = []
+    for path in sorted(SPECS.glob("lab*.json")):
+        for spec in json.loads(path.read_text()):
+            spec["spec_file"] = path.relative_to(ROOT).as_posix()
+            specs.append(spec)
+    return specs
+
+
+def solution_file(lab):
+    files = sorted(p for ext in ("cu", "cpp") for p in (ROOT / "solutions").glob(f"lab{lab}_*.{ext}"))
+    if len(files) != 1:
+        raise SpecError(f"expected one solutions/lab{lab}_*.cu or .cpp, found {len(files)}")
+    return files[0]
+
+
+def leave_todo(text, hint_part, name):
+    """The solution with the one region whose hint contains hint_part as its TODO line."""
+    lines, out, found, inside = text.splitlines(keepends=True), [], 0, False
+    for line in lines:
+        begin = BEGIN.match(line)
+        if begin and hint_part in (begin.group(2) or ""):
+            found += 1
+            inside = True
+            out.append(f"{begin.group(1)}// TODO: {begin.group(2).strip()}\n")
+        elif inside and END.match(line):
+            inside = False
+        elif not inside:
+            out.append(line)
+    if found != 1:
+        raise SpecError(f"{name}: {found} regions whose hint contains {hint_part!r} (want 1)")
+    return "".join(out)
+
+
+def mutate(spec):
+    """(solution path, mutated text); SpecError when an anchor is not found exactly once."""
+    name = spec.get("name", "?")
+    for key in ("name", "lab", "category", "description"):
+        if not spec.get(key):
+            raise SpecError(f"{name}: no {key!r} in {spec.get('spec_file')}")
+    if spec["category"] not in CATEGORIES:
+        raise SpecError(f"{name}: unknown category {spec['category']!r} (one of {', '.join(CATEGORIES)})")
+    path = solution_file(spec["lab"])
+    original = text = path.read_text()
+    if "todo" in spec:
+        text = leave_todo(text, spec["todo"], name)
+    for find, replace in spec.get("edits", []):
+        count = text.count(find)
+        if count != 1:
+            raise SpecError(f"{name}: anchor {find!r} found {count} times in {path.relative_to(ROOT)} (want 1)")
+        text = text.replace(find, replace)
+    if text == original:
+        raise SpecError(f"{name}: the spec changes nothing")
+    return path, text
+
+
+def check(_args):
+    specs, bad, names = load_specs(), 0, set()
+    for spec in specs:
+        try:
+            if spec.get("name") in names:
+                raise SpecError(f"{spec['name']}: the name is used twice")
+            names.add(spec.get("name"))
+            mutate(spec)
+        except SpecError as err:
+            print(f"mutants: {err}")
+            bad += 1
+    labs = sorted({s.get("lab") for s in specs}, key=lambda x: (len(x), x))
+    cats = sorted({s.get("category") for s in specs})
+    print(f"{len(specs) - bad} of {len(specs)} mutant specs apply; labs {', '.join(labs)}; "
+          f"categories {', '.join(cats)}")
+    missing = sorted(set(CATEGORIES) - set(cats))
+    if missing:
+        print(f"mutants: no mutant of category {', '.join(missing)}")
+    return 1 if bad or missing else 0
+
+
+def lab_list():
+    p = subprocess.run(["make", "-s", "--no-print-directory", "print-labs"], cwd=ROOT,
+                       capture_output=True, text=True)
+    return {lab["id"]: lab for lab in json.loads(p.stdout)["labs"]}
+
+
+def write_mutant(spec):
+    """build/mutants/<name>/: copies of every solution file, the mutated one in its place."""
+    path, text = mutate(spec)
+    folder = OUT / spec["name"]
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    for p in (ROOT / "solutions").iterdir():
+        if p.is_file() and p.name.startswith("lab"):
+            shutil.copy2(p, folder / p.name)
+    (folder / path.name).write_text(text)
+    return folder, folder / path.name
+
+
+def grade(spec, folder, gpu, seed):
+    """(points, max points, one-line note) of the mutant's correctness."""
+    out = folder / "grade"
+    cmd = [sys.executable, "tools/grade.py", "--code", folder.relative_to(ROOT).as_posix(), "--lab",
+           spec["lab"], "--no-speed", "--quiet", "--gpu", gpu, "--seed", str(seed), "--out",
+           out.relative_to(ROOT).as_posix(), "--timeout", str(TIMEOUT), "--lab-budget", str(LAB_BUDGET),
+           "--sanitize-timeout", str(SANITIZE_TIMEOUT)]
+    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    (folder / "grade.log").write_text(" ".join(cmd) + "\n\n" + p.stdout + p.stderr)
+    try:
+        results = json.loads((out / "results.json").read_text())
+    except (OSError, ValueError):
+        return None, None, f"the grader did not finish (exit {p.returncode}; {folder.name}/grade.log)"
+    tests = [t for t in results["tests"] if t["tags"][1] == "correctness"]
+    lost = [t for t in tests if t["score"] < t["max_score"] - 1e-9]
+    note = (lost[0]["name"] + ": " + (lost[0]["output"].strip().splitlines() or ["failed"])[0]) if lost else ""
+    return sum(t["score"] for t in tests), sum(t["max_score"] for t in tests), note
+
+
+def compile_all(sources, jobs):
+    """{source: first error line or ""} for the mutant files, compiled in one parallel make -k."""
+    objs = {src: f"build/obj/{src.relative_to(ROOT).as_posix()}.o" for src in sources}
+    for obj in objs.values():
+        (ROOT / obj).unlink(missing_ok=True)
+    subprocess.run(["make", "-k", f"-j{jobs}", "--no-print-directory"] + list(objs.values()), cwd=ROOT,
+                   capture_output=True, text=True)
+    errors = {}
+    for src, obj in objs.items():
+        if (ROOT / obj).exists():
+            errors[src] = ""
+            continue
+        p = subprocess.run(["make", "--no-print-directory", obj], cwd=ROOT, capture_output=True, text=True)
+        errors[src] = next((line for line in (p.stdout + p.stderr).splitlines() if "error" in line),
+                           "no object file") if p.returncode else ""
+    return errors
+
+
+def run(args):
+    specs = load_specs()
+    if args.only:
+        wanted = {x for part in args.only for x in part.split(",") if x}
+        unknown = wanted - {s["name"] for s in specs}
+        if unknown:
+            print(f"mutants: no mutant {', '.join(sorted(unknown))}", file=sys.stderr)
+            return 2
+        specs = [s for s in specs if s["name"] in wanted]
+    if args.lab:
+        wanted_labs = {x for part in args.lab for x in part.split(",") if x}
+        specs = [s for s in specs if s["lab"] in wanted_labs]
+    labs = lab_list()
+    gpu = args.gpu
+    if gpu == "auto":
+        sys.path.insert(0, str(ROOT / "tools"))
+        from grade import detect_gpu
+        gpu = "yes" if detect_gpu("auto")[0] else "no"
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 2**63)
+    print(f"make mutants: {len(specs)} mutants, GPU: {'yes' if gpu == 'yes' else 'no (GPU mutants: compile only)'}, "
+          f"seed {seed}", flush=True)
+    rows, not_caught, broken, made = [], 0, 0, []
+    for spec in specs:
+        try:
+            made.append((spec, *write_mutant(spec)))
+        except SpecError as err:
+            rows.append((spec.get("name", "?"), spec.get("lab", "?"), spec.get("category", "?"), "-", "spec",
+                         str(err)))
+            broken += 1
+    # Every mutant file is compiled first, all at once in parallel (the grader then only links);
+    # without a GPU that is all a GPU mutant gets.
+    errors = compile_all([source for _, _, source in made], args.jobs) if made else {}
+    for spec, folder, source in made:
+        if gpu != "yes" and labs.get(spec["lab"], {}).get("gpu", True):
+            if errors[source]:
+                rows.append((spec["name"], spec["lab"], spec["category"], "0", "yes",
+                             "does not compile: " + errors[source]))
+            else:
+                rows.append((spec["name"], spec["lab"], spec["category"], "-", "skipped", "GPU mutant, no GPU"))
+            continue
+        start = time.monotonic()
+        points, top, note = grade(spec, folder, gpu, seed)
+        seconds = time.monotonic() - start
+        if points is None:
+            rows.append((spec["name"], spec["lab"], spec["category"], "-", "no", note))
+            not_caught += 1
+            continue
+        caught = top > 0 and points < top - 1e-9
+        not_caught += not caught
+        rows.append((spec["name"], spec["lab"], spec["category"], f"{points:.4g}/{top:.4g}",
+                     "yes" if caught else "NO", note if caught else spec["description"]))
+        print(f"  {spec['name']}: {rows[-1][3]} caught {rows[-1][4]} ({seconds:.0f} s)", flush=True)
+    header = ("mutant", "lab", "category", "correctness", "caught", "first lost test / why")
+    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(5)]
+    lines = ["  ".join(str(v).ljust(widths[i]) for i, v in enumerate(r[:5])) + "  " + r[5][:110]
+             for r in [header] + rows]
+    table = "\n".join(lines)
+    print("\n" + table)
+    graded = sum(1 for r in rows if r[4] in ("yes", "NO", "no"))
+    skipped = sum(1 for r in rows if r[4] == "skipped")
+    caught = sum(1 for r in rows if r[4] == "yes")
+    summary = (f"{caught} of {graded} graded mutants caught, {skipped} skipped (GPU mutants without a GPU)"
+               + (f", {broken} specs no longer apply" if broken else ""))
+    print(summary)
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "table.txt").write_text(table + "\n" + summary + "\n")
+    return 1 if not_caught or broken else 0
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="command")
+    sub.add_parser("check", help="every spec applies to solutions/")
+    r = sub.add_parser("run", help="grade every mutant and print the table")
+    r.add_argument("--gpu", default="auto", choices=["auto", "yes", "no"])
+    r.add_argument("--only", action="append", default=[], help="mutant name(s), comma-separated")
+    r.add_argument("--lab", action="append", default=[], help="only the mutants of these labs, e.g. 5,8x")
+    r.add_argument("--seed", type=int, help="the grader's test seed (default: fresh, printed)")
+    r.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="parallel compiles")
+    args = ap.parse_args(argv)
+    if args.command == "check":
+        return check(args)
+    if args.command == "run":
+        return run(args)
+    ap.print_usage(sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
