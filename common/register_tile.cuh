@@ -6,6 +6,8 @@
 //                                                    prefix sum inside it, so edge tiles need no
 //                                                    other special case)
 //   store_register_tile(out, s, r0, c0, lane, data)  data back to (r0, c0), clipped to the matrix
+//   load_register_row(row, cols, c0, lane, data)     1024 elements of one row: data[j] = element
+//                                                    c0 + 32j + lane (coalesced), 0 past cols
 //
 // Turning lane = column into lane = row is lab 7's brlt_transpose.
 #pragma once
@@ -34,6 +36,17 @@ __device__ __forceinline__ void store_register_tile(Out* out, Shape s, int r0, i
 #pragma unroll
     for (int j = 0; j < w; ++j)
         if (r0 + j < s.rows) out[std::size_t(r0 + j) * s.cols + c] = Out(data[j]);
+}
+
+// Register j of lane L <- element c0 + 32j + L of a row (coalesced); 0 past the last column.
+template <class In, class T>
+__device__ __forceinline__ void load_register_row(const In* __restrict__ row, int cols, int c0,
+                                              int lane, T (&data)[w]) {
+#pragma unroll
+    for (int j = 0; j < w; ++j) {
+        const int c = c0 + j * w + lane;
+        data[j] = c < cols ? T(row[c]) : T(0);
+    }
 }
 
 }  // namespace sat
