@@ -3,6 +3,9 @@
 #include "test_util.h"
 #include "lab4.h"
 
+#include <type_traits>
+#include <vector>
+
 using sat::DType;
 using sat::Shape;
 
@@ -59,8 +62,8 @@ static void check_sub_rectangle(sat::Shape s, int r0, int c0, bool in_place, std
     if (in_place)
         for (std::size_t k = 0; k < n; ++k) out[k] = Out(in[k]);
     const std::vector<Out> before = out;
-    // The reference, in unsigned wrap-around for integers.
-    using A = sat::Acc<Out>;
+    // The reference: unsigned wrap-around for integers, double for floats (exact: sums < 2^24).
+    using A = std::conditional_t<std::is_floating_point_v<Out>, double, sat::Acc<Out>>;
     std::vector<A> ref(std::size_t(s.rows) * s.cols);
     for (int i = 0; i < s.rows; ++i)
         for (int j = 0; j < s.cols; ++j) {
