@@ -42,8 +42,8 @@ __global__ void row_prefix_sums(Out* out, int rows, int cols) {
 
 template <class In, class Out>
 void run_2r2w(const In* in, Out* out, sat::Shape s, sat::Workspace&, cudaStream_t stream) {
-    const unsigned column_blocks = unsigned((s.cols + threads_per_block - 1) / threads_per_block);
-    const unsigned row_blocks = unsigned((s.rows + threads_per_block - 1) / threads_per_block);
+    const unsigned column_blocks = unsigned(sat::ceil_div(s.cols, threads_per_block));
+    const unsigned row_blocks = unsigned(sat::ceil_div(s.rows, threads_per_block));
     column_prefix_sums<<<column_blocks, threads_per_block, 0, stream>>>(in, out, s.rows, s.cols);
     SAT_CHECK_LAUNCH("lab2 column_prefix_sums");
     row_prefix_sums<<<row_blocks, threads_per_block, 0, stream>>>(out, s.rows, s.cols);

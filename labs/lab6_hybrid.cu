@@ -16,115 +16,27 @@
 // the whole matrix is simply 2R1W: lab 4's lab4::sat_2r1w.
 //
 // A 2R1W pass over the anti-diagonals [d0, d1) (kernels below, in the order they run):
-//   step 1   block_sums     every tile of A and of B (one launch: it reads only the input):
-//                           column sums -> col_sums[I][c], row sums -> row_sums_t[J][r].
-//   step 2   scan_carries   down every tile column, the exclusive prefix sums of col_sums over
-//                           the pass's tiles = C of each tile (the column sums of everything above
-//                           it); across every tile row the same for row_sums_t = R. A pass that
-//                           does not start at the top-left corner (B) seeds each scan from the
-//                           finished tile next to it by pairwise subtraction, as 1R1W does.
-//            scan_corners   S of each tile, b at its top-left outer corner: across each tile row,
-//                           the prefix sums of the tile totals of C, seeded from a finished value.
-//   step 3   finish_tiles   every tile of the pass: C onto its top row, R onto its left column,
-//                           its SAT in shared memory, + S (exactly as 1R1W's tiles).
-// Unlike lab 4, S needs no recursion: it comes from the already scanned C in one more scan.
-// The tile code (load_tile, tile_sat, finish_tile, wavefront_stage) is lab 5's. Lab 4's
-// kernels work on whole rectangles, and a triangle with seeds does not fit them, so this file
-// has its own block kernels for the triangles; lab 4 is called when there is no band.
-//
-// Notation: n elements, w = 32, tile rows I, tile columns J, C / R / S as in the paper.
+//   step 1   block_sums     column sums -> col_sums[I][c], row sums -> row_sums_t[J][r] of every
+//                           tile of A and of B (one launch: it reads only the input).
+//   step 2   scan_carries   exclusive prefix sums of col_sums down each tile column = C, of
+//                           row_sums_t across each tile row = R; pass B seeds them from the
+//                           finished tiles next to it by pairwise subtraction, as 1R1W does.
+//            scan_corners   S of each tile: prefix sums of the tile totals of C across its row.
+//   step 3   finish_tiles   C, R onto the tile, its SAT, + S (exactly as 1R1W's tiles).
+// The tile code and the band's kernel are lab 5's, 2R1W without a band is lab 4's (both files
+// included below); the pass bookkeeping (Grid, Pass, Carries) and the sweep are common/hybrid.cuh.
 // Integer sums use sat::Acc<Out> (unsigned), so they wrap modulo 2^32 like the reference.
-#include "sat.h"
-#include "device.cuh"
-
-#include <algorithm>
-#include <cmath>
-#include <cstdint>
-#include <vector>
-
-namespace lab4 {  // solutions/lab4_2r1w.cu, linked into lab 6's binary (Makefile: LAB_USES_6)
-template <class In, class Out>
-void sat_2r1w(const In* in, std::size_t in_ld, Out* out, std::size_t out_ld, sat::Shape s,
-              sat::Workspace& ws, cudaStream_t stream);
-}  // namespace lab4
+#define SAT_INCLUDED_BY_LAB  // their kernels and host functions, not their registrations
+#include "lab4_2r1w.cu"       // lab4::sat_2r1w (this directory's: yours in a student build)
+#include "lab5_wavefront.cu"  // lab5::tile_sat, lab5::wavefront_stage
+#include "hybrid.cuh"
 
 namespace lab6 {
 
-using sat::w;
+using sat::scan_warps, sat::threads_per_tile, sat::w;
 
-constexpr double default_r = 0.25;  // the paper's 1.25R1W
-
-// ================================================================================================
-// Tiles, as in lab 5: one CUDA block of 128 threads per 32 x 32 tile, padded shared memory.
-// ================================================================================================
-
-constexpr int threads_per_tile = 128;
-constexpr int warps_per_tile = threads_per_tile / w;  // 4
-[[maybe_unused]] constexpr int strip = w / warps_per_tile;  // 8 rows (or columns) per warp
-
-template <class A>
-using TileRows = A (*)[w + 1];
-
-template <class In, class A>
-__device__ __forceinline__ void load_tile(const In* in, sat::Shape s, int r0, int c0, TileRows<A> tile) {
-    const int lane = threadIdx.x % w, warp = threadIdx.x / w;
-    const int c = c0 + lane;
-    A v[strip];
-#pragma unroll
-    for (int k = 0; k < strip; ++k) {
-        const int r = r0 + warp + k * warps_per_tile;
-        v[k] = (r < s.rows && c < s.cols) ? A(in[std::size_t(r) * s.cols + c]) : A(0);
-    }
-#pragma unroll
-    for (int k = 0; k < strip; ++k) tile[warp + k * warps_per_tile][lane] = v[k];
-}
-
-template <class Out, class A>
-__device__ __forceinline__ void store_tile(Out* out, sat::Shape s, int r0, int c0, TileRows<A> tile, A S) {
-    const int lane = threadIdx.x % w, warp = threadIdx.x / w;
-    const int c = c0 + lane;
-    if (c >= s.cols) return;
-#pragma unroll
-    for (int k = 0; k < strip; ++k) {
-        const int i = warp + k * warps_per_tile, r = r0 + i;
-        if (r < s.rows) out[std::size_t(r) * s.cols + c] = Out(tile[i][lane] + S);
-    }
-}
-
-// The SAT of the tile in place: column prefix sums by 8-row strips, then row prefix sums.
-template <class A>
-__device__ __forceinline__ void tile_sat(TileRows<A> tile, A (*strip_total)[w]) {
-    const int lane = threadIdx.x % w, warp = threadIdx.x / w;
-    const int first = warp * strip;
-    A run = 0;
-#pragma unroll
-    for (int k = 0; k < strip; ++k) tile[first + k][lane] = run += tile[first + k][lane];
-    strip_total[warp][lane] = run;
-    __syncthreads();
-    A above = 0;
-    for (int q = 0; q < warp; ++q) above += strip_total[q][lane];
-#pragma unroll
-    for (int k = 0; k < strip; ++k) tile[first + k][lane] += above;
-    __syncthreads();
-    run = 0;
-#pragma unroll
-    for (int k = 0; k < strip; ++k) tile[lane][first + k] = run += tile[lane][first + k];
-    strip_total[warp][lane] = run;
-    __syncthreads();
-    A before = 0;
-    for (int q = 0; q < warp; ++q) before += strip_total[q][lane];
-#pragma unroll
-    for (int k = 0; k < strip; ++k) tile[lane][first + k] += before;
-    __syncthreads();
-}
-
-// Shared memory of a tile kernel.
-template <class A>
-struct TileSpace {
-    A tile[w][w + 1];
-    A strip_total[warps_per_tile][w];
-    A C[w], R[w], S;
-};
+// ---- Tiles: lab 5's (one CUDA block of 128 threads per 32 x 32 tile, padded shared memory) ----
+using sat::TileSpace;
 
 // Steps 3-1 and 3-2 once C, R, S of tile (I, J) are in shared memory (and a barrier passed):
 // C onto the top row, R onto the left column, the tile's SAT, then + S as it is written (S last:
@@ -136,91 +48,12 @@ __device__ __forceinline__ void finish_tile(TileSpace<A>& sm, Out* out, sat::Sha
     if (warp == 0) sm.tile[0][lane] += sm.C[lane] + (lane == 0 ? sm.R[0] : A(0));
     else if (warp == 1 && lane > 0) sm.tile[lane][0] += sm.R[lane];
     __syncthreads();
-    tile_sat(sm.tile, sm.strip_total);
-    store_tile(out, s, I * w, J * w, sm.tile, sm.S);
+    lab5::tile_sat(sm.tile, sm.strip_total);
+    sat::store_tile(out, s, I * w, J * w, sm.tile, sm.S);
     if (threadIdx.x == 0) sat::record_tile(trace, s, I, J);
 }
 
-// ================================================================================================
-// The middle band: 1R1W stages (lab 5's kernel).
-// ================================================================================================
-
-template <class In, class Out>
-__global__ void __launch_bounds__(threads_per_tile)
-wavefront_stage(const In* in, Out* out, sat::Shape s, int stage, int first_tile_row,
-                unsigned long long* trace) {
-    using A = sat::Acc<Out>;
-    __shared__ TileSpace<A> sm;
-    const int lane = threadIdx.x % w, warp = threadIdx.x / w;
-    const int I = first_tile_row + blockIdx.x, J = stage - I;
-    const int r0 = I * w, c0 = J * w;
-    // C, R, S by pairwise subtraction of the finished neighbours (Figure 11, see lab 5): the
-    // neighbour values are fetched first, so that their latency overlaps the input tile's.
-    const Out* b = out;
-    A here = 0, before = 0;
-    if (warp == 0) {
-        const int c = c0 + lane;
-        if (I > 0 && c < s.cols) {
-            const std::size_t above = std::size_t(r0 - 1) * s.cols;
-            here = A(b[above + c]);
-            if (c > 0) before = A(b[above + c - 1]);
-        }
-    } else if (warp == 1) {
-        const int r = r0 + lane;
-        if (J > 0 && r < s.rows) {
-            const std::size_t left = std::size_t(c0 - 1);
-            here = A(b[std::size_t(r) * s.cols + left]);
-            if (r > 0) before = A(b[std::size_t(r - 1) * s.cols + left]);
-        }
-    } else if (threadIdx.x == 2 * w && I > 0 && J > 0) {
-        here = A(b[std::size_t(r0 - 1) * s.cols + (c0 - 1)]);
-    }
-    load_tile(in, s, r0, c0, sm.tile);
-    if (warp == 0) sm.C[lane] = here - before;
-    else if (warp == 1) sm.R[lane] = here - before;
-    else if (threadIdx.x == 2 * w) sm.S = here;
-    __syncthreads();
-    finish_tile(sm, out, s, I, J, trace);
-}
-
-// ================================================================================================
-// The triangles: a 2R1W pass over the tiles with anti-diagonal in [first, end).
-// ================================================================================================
-
-struct Grid {
-    int tile_rows, tile_cols;
-    int diagonals() const { return tile_rows + tile_cols - 1; }
-};
-
-struct Pass {
-    int first, end;  // anti-diagonals [first, end)
-    // The tiles of the pass in tile column J are rows [rows_from(J), rows_to(J)] (may be empty),
-    // and in tile row I columns [cols_from(I), cols_to(I)].
-    __host__ __device__ int rows_from(int J) const { return max(0, first - J); }
-    __host__ __device__ int rows_to(int J, Grid g) const { return min(g.tile_rows - 1, end - 1 - J); }
-    __host__ __device__ int cols_from(int I) const { return max(0, first - I); }
-    __host__ __device__ int cols_to(int I, Grid g) const { return min(g.tile_cols - 1, end - 1 - I); }
-    __host__ __device__ bool holds(int I, int J) const { return I + J >= first && I + J < end; }
-    // Bounding box of the pass in tiles: top-left tile and extent.
-    __host__ __device__ int box_row(Grid g) const { return max(0, first - (g.tile_cols - 1)); }
-    __host__ __device__ int box_col(Grid g) const { return max(0, first - (g.tile_rows - 1)); }
-    __host__ __device__ int box_rows(Grid g) const { return min(g.tile_rows, end) - box_row(g); }
-    __host__ __device__ int box_cols(Grid g) const { return min(g.tile_cols, end) - box_col(g); }
-};
-
-// Up to two passes handled by one launch (blockIdx.z picks the pass).
-struct Passes {
-    Pass p[2];
-};
-
-// Scratch of the 2R1W passes; each tile owns its own entries, so A and B share the arrays.
-template <class Out>
-struct Carries {
-    Out* col_sums;     // tile_rows x cols:  [I][c] column sums of tile (I, c / w), then its C
-    Out* row_sums_t;   // tile_cols x rows:  [J][r] row sums of tile (r / w, J), then its R
-    Out* tile_sums_t;  // tile_cols x tile_rows: [J][I] the sum of tile (I, J)'s C, then its S
-};
-
+// ---- The triangles: a 2R1W pass over the tiles with anti-diagonal in [first, end) --------------
 // ---- Step 1 ------------------------------------------------------------------------------------
 
 template <class In, class Out>
@@ -232,7 +65,7 @@ block_sums(const In* in, sat::Shape s, Grid g, Passes passes, Carries<Out> carry
     const int I = pass.box_row(g) + blockIdx.y, J = pass.box_col(g) + blockIdx.x;
     if (I >= g.tile_rows || J >= g.tile_cols || !pass.holds(I, J)) return;  // whole block leaves
     const int lane = threadIdx.x % w, warp = threadIdx.x / w;
-    load_tile(in, s, I * w, J * w, tile);
+    sat::load_tile(in, s, I * w, J * w, tile);
     __syncthreads();
     if (warp == 0) {  // lane = column: a row-wise access per step
         A column_sum = 0;
@@ -251,59 +84,6 @@ block_sums(const In* in, sat::Shape s, Grid g, Passes passes, Carries<Out> carry
 
 // ---- Step 2 ------------------------------------------------------------------------------------
 
-constexpr int scan_warps = 8;    // a scan block: 8 warps side by side on one strip of 32 columns
-[[maybe_unused]] constexpr int scan_rows = 8;  // rows per warp per round: a round covers 64
-
-// Exclusive prefix sums down one strip of 32 columns of the matrix m (leading dimension ld):
-// lane owns column `col` (if col_ok) and rows [lo, hi] of it; afterwards row k holds
-// seed + m[lo] + ... + m[k-1]. The rounds cover rows [loop_lo, loop_hi], the union of the lanes'
-// ranges (the same for the whole block). If `row_totals` is given, the 32 results of row k are
-// summed and stored at row_totals[k] (used for the tile totals of C).
-template <class A, class T>
-__device__ void strip_scan(T* m, std::size_t ld, int col, bool col_ok, int lo, int hi, A seed,
-                           int loop_lo, int loop_hi, T* row_totals) {
-    __shared__ A warp_totals[2][scan_warps][w];  // double-buffered: one barrier per round
-    const int warp = threadIdx.x / w, lane = threadIdx.x % w;
-    A carry = seed;
-    int buffer = 0;
-    for (int round = loop_lo; round <= loop_hi; round += scan_warps * scan_rows) {
-        const int first = round + warp * scan_rows;
-        A v[scan_rows];
-#pragma unroll
-        for (int u = 0; u < scan_rows; ++u) {
-            const int k = first + u;
-            v[u] = (col_ok && k >= lo && k <= hi) ? A(m[std::size_t(k) * ld + col]) : A(0);
-        }
-        A before[scan_rows], run = 0;  // exclusive sums within this warp's rows
-#pragma unroll
-        for (int u = 0; u < scan_rows; ++u) before[u] = run, run += v[u];
-        warp_totals[buffer][warp][lane] = run;
-        __syncthreads();
-        A offset = carry, round_total = 0;
-#pragma unroll
-        for (int q = 0; q < scan_warps; ++q) {
-            const A t = warp_totals[buffer][q][lane];
-            if (q < warp) offset += t;
-            round_total += t;
-        }
-#pragma unroll
-        for (int u = 0; u < scan_rows; ++u) {
-            const int k = first + u;
-            const bool mine = col_ok && k >= lo && k <= hi;
-            const A result = offset + before[u];
-            if (mine) m[std::size_t(k) * ld + col] = T(result);
-            if (row_totals != nullptr && k >= loop_lo && k <= loop_hi) {
-                A total = mine ? result : A(0);
-#pragma unroll
-                for (int d = w / 2; d > 0; d /= 2) total += __shfl_xor_sync(0xffffffffu, total, d);
-                if (lane == 0) row_totals[k] = T(total);
-            }
-        }
-        carry += round_total;
-        buffer ^= 1;
-    }
-}
-
 // blockIdx.y = 0: tile column J = blockIdx.x, C down its tiles; = 1: tile row I, R across.
 template <class Out>
 __global__ void __launch_bounds__(scan_warps * w)
@@ -319,7 +99,7 @@ scan_carries(const Out* b, sat::Shape s, Grid g, Pass pass, Carries<Out> carry) 
         const bool col_ok = c < s.cols;
         A seed = 0;
         // TODO: a pass that starts below row 0 (lo > 0) seeds column c with the sum of everything above tile row lo: b[lo*w-1][c] - b[lo*w-1][c-1] (b = the finished output; 0 left of column 0)
-        strip_scan<A>(carry.col_sums, std::size_t(s.cols), c, col_ok, lo, hi, seed, lo, hi,
+        sat::strip_scan<A>(carry.col_sums, std::size_t(s.cols), c, col_ok, lo, hi, seed, lo, hi,
                       carry.tile_sums_t + std::size_t(J) * g.tile_rows);
     } else {
         const int I = blockIdx.x;
@@ -330,7 +110,7 @@ scan_carries(const Out* b, sat::Shape s, Grid g, Pass pass, Carries<Out> carry) 
         const bool row_ok = r < s.rows;
         A seed = 0;
         // TODO: likewise for row r left of tile column lo: b[r][lo*w-1] - b[r-1][lo*w-1]
-        strip_scan<A>(carry.row_sums_t, std::size_t(s.rows), r, row_ok, lo, hi, seed, lo, hi,
+        sat::strip_scan<A>(carry.row_sums_t, std::size_t(s.rows), r, row_ok, lo, hi, seed, lo, hi,
                       static_cast<Out*>(nullptr));
     }
 }
@@ -350,7 +130,7 @@ scan_corners(const Out* b, sat::Shape s, Grid g, Pass pass, Carries<Out> carry) 
     const int lo = pass.cols_from(I), hi = row_ok ? pass.cols_to(I, g) : -1;
     A seed = 0;
     // TODO: the first tile (I, lo) of the row starts at b[I*w-1][lo*w-1] when I > 0 and lo > 0 (finished), else 0
-    strip_scan<A>(carry.tile_sums_t, std::size_t(g.tile_rows), I, row_ok, lo, hi, seed, loop_lo,
+    sat::strip_scan<A>(carry.tile_sums_t, std::size_t(g.tile_rows), I, row_ok, lo, hi, seed, loop_lo,
                   loop_hi, static_cast<Out*>(nullptr));
 }
 
@@ -366,7 +146,7 @@ finish_tiles(const In* in, Out* out, sat::Shape s, Grid g, Pass pass, Carries<Ou
     if (I >= g.tile_rows || J >= g.tile_cols || !pass.holds(I, J)) return;
     const int lane = threadIdx.x % w, warp = threadIdx.x / w;
     const int r0 = I * w, c0 = J * w;
-    load_tile(in, s, r0, c0, sm.tile);
+    sat::load_tile(in, s, r0, c0, sm.tile);
     if (warp == 0) {
         const int c = c0 + lane;
         sm.C[lane] = c < s.cols ? A(carry.col_sums[std::size_t(I) * s.cols + c]) : A(0);
@@ -380,9 +160,7 @@ finish_tiles(const In* in, Out* out, sat::Shape s, Grid g, Pass pass, Carries<Ou
     finish_tile(sm, out, s, I, J, trace);
 }
 
-// ================================================================================================
-// Host side
-// ================================================================================================
+// ---- Host side ---------------------------------------------------------------------------------
 
 // Steps 2 and 3 of a pass (step 1 is launched for both triangles at once).
 template <class In, class Out>
@@ -391,7 +169,7 @@ void finish_pass(const In* in, Out* out, sat::Shape s, Grid g, Pass pass, Carrie
     const dim3 scans(unsigned(std::max(g.tile_rows, g.tile_cols)), 2);
     scan_carries<<<scans, scan_warps * w, 0, stream>>>(out, s, g, pass, carry);
     SAT_CHECK_LAUNCH("scan_carries");
-    scan_corners<<<unsigned((g.tile_rows + w - 1) / w), scan_warps * w, 0, stream>>>(out, s, g, pass, carry);
+    scan_corners<<<unsigned(sat::ceil_div(g.tile_rows, w)), scan_warps * w, 0, stream>>>(out, s, g, pass, carry);
     SAT_CHECK_LAUNCH("scan_corners");
     const dim3 tiles(unsigned(pass.box_cols(g)), unsigned(pass.box_rows(g)));
     finish_tiles<<<tiles, threads_per_tile, 0, stream>>>(in, out, s, g, pass, carry, trace);
@@ -411,15 +189,9 @@ void launch_block_sums(const In* in, sat::Shape s, Grid g, Passes passes, Carrie
     SAT_CHECK_LAUNCH("block_sums");
 }
 
-// Anti-diagonals in each triangle for a given r (see the top of the file).
-int triangle_diagonals(Grid g, double r) {
-    const double side = std::min(g.tile_rows, g.tile_cols);
-    return int(std::lround(std::sqrt(std::clamp(r, 0.0, 1.0)) * side));
-}
-
 template <class In, class Out>
 void run_hybrid(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cudaStream_t stream) {
-    const Grid g{(s.rows + w - 1) / w, (s.cols + w - 1) / w};
+    const Grid g{sat::ceil_div(s.rows, w), sat::ceil_div(s.cols, w)};
     const int D = g.diagonals();
     const double r = ws.r;  // the harness puts --r or LabInfo::default_r here
     const int t = triangle_diagonals(g, r);
@@ -428,26 +200,6 @@ void run_hybrid(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cudaSt
         return;
     }
     // TODO: if t > 0: scratch Carries from ws.get (tile_rows x cols, tile_cols x rows, tile_cols x tile_rows), step 1 of A = [0, t) and B = [D - t, D) in one launch_block_sums, then finish_pass(A); one wavefront_stage launch per band anti-diagonal t .. D - t - 1; then finish_pass(B)
-}
-
-// The r values of --sweep: r = (k w)^2 / n for k = 0 .. side / w, as in the paper, i.e.
-// (k / m)^2 with m = min(tile_rows, tile_cols), so that each gives a different t (= k). Large
-// sizes keep 24 values of k spread evenly, always with k = 0 (1R1W) and k = m (2R1W).
-std::vector<double> sweep_r(sat::Shape s) {
-    const int m = std::min((s.rows + w - 1) / w, (s.cols + w - 1) / w);
-    constexpr int most = 24;
-    std::vector<int> ks;
-    if (m + 1 <= most) {
-        for (int k = 0; k <= m; ++k) ks.push_back(k);
-    } else {
-        for (int i = 0; i < most; ++i) {
-            const int k = int(std::lround(double(i) * m / (most - 1)));
-            if (ks.empty() || k != ks.back()) ks.push_back(k);
-        }
-    }
-    std::vector<double> rs;
-    for (int k : ks) rs.push_back(double(k) * k / (double(m) * m));
-    return rs;
 }
 
 }  // namespace lab6

@@ -3,29 +3,18 @@
 // Lab 7 — SAT with a register cache: ScanRow-BRLT, BRLT-ScanRow and ScanRowColumn
 // (Chen, Wahib, Takizawa, Takano, Matsuoka 2018, sections IV and V).
 //
-// Every kernel here caches a 32 x 32 tile of the matrix in the registers of one warp: each
-// thread holds 32 values in `data[w]`, and "lane L, register j" is one element of the tile.
-// Which element depends on the step:
-//
-//   loaded   (lane = column):  data[j] = tile[j][lane]    — what a coalesced load gives
-//   BRLT'ed  (lane = row):     data[j] = tile[lane][j]    — after brlt_transpose
-//
-// A scan along the registers of one thread (data[0] .. data[31]) is a serial scan: 31 adds,
-// no communication. A scan across the lanes needs shuffles (Kogge-Stone or Ladner-Fischer).
-// The three algorithms differ only in which scan they use and whether the result is stored
-// transposed:
-//
+// Every kernel caches a 32 x 32 tile in the registers of one warp: lane L, register j is
+//   loaded   (lane = column)  data[j] = tile[j][lane]   what a coalesced load gives
+//   BRLT'ed  (lane = row)     data[j] = tile[lane][j]   after brlt_transpose
+// A scan along one thread's registers is serial (31 adds, no communication); across the lanes it
+// needs shuffles (Kogge-Stone or Ladner-Fischer). The algorithms (docs/lab7.md):
 //   BRLT-ScanRow  (run twice)  load, BRLT, serial row scan, store transposed.
 //   ScanRow-BRLT  (run twice)  load, shuffle row scan, BRLT, store transposed.
-//   ScanRowColumn              ScanRow: a warp scans a row with shuffles, 1024 elements at a
-//                              time; ScanColumn: a serial column scan down 32-row tiles.
-//
-// Running a "scan rows, store transposed" pass twice gives the SAT: the second pass scans the
-// rows of the transpose (the original columns) and transposes back.
-//
-// Integer sums are accumulated in Out, so i32 / u8i32 wrap modulo 2^32 like the reference.
-#include "sat.h"
-#include "device.cuh"
+//   ScanRowColumn              ScanRow: a warp scans a row with shuffles, 1024 elements a step;
+//                              ScanColumn: a serial column scan down 32-row tiles.
+// Scanning rows and storing transposed, twice, is the SAT. Integer sums wrap modulo 2^32 in Out.
+#include "register_cache.cuh"  // block shapes, StripShared, ColumnsOf16Bytes
+#include "register_tile.cuh"
 
 namespace lab7 {
 
@@ -35,25 +24,6 @@ using sat::w;
 [[maybe_unused]] constexpr unsigned full_mask = 0xffffffffu;  // all 32 lanes always take part
 
 enum class RowScan { serial, kogge_stone, ladner_fischer };
-
-// Block shapes, in warps (tuned on an H200 at 16384^2; docs/lab7.md).
-// The strip pass: NR strips of 32 rows stacked x NC tiles side by side. A warp needs its own
-// 32 x 33 transpose buffer (Alg. 5's sMem[S][32][33]), so the buffers are dynamic shared memory.
-// Stacked strips make each transposed store run longer (32*NR consecutive words of out_t).
-template <class Out>
-constexpr int strip_rows_per_block() { return sizeof(Out) <= 4 ? 4 : 1; }
-template <class Out>
-constexpr int strip_tiles_per_block() { return sizeof(Out) <= 4 ? 2 : 4; }
-// ScanRow: NW warps, one row each; rows of at least NW * 1024 elements get all NW warps of a
-// block side by side (see scan_rows). ScanColumn: NC bands of 32 columns x NR tiles down; wide
-// matrices get 4 bands x 4 tiles (512-byte row segments: 92 % of a copy at 16384^2 instead of
-// 88 %); below 128 such blocks (16384 columns) too many SMs sit idle, so narrower ones keep 2
-// bands x 4 tiles.
-template <class Out>
-constexpr int warps_per_block() { return sizeof(Out) <= 4 ? 8 : 4; }
-template <class Out>
-constexpr int band_cols_per_block() { return sizeof(Out) <= 4 ? 2 : 1; }
-constexpr int wide_band_cols = 4, wide_min_cols = 128 * wide_band_cols * 32;  // 4-byte types
 
 // ---- Warp-level building blocks ---------------------------------------------------------------
 
@@ -106,21 +76,6 @@ __device__ __forceinline__ T carry_from_warps_before(T (&totals)[G][K][L], int g
     return before;
 }
 
-// Coalesced load of the tile whose top-left corner is (r0, c0), lane = column; zero outside
-// the matrix. Zeros after the last row/column leave every prefix sum inside unchanged, so the
-// edge tiles need no other special case and all 32 lanes always take part in the shuffles.
-template <class In, class Out>
-__device__ __forceinline__ void load_tile(const In* __restrict__ in, sat::Shape s, int r0,
-                                          int c0, int lane, Out (&data)[w]) {
-    const int c = c0 + lane;
-    const bool column_inside = c < s.cols;
-#pragma unroll
-    for (int j = 0; j < w; ++j) {
-        const int r = r0 + j;
-        data[j] = (column_inside && r < s.rows) ? Out(in[std::size_t(r) * s.cols + c]) : Out(0);
-    }
-}
-
 // ---- BRLT-ScanRow and ScanRow-BRLT: one pass = row prefix sums, stored transposed -----------
 //
 // A block of NR x NC warps owns NR strips of 32 rows and walks them left to right, NC tiles
@@ -129,12 +84,6 @@ __device__ __forceinline__ void load_tile(const In* __restrict__ in, sat::Shape 
 // one register per thread; the NC warps of a strip exchange their row totals through shared
 // memory (Fig. 3c). Output: out_t is the cols x rows transpose,
 // out_t[c * rows + r] = sum_{c' <= c} in[r][c'].
-template <class Out, int NR, int NC>
-struct StripShared {
-    Out transpose_buffer[NR * NC][w][w + 1];
-    Out warp_row_totals[NR][NC][w];
-};
-
 template <class In, class Out, RowScan scan, int NR, int NC>
 __global__ void __launch_bounds__(NR * NC * w)
 scan_rows_transposed(const In* __restrict__ in, Out* __restrict__ out_t, sat::Shape s) {
@@ -151,13 +100,13 @@ scan_rows_transposed(const In* __restrict__ in, Out* __restrict__ out_t, sat::Sh
     // Look-ahead (software pipelining): the loads of the next chunk are issued before the work
     // on this one, so they are in flight during the shuffles, the transpose and the stores.
     Out next[w];
-    load_tile(in, s, r0, tile_c * w, lane, next);  // lane = column, next[j] = row r0+j
+    sat::load_register_tile(in, s, r0, tile_c * w, lane, next);  // lane = column, next[j] = row r0+j
     for (int chunk = 0; chunk < s.cols; chunk += NC * w) {
         const int c0 = chunk + tile_c * w;  // this warp's tile: columns c0 .. c0+31
         Out data[w];
 #pragma unroll
         for (int j = 0; j < w; ++j) data[j] = next[j];
-        if (chunk + NC * w < s.cols) load_tile(in, s, r0, c0 + NC * w, lane, next);
+        if (chunk + NC * w < s.cols) sat::load_register_tile(in, s, r0, c0 + NC * w, lane, next);
 
         // TODO: scan each row of the tile (shuffle scan before the BRLT, or serial scan after it), then add the carries
 
@@ -174,28 +123,11 @@ scan_rows_transposed(const In* __restrict__ in, Out* __restrict__ out_t, sat::Sh
 
 // ---- ScanRowColumn ---------------------------------------------------------------------------
 
-// Register j of lane L <- element c0 + 32j + L of a row (coalesced); 0 past the last column.
-template <class In, class Out>
-__device__ __forceinline__ void load_row_step(const In* __restrict__ row, int cols, int c0,
-                                              int lane, Out (&data)[w]) {
-#pragma unroll
-    for (int j = 0; j < w; ++j) {
-        const int c = c0 + j * w + lane;
-        data[j] = c < cols ? Out(row[c]) : Out(0);
-    }
-}
-
 // ScanRow (Fig. 4): a warp scans a row 1024 elements per step: register j of lane L holds
-// column c0 + 32j + L (every load is coalesced), each group of 32 is scanned with shuffles and
-// the groups are chained through their totals. A block has NR rows x NC warps per row. With
-// NC > 1 the warps of a row take consecutive pieces of 1024 and chain them like the strip
-// pass's warps. Why wide rows use NR = 1, NC = NW: a block then lives cols / (NW * 1024) steps
-// instead of cols / 1024, and the last wave of blocks, which leaves SMs idle at the end of the
-// pass, is NW times shorter (H200, 16384^2 f32: 0.547 -> 0.523 ms; docs/lab7.md).
-//
-// __launch_bounds__'s second argument: side by side, ptxas is told to fit 2 blocks an SM (what
-// fits anyway). Without it ptxas chose a different schedule for f32 (122 registers instead of
-// 127) that ran ScanRow 2 % slower on an H200 (0.535 vs 0.523 ms at 16384^2); 0 = no bound.
+// column c0 + 32j + L (coalesced), each group of 32 is scanned with shuffles and the groups are
+// chained through their totals. A block has NR rows x NC warps per row; with NC > 1 (wide rows)
+// the warps of a row take consecutive pieces of 1024 and chain them like the strip pass's warps,
+// and ptxas is told to fit 2 blocks an SM (the schedule docs/lab7.md measured).
 template <class In, class Out, RowScan scan, int NR, int NC>
 __global__ void __launch_bounds__(NR * NC * w, NC > 1 ? 2 : 0)
 scan_rows(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s) {
@@ -213,13 +145,13 @@ scan_rows(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s) {
 
     // Look-ahead: the next step's loads are in flight while this step scans (as ScanColumn).
     Out next[w];
-    load_row_step(in_row, cols, part * piece, lane, next);
+    sat::load_register_row(in_row, cols, part * piece, lane, next);
     for (int chunk = 0; chunk < s.cols; chunk += step) {
         const int c0 = chunk + part * piece;  // this warp's piece: columns c0 .. c0+1023
         Out data[w];
 #pragma unroll
         for (int j = 0; j < w; ++j) data[j] = next[j];
-        if (chunk + step < s.cols) load_row_step(in_row, cols, c0 + step, lane, next);
+        if (chunk + step < s.cols) sat::load_register_row(in_row, cols, c0 + step, lane, next);
         // TODO: shuffle-scan every register, chain the groups (a group's total is in lane 31), then add the carry from the pieces on the left
 #pragma unroll
         for (int j = 0; j < w; ++j) {
@@ -245,13 +177,13 @@ scan_columns(const Out* in, Out* out, sat::Shape s) {
     Out column_carry = 0;  // sum of column c above this step
 
     Out next[w];  // look-ahead, as in scan_rows_transposed
-    load_tile(in, s, tile_r * w, c0, lane, next);  // lane = column, next[j] = row
+    sat::load_register_tile(in, s, tile_r * w, c0, lane, next);  // lane = column, next[j] = row
     for (int chunk = 0; chunk < s.rows; chunk += NR * w) {
         const int r0 = chunk + tile_r * w;
         Out data[w];
 #pragma unroll
         for (int j = 0; j < w; ++j) data[j] = next[j];
-        if (chunk + NR * w < s.rows) load_tile(in, s, r0 + NR * w, c0, lane, next);
+        if (chunk + NR * w < s.rows) sat::load_register_tile(in, s, r0 + NR * w, c0, lane, next);
         // TODO: serial column scan, then add the totals of the warps above and the carry from the steps above
         if (c < s.cols) {
 #pragma unroll
@@ -261,22 +193,9 @@ scan_columns(const Out* in, Out* out, sat::Shape s) {
     }
 }
 
-// ScanColumn with 16-byte accesses (ScanRowColumn-16B; beyond the paper). A thread owns
-// V = 16 / sizeof(Out) adjacent columns and RT rows a step, so each row costs it one 16-byte
-// load and store, and one warp access covers 512 consecutive bytes of a row instead of 128.
-// TD warps are stacked down a band of 32 * V columns; the scan is serial per thread as above.
-// Plain accesses, not sat::load_bits / store_vec: this pass runs in place (no read-only path),
-// and streaming stores made lab 7's passes slower (docs/lab7.md).
-template <class Out>
-struct alignas(16) ColumnsOf16Bytes {
-    Out v[sat::vec_of<Out>()];
-    __device__ ColumnsOf16Bytes& operator+=(const ColumnsOf16Bytes& o) {
-#pragma unroll
-        for (int k = 0; k < sat::vec_of<Out>(); ++k) v[k] += o.v[k];
-        return *this;
-    }
-};
-
+// ScanColumn with 16-byte accesses (ScanRowColumn-16B; beyond the paper): a thread owns V =
+// 16 / sizeof(Out) adjacent columns and RT rows a step, so a warp access covers 512 bytes of a row.
+// TD warps are stacked down a band of 32 * V columns. Plain accesses: the pass runs in place.
 template <class Out, int TD, int RT>
 __global__ void __launch_bounds__(TD * w)
 scan_columns_16b(const Out* in, Out* out, sat::Shape s) {
@@ -334,8 +253,7 @@ template <RowScan scan, class In, class Out>
 void run_scan_row_column(const In* in, Out* out, sat::Shape s, sat::Workspace&,
                          cudaStream_t stream, bool columns_16_bytes = false) {
     constexpr int NW = warps_per_block<Out>();
-    // u8 input keeps stacked rows: side by side it was 2 % (16384^2) to 13 % (8192^2) slower.
-    constexpr bool side_by_side_ok = sizeof(In) == sizeof(Out);
+    constexpr bool side_by_side_ok = side_by_side_rows_ok<In, Out>();
     if (side_by_side_ok && s.cols >= NW * w * w) {  // NW warps side by side on one row
         if constexpr (side_by_side_ok)
             scan_rows<In, Out, scan, 1, NW><<<s.rows, NW * w, 0, stream>>>(in, out, s);
@@ -343,14 +261,11 @@ void run_scan_row_column(const In* in, Out* out, sat::Shape s, sat::Workspace&,
         scan_rows<In, Out, scan, NW, 1><<<ceil_div(s.rows, NW), NW * w, 0, stream>>>(in, out, s);
     }
     SAT_CHECK_LAUNCH("scan_rows");
-    // The 16-byte pass needs rows that start on 16 bytes, and at least 128 bands of 32 * V
-    // columns: a narrower matrix would leave most SMs idle, and takes the paper's pass.
+    // The 16-byte pass needs rows that start on 16 bytes, and at least 128 bands of 32 * V columns.
     constexpr int V = sat::vec_of<Out>();
     const bool rows_aligned = s.cols % V == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
     if (columns_16_bytes && rows_aligned && s.cols >= 128 * w * V) {
-        // TD x RT = 32 x 4 (16 values a thread) measured 97 % of a copy at 16384^2 f32, 16 x 8
-        // and 8 x 16 94 %. 8-byte types have twice the bands: 16 x 4, so two blocks fit an SM.
-        constexpr int TD = sizeof(Out) <= 4 ? 32 : 16, RT = 4;
+        constexpr int TD = band16_warps<Out>(), RT = band16_rows_per_thread;
         scan_columns_16b<Out, TD, RT><<<ceil_div(s.cols, w * V), TD * w, 0, stream>>>(out, out, s);
         SAT_CHECK_LAUNCH("scan_columns_16b");
         return;
@@ -368,35 +283,17 @@ void run_scan_row_column(const In* in, Out* out, sat::Shape s, sat::Workspace&,
     SAT_CHECK_LAUNCH("scan_columns");
 }
 
-template <class In, class Out>
-void brlt_scan_row(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cudaStream_t st) {
-    run_twice_transposed<RowScan::serial>(in, out, s, ws, st);
-}
-template <class In, class Out>
-void scan_row_brlt(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cudaStream_t st) {
-    run_twice_transposed<RowScan::kogge_stone>(in, out, s, ws, st);
-}
-template <class In, class Out>
-void scan_row_brlt_lf(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cudaStream_t st) {
-    run_twice_transposed<RowScan::ladner_fischer>(in, out, s, ws, st);
-}
-template <class In, class Out>
-void scan_row_column(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cudaStream_t st) {
-    run_scan_row_column<RowScan::kogge_stone>(in, out, s, ws, st);
-}
-template <class In, class Out>
-void scan_row_column_16b(const In* in, Out* out, sat::Shape s, sat::Workspace& ws,
-                         cudaStream_t st) {
-    run_scan_row_column<RowScan::kogge_stone>(in, out, s, ws, st, true);
-}
-template <class In, class Out>
-void scan_row_column_lf(const In* in, Out* out, sat::Shape s, sat::Workspace& ws,
-                        cudaStream_t st) {
-    run_scan_row_column<RowScan::ladner_fischer>(in, out, s, ws, st);
-}
+// The six variants, each with the harness's signature (common/register_cache.cuh).
+LAB7_VARIANT(brlt_scan_row, run_twice_transposed<RowScan::serial>(in, out, s, ws, st))
+LAB7_VARIANT(scan_row_brlt, run_twice_transposed<RowScan::kogge_stone>(in, out, s, ws, st))
+LAB7_VARIANT(scan_row_brlt_lf, run_twice_transposed<RowScan::ladner_fischer>(in, out, s, ws, st))
+LAB7_VARIANT(scan_row_column, run_scan_row_column<RowScan::kogge_stone>(in, out, s, ws, st))
+LAB7_VARIANT(scan_row_column_16b, run_scan_row_column<RowScan::kogge_stone>(in, out, s, ws, st, true))
+LAB7_VARIANT(scan_row_column_lf, run_scan_row_column<RowScan::ladner_fischer>(in, out, s, ws, st))
 
 }  // namespace lab7
 
+#ifndef SAT_INCLUDED_BY_LAB  // registered once, by lab 7's own file
 SAT_REGISTER_LAB(([] {
     sat::LabInfo lab;
     lab.number = 7;
@@ -425,3 +322,4 @@ SAT_REGISTER_LAB(([] {
     lab.default_shapes = {{1024, 1024}, {4096, 4096}, {16384, 16384}};
     return lab;
 }()));
+#endif

@@ -14,27 +14,19 @@
 //             single-column strips of 32 capacities: a FORWARD task array (t(i, j) needs
 //             t(i', j-1), i' <= i). "Parallel-Forward": one kernel launch per item;
 //             "SKSS": one kernel, a warp per strip of 32 capacities taken by ticket.
-//
-// The driver (common/tasks.cpp) makes the data, runs the CPU references (sequential
-// Floyd-Steinberg diffusion, the CPU DP), checks and times; this file holds the algorithms.
+// The driver (common/tasks.cpp) makes the data, runs the CPU references, checks and times.
 #include <cuda/atomic>
 
 #include <algorithm>
-#include <cstdint>
 #include <vector>
 
-#include "device.cuh"
-#include "sat.h"
+#include "task_arrays.cuh"  // parallelograms, knapsack rows: where the tasks' data lie
 #include "tasks.h"
 
 namespace lab8x {
 
-using sat::ceil_div;
-using sat::w;
-
 constexpr unsigned full_mask = 0xffffffffu;
 constexpr int warps_per_block = 2;  // 64-thread blocks, as in the paper (warp-wise SKSS)
-
 
 // A strip's progress word: how many of its tasks are published. Stored after the data they
 // announce (fenced), read with acquire semantics before that data is read.
@@ -54,7 +46,7 @@ __device__ __forceinline__ bool wait_for_progress(unsigned* word, unsigned need,
 // After every lane of the warp stored what `done` announces: make the stores visible to the
 // whole GPU, then lane 0 raises the flag.
 __device__ __forceinline__ void publish_progress(unsigned* word, unsigned done, int lane) {
-    // TODO: every lane __threadfence(), __syncwarp(), lane 0 stores done into *word
+    // TODO: every lane __threadfence(), __syncwarp(), then lane 0 release-stores done into *word (the release after the warp barrier orders the other lanes' stores before the flag)
 }
 
 // The next strip in ticket order, shared by the whole warp (a warp that started early gets an
@@ -65,10 +57,7 @@ __device__ __forceinline__ unsigned take_ticket(unsigned* ticket_counter, int la
     return __shfl_sync(full_mask, ticket, 0);
 }
 
-// =============================================================================================
-// Error diffusion as error collection over parallelograms (section V-C)
-// =============================================================================================
-//
+// ---- Error diffusion as error collection over parallelograms (section V-C) ------------------
 // Intensities are 0..255 as float; a pixel whose collected value s is <= 127.5 becomes 0 (else
 // 255) and leaves the error e = s - level. Floyd-Steinberg's weights, seen from the receiver:
 //     s(i, j) = a(i, j) + 1/16 e(i-1, j-1) + 5/16 e(i-1, j) + 3/16 e(i-1, j+1) + 7/16 e(i, j-1)
@@ -76,29 +65,10 @@ __device__ __forceinline__ unsigned take_ticket(unsigned* ticket_counter, int la
 // (up-left, up, up-right, left); collecting them in that order, each product and each sum
 // rounded once (no FMA), gives the CPU's image bit for bit.
 //
-// Parallelogram p of strip S (rows 32S .. 32S+31): row r covers columns 32p - 2r + k, k = 0..31
-// (each row slid two pixels left of the one above, Fig. 9). Lane r walks its row, step k; the
-// pixel it needs from row r-1 at columns c-1, c, c+1 are lane r-1's steps k-3, k-2, k-1, so
-// the warp works in lockstep with shuffles. A strip has P = ceil((cols + 62) / 32)
-// parallelograms; t(S, p) needs t(S, p-1) and, for the row above the strip, t(S-1, p+1) and
-// t(S-1, p+2) (Fig. 11).
-
-struct TaskArray {
-    int strips;     // m = ceil(rows / 32)
-    int per_strip;  // n = P = ceil((cols + 62) / 32)
-};
-__host__ __device__ inline TaskArray parallelograms(sat::Shape s) {
-    return {ceil_div(s.rows, w), ceil_div(s.cols + 2 * (w - 1), w)};
-}
-
-// One warp's shared memory: the parallelogram (pixel in, 0/255 out), row r at [r][k]; the
-// errors of the row above the strip at columns 32p-1 .. 32p+32; the errors of the strip's
-// last row for the strip below.
-struct HalftoneTile {
-    float value[w][w + 1];  // +1: lane r reading [r][k] hits 32 different banks
-    float above[w + 2];
-    float bottom[w];
-};
+// Parallelogram p of strip S: row r covers columns 32p - 2r + k, k = 0..31 (Fig. 9). Lane r walks
+// its row, step k; the pixels it needs from row r-1 at columns c-1, c, c+1 are lane r-1's steps
+// k-3, k-2, k-1: the warp works in lockstep with shuffles. A strip has P = ceil((cols + 62) / 32)
+// parallelograms; t(S, p) needs t(S, p-1), t(S-1, p+1) and t(S-1, p+2) (Fig. 11).
 
 // One pixel of error collection (see above): fixed order, every operation rounded once.
 __device__ __forceinline__ float collect_errors(float pixel, float e_up_left, float e_up,
@@ -106,38 +76,6 @@ __device__ __forceinline__ float collect_errors(float pixel, float e_up_left, fl
     float s = pixel;
     // TODO: s += 1/16 e_up_left, then 5/16 e_up, 3/16 e_up_right, 7/16 e_left, with __fmul_rn/__fadd_rn (no FMA)
     return s;
-}
-
-// Pixels of parallelogram (strip, p): raw[r] = a(32 strip + r, 32p - 2r + lane), 0 outside.
-// Each row is 32 consecutive bytes: one coalesced access per row.
-__device__ __forceinline__ void load_parallelogram(const std::uint8_t* __restrict__ image,
-                                                   sat::Shape s, int strip, int p, int lane,
-                                                   float (&raw)[w]) {
-#pragma unroll
-    for (int r = 0; r < w; ++r) {
-        const int row = strip * w + r, col = p * w - 2 * r + lane;
-        raw[r] = (row < s.rows && col >= 0 && col < s.cols)
-                     ? float(image[std::size_t(row) * s.cols + col])
-                     : 0.f;
-    }
-}
-
-__device__ __forceinline__ void stage_parallelogram(HalftoneTile& t, const float (&raw)[w],
-                                                    int lane) {
-#pragma unroll
-    for (int r = 0; r < w; ++r) t.value[r][lane] = raw[r];
-}
-
-// Errors of the last row of the strip above at columns 32p-1 .. 32p+32, 0 outside the image.
-// __ldcg reads at L2: in SKSS another SM wrote them during this kernel.
-__device__ __forceinline__ void load_row_above(HalftoneTile& t, const float* bottom_errors,
-                                               sat::Shape s, int strip, int p, int lane) {
-    for (int k = lane; k < w + 2; k += w) {
-        const int col = p * w - 1 + k;
-        t.above[k] = (strip > 0 && col >= 0 && col < s.cols)
-                         ? __ldcg(bottom_errors + std::size_t(strip - 1) * s.cols + col)
-                         : 0.f;
-    }
 }
 
 // The 32 x 32 pixels of one parallelogram, lane r = row r, 32 lockstep steps. e1, e2, e3 are
@@ -163,22 +101,6 @@ __device__ __forceinline__ void collect_parallelogram(HalftoneTile& t, sat::Shap
         e2 = e1;
         e1 = e;
     }
-}
-
-// The 0/255 pixels back to the image (row by row, coalesced) and the strip's last-row errors
-// to bottom_errors (only if a strip below exists to read them).
-__device__ __forceinline__ void store_parallelogram(const HalftoneTile& t, std::uint8_t* halftone,
-                                                    float* bottom_errors, sat::Shape s,
-                                                    int strips, int strip, int p, int lane) {
-#pragma unroll 4
-    for (int r = 0; r < w; ++r) {
-        const int row = strip * w + r, col = p * w - 2 * r + lane;
-        if (row < s.rows && col >= 0 && col < s.cols)
-            halftone[std::size_t(row) * s.cols + col] = std::uint8_t(t.value[r][lane]);
-    }
-    const int col = p * w - 2 * (w - 1) + lane;
-    if (strip + 1 < strips && col >= 0 && col < s.cols)
-        bottom_errors[std::size_t(strip) * s.cols + col] = t.bottom[lane];
 }
 
 // ---- Parallel-Backward: one launch per partition k of the task graph --------------------------
@@ -274,22 +196,13 @@ void halftone_skss_run(const std::uint8_t* image, std::uint8_t* halftone, sat::S
     SAT_CHECK_LAUNCH("halftone_skss");
 }
 
-// =============================================================================================
-// 0-1 knapsack by dynamic programming (section V-A)
-// =============================================================================================
-//
+// ---- 0-1 knapsack by dynamic programming (section V-A) --------------------------------------
 // V[j][c] = the best value of items 1..j within capacity c:
 //     V[0][c] = 0,   V[j][c] = V[j-1][c]  if c < w_j,   max(V[j-1][c], V[j-1][c - w_j] + v_j)  else.
 // Stored as the paper's transposed V: row j is contiguous over c = 0..W. Rows 0..n-1 live in
 // `table` (scratch, n x (W+1)); row n is the output `best`. A task is a single-column strip:
 // item j for 32 consecutive capacities, which need row j-1 at the same 32 capacities shifted
 // down by w_j, i.e. in this strip or in at most two strips below it.
-
-__host__ __device__ __forceinline__ std::int32_t* knapsack_row(std::int32_t* table,
-                                                               std::int32_t* best, int items,
-                                                               int width, int j) {
-    return j == items ? best : table + std::size_t(j) * width;
-}
 
 // ---- Parallel-Forward: one launch per item ------------------------------------------------------
 __global__ void knapsack_item(const std::int32_t* __restrict__ weights,
@@ -323,17 +236,6 @@ void knapsack_parallel_forward(const std::int32_t* weights, const std::int32_t* 
 // strips that hold capacities max(0, 32i - w_j) .. 32i - 1, after those strips published
 // row j-1. Lane l caches a lower bound of the progress of strip i-1-l, so the wait costs one
 // parallel refresh now and then instead of a flag read per item.
-struct LowerStrips {
-    int near, far;  // distances i - strip of the highest and lowest strip needed, 0 = none
-};
-__device__ __forceinline__ LowerStrips strips_needed(int strip, int weight) {
-    const long long top = (long long)strip * w;  // the strip's first capacity
-    const long long lo = top - weight > 0 ? top - weight : 0;
-    const long long hi = weight > w - 1 ? top + (w - 1) - weight : top - 1;
-    if (weight == 0 || strip == 0 || hi < lo) return {0, 0};
-    return {strip - int(hi / w), strip - int(lo / w)};
-}
-
 __device__ __forceinline__ bool wait_for_lower_strips(unsigned* strip_progress, int strip,
                                                       LowerStrips need_strips, unsigned need,
                                                       unsigned& cached, int lane, int* status) {
@@ -345,9 +247,10 @@ __device__ __forceinline__ bool wait_for_lower_strips(unsigned* strip_progress, 
             cached = progress_ref(strip_progress[strip - 1 - lane]).load(cuda::memory_order_acquire);
     };
     if (cacheable) {
-        if ((__ballot_sync(full_mask, cached >= need) & want) == want) return true;
-        refresh();
-        if ((__ballot_sync(full_mask, cached >= need) & want) == want) return true;
+        bool all = (__ballot_sync(full_mask, cached >= need) & want) == want;
+        if (!all) refresh(), all = (__ballot_sync(full_mask, cached >= need) & want) == want;
+        if (all) __syncwarp();  // the lanes that acquired a flag, ordered before every lane's reads
+        if (all) return true;
     }
     int ready = 1;
     if (lane == 0) {

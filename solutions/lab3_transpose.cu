@@ -13,12 +13,9 @@
 // 4R4W SAT: column prefix sums, transpose, column prefix sums, transpose — four passes that each
 // read and write every element once, all coalesced (8n/w + 4l on the HMM).
 //
-// Integer sums are accumulated in sat::Acc<Out> (unsigned), so i32 / u8i32 wrap modulo 2^32 like
-// the reference, without signed overflow.
-#include "sat.h"
-#include "device.cuh"
-
-#include <cstdint>
+// Integer sums are accumulated in sat::Acc<Out> (unsigned): they wrap modulo 2^32 like the reference.
+#include "diag_tile.cuh"  // sat::Pack
+#include "scan.cuh"       // sat::load_row_vectors, scan_warps, rows_per_warp
 
 namespace lab3 {
 
@@ -74,8 +71,8 @@ transpose_tiles(const In* __restrict__ in, Out* __restrict__ out, int rows, int 
     const int warp = threadIdx.x / w, lane = threadIdx.x % w;
     Out* tile = tiles[warp];
     constexpr int br = tile_rows_per_block, bc = tile_cols_per_block<Out>;
-    const int tiles_y = (rows + w - 1) / w, tiles_x = (cols + w - 1) / w;
-    const int blocks_x = (tiles_x + bc - 1) / bc;
+    const int tiles_y = sat::ceil_div(rows, w), tiles_x = sat::ceil_div(cols, w);
+    const int blocks_x = sat::ceil_div(tiles_x, bc);
     const int tile_row = int(blockIdx.x / blocks_x) * br + warp / bc;
     const int tile_col = int(blockIdx.x % blocks_x) * bc + warp % bc;
     if (tile_row >= tiles_y || tile_col >= tiles_x) return;  // the whole warp leaves together
@@ -107,8 +104,8 @@ transpose_tiles(const In* __restrict__ in, Out* __restrict__ out, int rows, int 
 template <class Layout, class In, class Out>
 void transpose(const In* in, Out* out, sat::Shape s, cudaStream_t stream) {
     constexpr int br = tile_rows_per_block, bc = tile_cols_per_block<Out>;
-    const std::size_t tiles_y = (s.rows + w - 1) / w, tiles_x = (s.cols + w - 1) / w;
-    const std::size_t blocks = ((tiles_y + br - 1) / br) * ((tiles_x + bc - 1) / bc);
+    const int tiles_y = sat::ceil_div(s.rows, w), tiles_x = sat::ceil_div(s.cols, w);
+    const std::size_t blocks = std::size_t(sat::ceil_div(tiles_y, br)) * sat::ceil_div(tiles_x, bc);
     transpose_tiles<Layout><<<unsigned(blocks), warps_per_block<Out> * w, 0, stream>>>(
         in, out, s.rows, s.cols);
     SAT_CHECK_LAUNCH("lab3 transpose_tiles");
@@ -128,35 +125,14 @@ void run_transpose_diagonal(const In* in, Out* out, sat::Shape s, sat::Workspace
 }
 
 // ---- Column prefix sums ------------------------------------------------------------------------
-
 // A block owns a strip of w * V columns (lane = V neighbouring columns, coalesced) and walks down
 // it in rounds of scan_warps * rows_per_warp rows: each warp scans its rows_per_warp rows in
 // registers, the warps' totals meet in shared memory, and a running carry links the rounds. Same
 // n reads and n writes as one thread per column, but 8 warps per strip, each with its next rows
 // already loading, keep enough bytes in flight to run at memory speed. in == out (in place) is
 // allowed: each element is read and then written by one thread.
-constexpr int scan_warps = 8;
-constexpr int rows_per_warp = 16;
 constexpr int scan_vec = 4;  // columns per lane (16-byte vectors of f32) when rows are aligned
-
-template <class T, int V>
-struct alignas(sizeof(T) * V) Pack {
-    T v[V];
-};
-
-// v[u][c] = element (first + u, j + c) as A, 0 outside the matrix (cols % V == 0 when V > 1).
-template <int V, class In, class A>
-__device__ __forceinline__ void load_rows(const In* in, int rows, int cols, int first, int j,
-                                          A (&v)[rows_per_warp][V]) {
-#pragma unroll
-    for (int u = 0; u < rows_per_warp; ++u) {
-        const int i = first + u;
-        Pack<In, V> p{};
-        if (j < cols && i < rows) p = *reinterpret_cast<const Pack<In, V>*>(in + std::size_t(i) * cols + j);
-#pragma unroll
-        for (int c = 0; c < V; ++c) v[u][c] = A(p.v[c]);
-    }
-}
+using sat::Pack, sat::rows_per_warp, sat::scan_warps;
 
 template <int V, class In, class Out>
 __global__ void __launch_bounds__(scan_warps * w)
@@ -169,7 +145,7 @@ column_prefix_sums(const In* in, Out* out, int rows, int cols) {
     A carry[V] = {};  // sums of these columns over all earlier rounds
     int buffer = 0;
     A next[rows_per_warp][V];
-    load_rows<V>(in, rows, cols, warp * rows_per_warp, j, next);
+    sat::load_row_vectors<V>(in, rows, cols, warp * rows_per_warp, j, next);
     for (int round_row = 0; round_row < rows; round_row += round_rows) {
         const int first = round_row + warp * rows_per_warp;
         A v[rows_per_warp][V];
@@ -177,7 +153,7 @@ column_prefix_sums(const In* in, Out* out, int rows, int cols) {
         for (int u = 0; u < rows_per_warp; ++u)
 #pragma unroll
             for (int c = 0; c < V; ++c) v[u][c] = next[u][c];
-        if (round_row + round_rows < rows) load_rows<V>(in, rows, cols, first + round_rows, j, next);
+        if (round_row + round_rows < rows) sat::load_row_vectors<V>(in, rows, cols, first + round_rows, j, next);
         // BEGIN SOLUTION hint: for each of the V columns: scan v[][c] in registers, publish the last row in warp_totals[buffer][warp][lane*V + c], __syncthreads, add carry + totals of earlier warps, store the rows that exist, add all warps' totals to carry
 #pragma unroll
         for (int u = 1; u < rows_per_warp; ++u)
@@ -220,10 +196,10 @@ void column_scan(const In* in, Out* out, sat::Shape s, cudaStream_t stream) {
     const bool aligned = s.cols % V == 0 && reinterpret_cast<std::uintptr_t>(in) % (sizeof(In) * V) == 0 &&
                          reinterpret_cast<std::uintptr_t>(out) % (sizeof(Out) * V) == 0;
     if (V > 1 && aligned) {
-        const unsigned blocks = unsigned((s.cols / V + w - 1) / w);
+        const unsigned blocks = unsigned(sat::ceil_div(s.cols / V, w));
         column_prefix_sums<V><<<blocks, scan_warps * w, 0, stream>>>(in, out, s.rows, s.cols);
     } else {
-        const unsigned blocks = unsigned((s.cols + w - 1) / w);
+        const unsigned blocks = unsigned(sat::ceil_div(s.cols, w));
         column_prefix_sums<1><<<blocks, scan_warps * w, 0, stream>>>(in, out, s.rows, s.cols);
     }
     SAT_CHECK_LAUNCH("lab3 column_prefix_sums");

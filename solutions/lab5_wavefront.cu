@@ -11,26 +11,21 @@
 //               are already finished (Figure 11), adds C and R to its top row and left column
 //               (step 3-1 of 2R1W), computes its own SAT in shared memory (step 3-2), adds S and
 //               writes it once: n reads and n writes, ceil(rows/w) + ceil(cols/w) - 1 launches.
-//   1R1W-graph  the same stages, captured once into a CUDA graph and replayed: same bandwidth
-//               term, smaller latency l per stage.
+//   1R1W-graph  the same stages captured once into a CUDA graph and replayed: smaller l.
 //
 // Notation: n elements, w = 32, tile rows I, tile columns J; C = column sums of everything above
 // a tile, R = row sums of everything left of it, S = the sum of everything above-left of it.
 // Integer sums use sat::Acc<Out> (unsigned), so they wrap modulo 2^32 like the reference.
-#include "sat.h"
-#include "device.cuh"
-
 #include <algorithm>
-#include <cstdint>
-#include <vector>
+
+#include "graph_cache.h"
+#include "tile.cuh"
 
 namespace lab5 {
 
-using sat::w;
+using sat::threads_per_tile, sat::warps_per_tile, sat::strip, sat::TileRows, sat::w;
 
-// ================================================================================================
-// 4R1W: one thread per element of the anti-diagonal, one launch per anti-diagonal.
-// ================================================================================================
+// ---- 4R1W: one thread per element of the anti-diagonal, one launch per anti-diagonal ----------
 
 [[maybe_unused]] constexpr int threads_4r1w = 64;  // the paper's block size for the element-wise algorithms
 
@@ -43,7 +38,7 @@ __global__ void antidiagonal_stage(const In* in, Out* out, sat::Shape s, int k, 
     if (t >= count) return;
     const int i = i_first + t, j = k - i;
     const std::size_t at = std::size_t(i) * s.cols + j;
-    // BEGIN SOLUTION hint: formula (1) with 0 for neighbours outside the matrix: out[at] = a + left + up - diagonal (neighbours are at - 1, at - cols, at - cols - 1)
+    // BEGIN SOLUTION hint: formula (1) with 0 for neighbours outside the matrix (left = at - 1, up = at - cols, diagonal = at - cols - 1), summed in the order out[at] = ((left - diagonal) + a) + up (docs/lab5.md: why the order matters)
     const A left = j > 0 ? A(out[at - 1]) : A(0);
     const A up = i > 0 ? A(out[at - s.cols]) : A(0);
     const A diagonal = (i > 0 && j > 0) ? A(out[at - s.cols - 1]) : A(0);
@@ -64,55 +59,15 @@ void run_4r1w(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cudaStre
         const int i_first = std::max(0, k - (s.cols - 1));
         const int i_last = std::min(k, s.rows - 1);
         const int count = i_last - i_first + 1;
-        const int blocks = (count + threads_4r1w - 1) / threads_4r1w;
+        const int blocks = sat::ceil_div(count, threads_4r1w);
         antidiagonal_stage<<<blocks, threads_4r1w, 0, stream>>>(in, out, s, k, i_first, count, ws.trace);
         SAT_CHECK_LAUNCH("antidiagonal_stage");
         // END SOLUTION
     }
 }
 
-// ================================================================================================
-// 1R1W: one CUDA block of 128 threads per 32 x 32 tile, one launch per anti-diagonal of tiles.
-// ================================================================================================
-
-constexpr int threads_per_tile = 128;                      // as in the paper: 4 warps per tile
-constexpr int warps_per_tile = threads_per_tile / w;       // 4
-[[maybe_unused]] constexpr int strip = w / warps_per_tile;  // 8 rows (or columns) per warp
-
-// A tile lives in shared memory as tile[w][w + 1]: the extra column puts element (i, j) in bank
-// (i + j) mod 32, so a warp reading a row (fixed i) or a column (fixed j) hits 32 different
-// banks (the same effect as the diagonal arrangement of lab 3, Lemma 1).
-template <class A>
-using TileRows = A (*)[w + 1];
-
-// Load the input tile at (r0, c0) as A, zero outside the matrix. Each warp reads whole rows of
-// 32 consecutive elements (coalesced); all 8 loads of a thread are issued before any is used.
-template <class In, class A>
-__device__ __forceinline__ void load_tile(const In* in, sat::Shape s, int r0, int c0, TileRows<A> tile) {
-    const int lane = threadIdx.x % w, warp = threadIdx.x / w;
-    const int c = c0 + lane;
-    A v[strip];
-#pragma unroll
-    for (int k = 0; k < strip; ++k) {
-        const int r = r0 + warp + k * warps_per_tile;
-        v[k] = (r < s.rows && c < s.cols) ? A(in[std::size_t(r) * s.cols + c]) : A(0);
-    }
-#pragma unroll
-    for (int k = 0; k < strip; ++k) tile[warp + k * warps_per_tile][lane] = v[k];
-}
-
-// Write tile + S back to (r0, c0), coalesced, skipping what lies outside the matrix.
-template <class Out, class A>
-__device__ __forceinline__ void store_tile(Out* out, sat::Shape s, int r0, int c0, TileRows<A> tile, A S) {
-    const int lane = threadIdx.x % w, warp = threadIdx.x / w;
-    const int c = c0 + lane;
-    if (c >= s.cols) return;
-#pragma unroll
-    for (int k = 0; k < strip; ++k) {
-        const int i = warp + k * warps_per_tile, r = r0 + i;
-        if (r < s.rows) out[std::size_t(r) * s.cols + c] = Out(tile[i][lane] + S);
-    }
-}
+// ---- 1R1W: one CUDA block of 128 threads per 32 x 32 tile, one launch per anti-diagonal of tiles
+// The tile lives in padded shared memory, tile[w][w + 1] (common/tile.cuh).
 
 // Step 3-2: the SAT of the tile, in place, with all 4 warps. Column prefix sums first: warp q
 // scans rows [8q, 8q + 8) of column `lane` (a row-wise access per step), then adds the totals of
@@ -122,7 +77,7 @@ template <class A>
 __device__ __forceinline__ void tile_sat(TileRows<A> tile, A (*strip_total)[w]) {
     const int lane = threadIdx.x % w, warp = threadIdx.x / w;
     const int first = warp * strip;
-    // BEGIN SOLUTION hint: column pass (lane = column, this warp's 8 rows, then add the strip totals of the warps above), then the row pass (lane = row, this warp's 8 columns); __syncthreads() between the phases
+    // BEGIN SOLUTION hint: column pass (lane = column: scan this warp's 8 rows, write the strip total, __syncthreads(), add the totals of the warps above), __syncthreads() (the row pass reads other warps' rows and rewrites strip_total), then the row pass the same way (lane = row, this warp's 8 columns, __syncthreads() between writing and reading strip_total)
     A run = 0;
 #pragma unroll
     for (int k = 0; k < strip; ++k) tile[first + k][lane] = run += tile[first + k][lane];
@@ -163,16 +118,14 @@ wavefront_stage(const In* in, Out* out, sat::Shape s, int stage, int first_tile_
     // Figure 11: C, R and S from the finished neighbours by pairwise subtraction. The bottom row
     // of the tile above holds b[r0-1][c], the SAT up to that row; the difference of two adjacent
     // values is the sum of column c over all rows above the tile. Likewise down the right column
-    // of the tile on the left; S is the corner b[r0-1][c0-1] itself. These 2w + 1 values are in
-    // L2 (the previous stages just wrote them); they are fetched before the input tile so that
-    // the two latencies overlap, and subtracted after it.
+    // of the tile on the left; S is the corner b[r0-1][c0-1] itself. They are fetched before the
+    // input tile so that the two latencies overlap, and subtracted after it.
     // warp 0, lane j: here = b[r0-1][c0+j], before = b[r0-1][c0+j-1]  -> C[j] = here - before
     // warp 1, lane i: here = b[r0+i][c0-1], before = b[r0+i-1][c0-1]  -> R[i] = here - before
     // thread 2w:      here = b[r0-1][c0-1]                             -> S = here
-    // Missing neighbours (outside the matrix) count as 0.
     const Out* b = out;
     A here = 0, before = 0;
-    // BEGIN SOLUTION hint: set here and before as in the table above (leave them 0 where the neighbour is outside the matrix or past its last row / column)
+    // BEGIN SOLUTION hint: set here and before as in the table above; leave them 0 where the neighbour tile does not exist (I == 0, J == 0) and for lanes past the matrix's last column (c >= cols) or row (r >= rows)
     if (warp == 0) {
         const int c = c0 + lane;
         if (I > 0 && c < s.cols) {
@@ -191,24 +144,21 @@ wavefront_stage(const In* in, Out* out, sat::Shape s, int stage, int first_tile_
         here = A(b[std::size_t(r0 - 1) * s.cols + (c0 - 1)]);
     }
     // END SOLUTION
-    load_tile(in, s, r0, c0, tile);
+    sat::load_tile(in, s, r0, c0, tile);
     if (warp == 0) C[lane] = here - before;
     else if (warp == 1) R[lane] = here - before;
     else if (threadIdx.x == 2 * w) S = here;
     __syncthreads();
 
     // Step 3-1 of 2R1W: C onto the top row, R onto the left column. S, which the paper adds to
-    // the corner, is added after the tile's SAT instead: the same sum, but for floats S is by far
-    // the largest term, and once it is in the running sums every later addition rounds at its
-    // ulp. Above 2^24 (f32) the small terms of the first rows are then rounded away, always
-    // downwards, and the wavefront carries that loss into every tile below and to the right
-    // (0.7% off at 16384 x 16384). Added last, S costs one unbiased rounding per element.
+    // the corner, is added as the tile is stored: for floats one rounding at S's size per element
+    // instead of losing the small terms in every running sum (docs/lab5.md, "S last").
     if (warp == 0) tile[0][lane] += C[lane] + (lane == 0 ? R[0] : A(0));
     else if (warp == 1 && lane > 0) tile[lane][0] += R[lane];
     __syncthreads();
 
     tile_sat(tile, strip_total);  // step 3-2; ends with a barrier
-    store_tile(out, s, r0, c0, tile, S);
+    sat::store_tile(out, s, r0, c0, tile, S);
     if (threadIdx.x == 0) sat::record_tile(trace, s, I, J);
 }
 
@@ -216,7 +166,7 @@ wavefront_stage(const In* in, Out* out, sat::Shape s, int stage, int first_tile_
 template <class In, class Out>
 void enqueue_wavefront(const In* in, Out* out, sat::Shape s, unsigned long long* trace,
                        cudaStream_t stream) {
-    const int tile_rows = (s.rows + w - 1) / w, tile_cols = (s.cols + w - 1) / w;
+    const int tile_rows = sat::ceil_div(s.rows, w), tile_cols = sat::ceil_div(s.cols, w);
     for (int stage = 0; stage < tile_rows + tile_cols - 1; ++stage) {
         // BEGIN SOLUTION hint: tiles (I, stage - I) of this stage have I in [max(0, stage - tile_cols + 1), min(stage, tile_rows - 1)]; launch wavefront_stage with one block of threads_per_tile threads per tile
         const int first = std::max(0, stage - (tile_cols - 1));
@@ -232,63 +182,14 @@ void run_1r1w(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cudaStre
     enqueue_wavefront(in, out, s, ws.trace, stream);
 }
 
-// ------------------------------------------------------------------------------------------------
-// 1R1W-graph: the stages recorded once into a CUDA graph, replayed by one cudaGraphLaunch.
-// ------------------------------------------------------------------------------------------------
-
-// A graph's kernel nodes hold their arguments, so an instantiated graph is reusable for exactly
-// one (shape, input, output, trace) combination: that is the cache key.
-struct GraphKey {
-    const void* in;
-    const void* out;
-    int rows, cols;
-    const void* trace;
-    bool operator==(const GraphKey& o) const {
-        return in == o.in && out == o.out && rows == o.rows && cols == o.cols && trace == o.trace;
-    }
-};
-
-// The few most recent instantiated graphs; they are destroyed when pushed out and at exit.
-class GraphCache {
-public:
-    GraphCache() = default;
-    GraphCache(const GraphCache&) = delete;
-    GraphCache& operator=(const GraphCache&) = delete;
-    ~GraphCache() {
-        for (Entry& e : entries_) cudaGraphExecDestroy(e.exec);  // errors ignored at exit
-    }
-    cudaGraphExec_t find(const GraphKey& key) const {
-        for (const Entry& e : entries_)
-            if (e.key == key) return e.exec;
-        return nullptr;
-    }
-    void add(const GraphKey& key, cudaGraphExec_t exec) {
-        if (entries_.size() == capacity) {
-            // An exec still running is freed when it completes (CUDA guarantees this).
-            SAT_CUDA(cudaGraphExecDestroy(entries_.front().exec));
-            entries_.erase(entries_.begin());
-        }
-        entries_.push_back({key, exec});
-        ++builds_;
-    }
-    int builds() const { return builds_; }
-
-private:
-    static constexpr std::size_t capacity = 4;
-    struct Entry {
-        GraphKey key;
-        cudaGraphExec_t exec;
-    };
-    std::vector<Entry> entries_;
-    int builds_ = 0;
-};
+// ---- 1R1W-graph: the stages recorded once into a CUDA graph, replayed by one cudaGraphLaunch --
 
 // Record enqueue_wavefront() on a private stream (the caller's may be one that cannot be
 // captured, e.g. the legacy default stream) and instantiate the graph.
 template <class In, class Out>
 cudaGraphExec_t capture_wavefront(const In* in, Out* out, sat::Shape s, unsigned long long* trace) {
     cudaGraphExec_t exec = nullptr;
-    // BEGIN SOLUTION hint: create a stream, cudaStreamBeginCapture, enqueue_wavefront on it, cudaStreamEndCapture into a cudaGraph_t, cudaGraphInstantiate into exec; destroy the graph and the stream (also if a launch throws)
+    // BEGIN SOLUTION hint: create a non-blocking stream; cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal); enqueue_wavefront on it; cudaStreamEndCapture into a cudaGraph_t (also when a launch throws: end the capture before destroying the stream); cudaGraphInstantiate(&exec, graph, 0) (CUDA 12+: three arguments); destroy the graph and the stream
     cudaStream_t capture = nullptr;
     SAT_CUDA(cudaStreamCreateWithFlags(&capture, cudaStreamNonBlocking));
     cudaGraph_t graph = nullptr;
@@ -313,30 +214,18 @@ cudaGraphExec_t capture_wavefront(const In* in, Out* out, sat::Shape s, unsigned
     return exec;
 }
 
-template <class In, class Out>
-GraphCache& graph_cache() {
-    static GraphCache cache;  // one per type; constructed after CUDA, so destroyed before it
-    return cache;
-}
-
+// The executable graph is built once per (types, input, output, shape, trace) and replayed
+// (common/graph_cache.h keeps it).
 template <class In, class Out>
 void run_1r1w_graph(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cudaStream_t stream) {
-    GraphCache& cache = graph_cache<In, Out>();
-    const GraphKey key{in, out, s.rows, s.cols, ws.trace};
-    cudaGraphExec_t exec = cache.find(key);
-    if (!exec) {
-        exec = capture_wavefront(in, out, s, ws.trace);
-        if (!exec) return;  // nothing was captured (the TODO above is not written yet)
-        cache.add(key, exec);
-    }
-    SAT_CUDA(cudaGraphLaunch(exec, stream));
+    const sat::GraphKey key{&typeid(In), in, out, s.rows, s.cols, ws.trace};
+    cudaGraphExec_t exec = sat::cached_graph(key, [&] { return capture_wavefront(in, out, s, ws.trace); });
+    if (exec) SAT_CUDA(cudaGraphLaunch(exec, stream));  // null: nothing captured (TODO unwritten)
 }
-
-// For the tests: how many graphs the f32 variant has instantiated so far (a replay adds none).
-int graph_builds_f32() { return graph_cache<float, float>().builds(); }
 
 }  // namespace lab5
 
+#ifndef SAT_INCLUDED_BY_LAB  // registered once, by lab 5's own file
 SAT_REGISTER_LAB(([] {
     sat::LabInfo lab;
     lab.number = 5;
@@ -358,3 +247,4 @@ SAT_REGISTER_LAB(([] {
     lab.default_shapes = {{1024, 1024}, {4096, 4096}};
     return lab;
 }()));
+#endif

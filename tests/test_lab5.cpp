@@ -1,13 +1,10 @@
 // Lab 5 (4R1W, 1R1W, 1R1W-graph): every variant against the CPU reference, tile edges, a large
 // matrix, the graph cache, the trace picture, and the student skeleton failing cleanly.
+#include "graph_cache.h"
 #include "test_util.h"
 
 using sat::DType;
 using sat::Shape;
-
-namespace lab5 {
-int graph_builds_f32();  // solutions/lab5_wavefront.cu
-}
 
 namespace {
 const char* const variants[] = {"4R1W", "1R1W", "1R1W-graph"};
@@ -69,11 +66,11 @@ TEST_CASE("lab5 1R1W-graph instantiates its graph once and replays it", "[gpu][l
     req.shape = {300, 200};
     req.seed = sat_test::fresh_seed();
     req.reps = 5;  // check run + warm-up + 5 timed runs, all with the same buffers
-    const int before = lab5::graph_builds_f32();
+    const int before = sat::graph_builds();
     const auto m = sat::run_variant(req);
     INFO("seed " << req.seed << ": " << m.check.message() << " " << m.error);
     REQUIRE(m.ok());
-    CHECK(lab5::graph_builds_f32() - before == 1);
+    CHECK(sat::graph_builds() - before == 1);
 }
 
 TEST_CASE("lab5 --trace writes the tile-completion picture", "[gpu][lab5]") {

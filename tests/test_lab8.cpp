@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <vector>
 
 #include "test_util.h"
 
@@ -68,4 +69,24 @@ TEST_CASE("lab8 large matrix, 16384x16384 f32", "[gpu][lab8][large]") {
 TEST_CASE("lab8 --trace writes the tile-completion picture", "[gpu][lab8]") {
     SAT_REQUIRE_GPU();
     sat_test::require_trace_pictures(8, {1000, 700});
+}
+
+// SKSS-warp sums in sat::Acc (unsigned): u8 input of all 255 over 3001 x 2999 (9.0 Mpixel) takes
+// the bottom-right sums past 2^31, where signed sums would overflow; the output must equal the
+// reference's wrap-around modulo 2^32 exactly.
+TEST_CASE("lab8 SKSS-warp u8i32 past 2^31 wraps exactly like the reference", "[gpu][lab8]") {
+    SAT_REQUIRE_GPU();
+    const Shape s{3001, 2999};
+    std::vector<std::uint8_t> input(s.n(), std::uint8_t(255));
+    sat::RunRequest req;
+    req.lab = sat::find_lab(8);
+    REQUIRE(req.lab != nullptr);
+    req.variant = &sat_test::find_variant(8, "SKSS-warp");
+    req.type = DType::u8i32;
+    req.shape = s;
+    req.seed = sat_test::fresh_seed();
+    req.input = input.data();
+    const auto m = sat::run_variant(req);
+    INFO(m.check.message() << " " << m.error);
+    REQUIRE(m.ok());  // integers are checked exactly
 }

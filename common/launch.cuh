@@ -1,0 +1,26 @@
+// launch.cuh — kernel launches that need more than <<<...>>> (host side).
+#pragma once
+
+#include <cuda_runtime.h>
+
+namespace sat {
+
+// Launch `kernel` on `grid` blocks (a multiple of `cluster`) of `block` threads in thread-block
+// clusters of `cluster` x 1 x 1 blocks (Hopper and later), on `stream`.
+template <class... Params, class... Args>
+cudaError_t launch_clusters(void (*kernel)(Params...), unsigned grid, unsigned block,
+                            unsigned cluster, cudaStream_t stream, Args... args) {
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(grid);
+    config.blockDim = dim3(block);
+    config.stream = stream;
+    cudaLaunchAttribute cluster_shape = {};
+    cluster_shape.id = cudaLaunchAttributeClusterDimension;
+    cluster_shape.val.clusterDim.x = cluster;
+    cluster_shape.val.clusterDim.y = cluster_shape.val.clusterDim.z = 1;
+    config.attrs = &cluster_shape;
+    config.numAttrs = 1;
+    return cudaLaunchKernelEx(&config, kernel, args...);
+}
+
+}  // namespace sat
