@@ -8,6 +8,7 @@
 #include "data.h"
 #include "harness.h"
 #include "io.h"
+#include "sat_scan.h"
 
 namespace sat {
 
@@ -37,11 +38,13 @@ std::vector<unsigned char> test_card(Shape s) {
     return px;
 }
 
-void write_output(const Options& opt, DType type, Shape s, const std::vector<unsigned char>& out) {
+void write_output(const Options& opt, bool gpu, DType type, Shape s, const std::vector<unsigned char>& out,
+                  const void* input) {
     const bool image = opt.output.size() > 4 && (opt.output.substr(opt.output.size() - 4) == ".png" ||
                                                  opt.output.substr(opt.output.size() - 4) == ".pgm");
     if (opt.box >= 0) {
-        const auto filtered = box_filter_from_sat(type, s, out.data(), opt.box);
+        // The GPU labs filter with the library (satlib_box); lab 1 from its own SAT on the CPU.
+        const auto filtered = gpu ? box_filter_image(type, s, input, opt.box) : box_filter_from_sat(type, s, out.data(), opt.box);
         write_image(opt.output, s.cols, s.rows, 1, filtered.data());
     } else if (image) {
         // The SAT as a picture: values scaled to 0..255 by the largest one.
@@ -191,7 +194,7 @@ int lab_main(int argc, const char* const* argv, const char* lab_id) {
                     if (!opt.trace.empty() && m.error.empty()) std::printf("wrote %s\n", opt.trace.c_str());
                     if (!opt.output.empty() && m.error.empty()) {
                         try {
-                            write_output(opt, t, s, out);
+                            write_output(opt, lab->gpu, t, s, out, file_input.data());
                         } catch (const std::exception& e) {
                             std::fprintf(stderr, "%s: %s\n", prog.c_str(), e.what());
                             return 2;
