@@ -8,9 +8,10 @@
 #include "data.h"
 #include "harness.h"
 #include "io.h"
-#include "sat_scan.h"
 
 namespace sat {
+
+std::vector<unsigned char> box_filter_image(DType t, Shape s, const void* input, const void* sat, int radius);
 
 namespace {
 
@@ -43,8 +44,9 @@ void write_output(const Options& opt, bool gpu, DType type, Shape s, const std::
     const bool image = opt.output.size() > 4 && (opt.output.substr(opt.output.size() - 4) == ".png" ||
                                                  opt.output.substr(opt.output.size() - 4) == ".pgm");
     if (opt.box >= 0) {
-        // The GPU labs filter with the library (satlib_box); lab 1 from its own SAT on the CPU.
-        const auto filtered = gpu ? box_filter_image(type, s, input, opt.box) : box_filter_from_sat(type, s, out.data(), opt.box);
+        // The GPU labs filter with the library where it is linked (common/lib_box.cpp); lab 1 from its SAT.
+        const auto filtered = gpu ? box_filter_image(type, s, input, out.data(), opt.box)
+                                  : box_filter_from_sat(type, s, out.data(), opt.box);
         write_image(opt.output, s.cols, s.rows, 1, filtered.data());
     } else if (image) {
         // The SAT as a picture: values scaled to 0..255 by the largest one.

@@ -1,7 +1,10 @@
 # ---- The SAT library (lib/): make lib, make install PREFIX=..., make test-install -------------
 # build/lib/libsatlib.a and build/lib/libsatlib.so (the Python package loads the .so) from
 # lib/src/ and the shared device headers of common/. The lab binaries and the test binaries
-# link the static library: the harness's --box path and the library tests call it.
+# link the library's object: the harness's --box path (common/lib_box.cpp, a weak reference)
+# and the library tests call it. A copy without lib/src (a student release) builds without it,
+# and its --box path filters on the CPU.
+ifneq ($(wildcard lib/src/satlib.cu),)
 LIB_DIR     := $(BUILD)/lib
 LIB_A       := $(LIB_DIR)/libsatlib.a
 LIB_SO      := $(LIB_DIR)/libsatlib.so
@@ -13,7 +16,6 @@ PREFIX      ?= /usr/local
 
 NVFLAGS     += -Ilib/include
 CXXFLAGS    += -Ilib/include
-LIBS        += $(LIB_A)
 
 .PHONY: lib install test-install
 lib: $(LIB_A) $(LIB_SO)
@@ -29,9 +31,10 @@ $(LIB_SO): $(LIB_OBJS)
 	@mkdir -p $(@D)
 	$(NVCC) -shared -arch=$(ARCH) $^ -o $@ -Xlinker -soname=libsatlib.so
 
-# Every binary that links the harness (common/) links the library too.
+# Every binary that links the harness (common/) links the library's object too (an object, not
+# the archive: the harness refers to it only weakly, which would not pull an archive member).
 $(addprefix lab,$(LAB_IDS)) $(addsuffix -ref,$(addprefix lab,$(LAB_IDS))) $(BUILD)/sat_tests \
-    $(BUILD)/student_tests $(BUILD)/peers $(BUILD)/bank_map: $(LIB_A)
+    $(BUILD)/student_tests $(BUILD)/peers $(BUILD)/bank_map: $(LIB_OBJS)
 
 # make install PREFIX=...: the libraries, the headers, satlib.pc and a CMake package (satlib::satlib).
 CUDA_INC_DIR := $(CUDA_HOME)/include
@@ -55,4 +58,5 @@ test-install: $(LIB_A) $(LIB_SO)
 	    || { cat $(BUILD)/install-test.log; echo "test-install: 0 passed, 1 failed"; exit 1; }
 	@CXX="$(CXX)" lib/examples/test_install.sh $(abspath $(BUILD)/install-test) $(CUDA_HOME)
 TEST_HOOKS += test-install
+endif
 # ---- end of the library block -------------------------------------------------------------------
