@@ -36,6 +36,10 @@ $(LIB_SO): $(LIB_OBJS)
 $(addprefix lab,$(LAB_IDS)) $(addsuffix -ref,$(addprefix lab,$(LAB_IDS))) $(BUILD)/sat_tests \
     $(BUILD)/student_tests $(BUILD)/peers $(BUILD)/bank_map: $(LIB_OBJS)
 
+# The library's tests (lib/tests/) join the suite's test binary.
+LIB_TEST_OBJS := $(patsubst %,$(OBJ)/%.o,$(wildcard lib/tests/*.cpp))
+$(BUILD)/sat_tests: $(LIB_TEST_OBJS)
+
 # make install PREFIX=...: the libraries, the headers, satlib.pc and a CMake package (satlib::satlib).
 CUDA_INC_DIR := $(CUDA_HOME)/include
 CUDA_LIB_DIR := $(CUDA_HOME)/lib64

@@ -188,14 +188,12 @@ template <class Out, class A, int V>
 __device__ __forceinline__ void write_tile(Out* out, const Grid& g, int i0, int c, bool vec, const A (&top)[V],
                                            const A (&x)[R][V], const A* s_row_carry) {
     // BEGIN SOLUTION hint: a running sum down the rows, started at top: acc += row carry + local prefix; store_row each row
-    A acc[V];
-#pragma unroll
+    A acc[V];  // the SAT of row i0 + r at the thread's columns
     for (int v = 0; v < V; ++v) acc[v] = top[v];
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-        const A left_of_tile = s_row_carry[r];
 #pragma unroll
-        for (int v = 0; v < V; ++v) acc[v] += left_of_tile + x[r][v];
+        for (int v = 0; v < V; ++v) acc[v] += s_row_carry[r] + x[r][v];
         store_row<Out, A, V>(out, g, i0 + r, c, vec, acc);
     }
     // END SOLUTION

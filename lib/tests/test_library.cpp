@@ -2,7 +2,8 @@
 // CPU references: every type pair on pitched sub-rectangles with canaries, in place, caller-owned
 // scratch, grids of any size, batches with a batch stride, squared sums, the NPP layout, thin
 // shapes, the box filters and a spin timeout ([gpu][library]); argument checks and the no-GPU
-// behaviour of the C ABI ([cpu][library]).
+// behaviour of the C ABI ([cpu][library]). Kept with the library (mk/lib.mk links it into
+// build/sat_tests), so that a copy of the suite without lib/ has no test of it.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -17,7 +18,7 @@
 #include "gpu_timing.h"
 #include "sat_scan.h"
 #include "satlib.h"
-#include "test_util.h"
+#include "../../tests/test_util.h"
 
 namespace {
 
@@ -408,7 +409,7 @@ TEST_CASE("library C ABI: squares into the input's own buffer are refused, sums 
     REQUIRE(cudaMemcpy(squares.data(), b.p, squares.size() * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
     std::size_t wrong = 0;
     for (int i = 0; i < rows; ++i)
-        for (int j = 0; j < cols; ++j) {
+        for (int j = 0; j != cols; ++j) {
             const float expected = float((i + 1) * (j + 1));
             wrong += sums[std::size_t(i) * cols + j] != expected || squares[std::size_t(i) * cols + j] != expected;
         }
@@ -450,7 +451,7 @@ void check_box(int batch, int rows, int cols, int radius, long long lo, long lon
         double worst = 0;
         for (int b = 0; b < batch; ++b)
             for (int i = 0; i < rows; ++i)
-                for (int j = 0; j < cols; ++j) {
+                for (int j = 0; j != cols; ++j) {
                     double s = 0, q = 0, n = 0;
                     for (int y = std::max(0, i - radius); y <= std::min(rows - 1, i + radius); ++y)
                         for (int x = std::max(0, j - radius); x <= std::min(cols - 1, j + radius); ++x) {
