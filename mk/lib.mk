@@ -5,7 +5,8 @@
 # and the library tests call it. A copy without lib/src (a student release) builds without it,
 # and its --box path filters on the CPU.
 ifneq ($(wildcard lib/src/satlib.cu),)
-LIB_DIR     := $(BUILD)/lib
+# build/lib, not $(BUILD)/lib: the grader sets BUILD per lab; the Python package loads build/lib.
+LIB_DIR     := build/lib
 LIB_A       := $(LIB_DIR)/libsatlib.a
 LIB_SO      := $(LIB_DIR)/libsatlib.so
 LIB_SRC     := $(wildcard lib/src/*.cu)
