@@ -376,23 +376,25 @@ __device__ __forceinline__ double box_of(const T* s, std::size_t pitch, int top,
 template <class T, class Out>
 __global__ void box_kernel(const T* sum, const T* sq, std::size_t pitch, Out* out, std::size_t out_pitch,
                            int rows, int cols, int radius, int op, bool unsigned_squares) {
-    const int j = blockIdx.x * blockDim.x + threadIdx.x, i = blockIdx.y * blockDim.y + threadIdx.y;
-    if (i >= rows || j >= cols) return;
-    const int top = max(-1, i - radius - 1), bottom = min(rows - 1, i + radius);
+    const int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= cols) return;
     const int left = max(-1, j - radius - 1), right = min(cols - 1, j + radius);
-    const double s = box_of(sum, pitch, top, left, bottom, right);
-    double v = s;
-    if (op != SATLIB_BOX_SUM) {
-        const double count = double(bottom - top) * double(right - left);
-        const double mean = s / count;
-        v = mean;
-        if (op == SATLIB_BOX_VARIANCE) {
-            double q = box_of(sq, pitch, top, left, bottom, right);
-            if (unsigned_squares && q < 0) q += 4294967296.0;  // u8 squares: sums below 2^32
-            v = fmax(0.0, q / count - mean * mean);
+    for (int i = blockIdx.y * blockDim.y + threadIdx.y; i < rows; i += gridDim.y * blockDim.y) {  // grid.y <= 65535
+        const int top = max(-1, i - radius - 1), bottom = min(rows - 1, i + radius);
+        const double s = box_of(sum, pitch, top, left, bottom, right);
+        double v = s;
+        if (op != SATLIB_BOX_SUM) {
+            const double count = double(bottom - top) * double(right - left);
+            const double mean = s / count;
+            v = mean;
+            if (op == SATLIB_BOX_VARIANCE) {
+                double q = box_of(sq, pitch, top, left, bottom, right);
+                if (unsigned_squares && q < 0) q += 4294967296.0;  // u8 squares: sums below 2^32
+                v = fmax(0.0, q / count - mean * mean);
+            }
         }
+        out[std::size_t(i) * out_pitch + j] = Out(v);
     }
-    out[std::size_t(i) * out_pitch + j] = Out(v);
 }
 
 template <class In, class Out>
@@ -415,7 +417,7 @@ int box_typed(const In* in, std::size_t in_pitch, std::size_t in_stride, Out* ou
         a.batch = 1, a.rows = rows, a.cols = cols, a.layout = SATLIB_LAYOUT_SAME;
         status = integral_typed<In, T>(a, stream, 0);
         if (status != SATLIB_OK) break;
-        const dim3 block(32, 8), grid((cols + 31) / 32, (rows + 7) / 8);
+        const dim3 block(32, 8), grid((cols + 31) / 32, std::min((rows + 7) / 8, 65535));
         box_kernel<<<grid, block, 0, stream>>>(sum, sq, std::size_t(cols), out + std::size_t(b) * out_stride,
                                                out_pitch, rows, cols, radius, op, std::is_same_v<In, uint8_t>);
         status = status_of(cudaGetLastError());
@@ -460,6 +462,7 @@ int satlib_box(const void* in, satlib_dtype in_type, size_t in_pitch, size_t in_
     if (overlap(in, in_bytes, out, out_bytes)) return SATLIB_ERR_ARGUMENT;  // the filter reads no input after the SAT
     const int dev = device_status();
     if (dev != SATLIB_OK) return dev;
+    radius = std::min(radius, std::max(rows, cols));  // the same clipped windows, no int overflow
     const cudaStream_t s = static_cast<cudaStream_t>(stream);
     auto run = [&](auto in_tag) {
         using In = decltype(in_tag);
