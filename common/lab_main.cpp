@@ -21,6 +21,8 @@
 
 namespace sat {
 
+std::vector<unsigned char> box_filter_image(DType t, Shape s, const void* input, const void* sat, int radius);
+
 namespace {
 
 // Sums of u8 data fit in int32 only while n * 255 <= INT32_MAX.
@@ -164,10 +166,13 @@ bool writable(const std::string& path, std::string* why) {
     return true;
 }
 
-void write_output(const Options& opt, DType type, Shape s, const std::vector<unsigned char>& out) {
+void write_output(const Options& opt, bool gpu, DType type, Shape s, const std::vector<unsigned char>& out,
+                  const void* input) {
     const bool image = output_format(opt.output) != OutputFormat::npy;
     if (opt.box >= 0) {
-        const auto filtered = box_filter_from_sat(type, s, out.data(), opt.box);
+        // The GPU labs filter with the library where it is linked (common/lib_box.cpp); lab 1 from its SAT.
+        const auto filtered = gpu && input ? box_filter_image(type, s, input, out.data(), opt.box)
+                                  : box_filter_from_sat(type, s, out.data(), opt.box);
         write_image(opt.output, s.cols, s.rows, 1, filtered.data());
     } else if (image) {
         // The SAT as a picture: values scaled to 0..255 by the largest one.
@@ -416,7 +421,8 @@ int lab_main(int argc, const char* const* argv, const char* lab_id) {
                             std::printf("    reproduce: %s\n", reproduce_run(command, opt, s, t, v->name, seed).c_str());
                         if (m.ok() && (!best || m.median_ms < best->median_ms)) best = &m;
                         if (!opt.trace.empty() && m.error.empty()) std::printf("wrote %s\n", opt.trace.c_str());
-                        if (!opt.output.empty() && m.error.empty()) write_output(opt, t, s, out);
+                        if (!opt.output.empty() && m.error.empty())
+                            write_output(opt, lab->gpu, t, s, out, req.input);
                         if (lab->gpu && !calibration_shown && m.calibration.unit_s > 0) {
                             std::printf("    calibration: 1 time unit (w = 32 words) = %.3g ns from the copy; "
                                         "l = %.2f us per kernel launch, %.2f us per graph kernel node\n",

@@ -1,0 +1,142 @@
+// sat.hpp — the SAT library's C++ face: a summed-area table (2-D inclusive prefix sum) on an
+// NVIDIA GPU, in one pass, at close to the speed of a device-to-device copy.
+//
+//     out(i, j) = sum of in(i', j') over 0 <= i' <= i, 0 <= j' <= j
+//
+// Two layers over the same kernel (lib/src/lookback_kernel.cuh):
+//   sat::inclusive_scan_2d  one image, cudaError_t, optional caller-owned scratch (ScanOptions);
+//   sat::integral, sat::box_sum / box_mean / box_variance
+//                           batches, squared sums, the NPP layout and box filters: typed calls
+//                           of the C ABI (satlib.h), returning satlib_status.
+//
+//     #include <sat.hpp>
+//     cudaError_t err = sat::inclusive_scan_2d(d_in, in_pitch, d_out, out_pitch, rows, cols, stream);
+//
+// Matrices are row-major in device memory; a pitch is the distance between the starts of two
+// rows, counted in ELEMENTS of that matrix (>= cols), so a sub-rectangle of a larger buffer is
+// passed as (pointer to its first element, pitch of the large buffer). Calls are asynchronous on
+// `stream`. inclusive_scan_2d returns launch errors (cudaErrorInvalidValue for a bad argument);
+// rows or cols of 0 do nothing. `in == out` (in place) is allowed when both have the same type
+// and pitch.
+//
+// Types: f32->f32, f64->f64, i32->i32, u8->i32, u8->f32, u16->f64, f32->f64. Integer sums wrap
+// modulo 2^32, so an i32 SAT of u8 data is exact up to 2^31 / 255, about 8.4 million pixels
+// (differences of wrapped sums, as box filters take them, stay exact while the box sum fits);
+// floating-point sums round as any summation does.
+//
+// Scratch. The kernel needs device scratch (about 7 % of the output's bytes, see
+// inclusive_scan_2d_scratch). By default each call allocates it stream-ordered and frees it
+// again (cudaMallocAsync); to keep it between calls, allocate it once and pass it in ScanOptions.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "satlib.h"
+
+namespace sat {
+
+// Scratch needed for a rows x cols scan: `state_bytes` of tile flags and the tile ticket, which
+// must be zero when the kernel starts, and `value_bytes` of published tile sums (any content).
+struct ScanScratchSize {
+    std::size_t state_bytes = 0;
+    std::size_t value_bytes = 0;
+};
+
+// Instantiated for the seven type pairs above.
+template <class In, class Out>
+ScanScratchSize inclusive_scan_2d_scratch(int rows, int cols);
+
+struct ScanOptions {
+    // Caller-owned scratch; null means "allocate and free it inside this call".
+    void* state = nullptr;       // >= state_bytes of device memory
+    void* values = nullptr;      // >= value_bytes of device memory (256-byte aligned)
+    bool state_is_zero = false;  // true: `state` is already zero on `stream` (else it is cleared)
+    // Device int set to 1 (spin timeout) if a tile waited more than 2 s for another one, which
+    // only a broken kernel or a stalled GPU causes; the output is then incomplete. Null: the
+    // library's own word is used, which satlib_last_timeout() reads.
+    int* status = nullptr;
+    // Number of thread blocks; 0 = as many as are resident at once on the device. Any positive
+    // number is correct (tiles are handed out by an atomic ticket), only the speed differs.
+    int grid_blocks = 0;
+    // Harness instrumentation (--trace): one %globaltimer stamp per 32x32 tile. Leave null.
+    unsigned long long* trace = nullptr;
+};
+
+#define SAT_SCAN_2D_DECL(In, Out)                                                              \
+    cudaError_t inclusive_scan_2d(const In* in, std::size_t in_pitch_elems, Out* out,           \
+                                  std::size_t out_pitch_elems, int rows, int cols,              \
+                                  cudaStream_t stream = 0, const ScanOptions& options = ScanOptions());
+SAT_SCAN_2D_DECL(float, float)
+SAT_SCAN_2D_DECL(double, double)
+SAT_SCAN_2D_DECL(int32_t, int32_t)
+SAT_SCAN_2D_DECL(uint8_t, int32_t)
+SAT_SCAN_2D_DECL(uint8_t, float)
+SAT_SCAN_2D_DECL(uint16_t, double)
+SAT_SCAN_2D_DECL(float, double)
+#undef SAT_SCAN_2D_DECL
+
+// ---- typed calls of the C ABI ------------------------------------------------------------------
+
+template <class T> constexpr satlib_dtype dtype_of();
+template <> constexpr satlib_dtype dtype_of<uint8_t>() { return SATLIB_U8; }
+template <> constexpr satlib_dtype dtype_of<uint16_t>() { return SATLIB_U16; }
+template <> constexpr satlib_dtype dtype_of<int32_t>() { return SATLIB_I32; }
+template <> constexpr satlib_dtype dtype_of<float>() { return SATLIB_F32; }
+template <> constexpr satlib_dtype dtype_of<double>() { return SATLIB_F64; }
+
+// Where the images of a batch start: image b of `in` at in + b * in_stride (elements).
+struct Batch {
+    int count = 1;
+    std::size_t in_stride = 0, out_stride = 0, sq_stride = 0;
+};
+
+// Everything beyond one plain table. sq: the squared-sum table (the output's type, same shape
+// and layout as out), or null.
+template <class Out>
+struct IntegralOptions {
+    Out* sq = nullptr;
+    std::size_t sq_pitch = 0;
+    Batch batch;
+    satlib_layout layout = SATLIB_LAYOUT_SAME;
+    bool check_timeout = false;  // wait for `stream` and report SATLIB_ERR_TIMEOUT
+};
+
+template <class In, class Out>
+inline int integral(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows,
+                    int cols, cudaStream_t stream = 0,
+                    const IntegralOptions<Out>& opt = IntegralOptions<Out>()) {
+    satlib_integral_args a;
+    a.in = in, a.in_type = dtype_of<In>(), a.in_pitch = in_pitch, a.in_batch_stride = opt.batch.in_stride;
+    a.out = out, a.out_type = dtype_of<Out>(), a.out_pitch = out_pitch, a.out_batch_stride = opt.batch.out_stride;
+    a.sq_out = opt.sq, a.sq_pitch = opt.sq_pitch, a.sq_batch_stride = opt.batch.sq_stride;
+    a.batch = opt.batch.count, a.rows = rows, a.cols = cols, a.layout = opt.layout;
+    return satlib_integral(&a, stream, opt.check_timeout ? 1 : 0);
+}
+
+// Box filters over a (2r+1) x (2r+1) window clipped at the border (satlib_box); Out: f32 or f64.
+template <class In, class Out>
+inline int box(satlib_box_op op, const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch,
+               int rows, int cols, int radius, cudaStream_t stream = 0, Batch batch = Batch()) {
+    return satlib_box(in, dtype_of<In>(), in_pitch, batch.in_stride, out, dtype_of<Out>(), out_pitch,
+                      batch.out_stride, batch.count, rows, cols, radius, op, stream);
+}
+template <class In, class Out>
+inline int box_sum(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows,
+                   int cols, int radius, cudaStream_t stream = 0, Batch batch = Batch()) {
+    return box(SATLIB_BOX_SUM, in, in_pitch, out, out_pitch, rows, cols, radius, stream, batch);
+}
+template <class In, class Out>
+inline int box_mean(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows,
+                    int cols, int radius, cudaStream_t stream = 0, Batch batch = Batch()) {
+    return box(SATLIB_BOX_MEAN, in, in_pitch, out, out_pitch, rows, cols, radius, stream, batch);
+}
+template <class In, class Out>
+inline int box_variance(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch,
+                        int rows, int cols, int radius, cudaStream_t stream = 0, Batch batch = Batch()) {
+    return box(SATLIB_BOX_VARIANCE, in, in_pitch, out, out_pitch, rows, cols, radius, stream, batch);
+}
+
+}  // namespace sat

@@ -1,0 +1,570 @@
+// lookback_kernel.cuh — the library's single-pass SAT kernel: decoupled look-back in 2-D
+// (Merrill & Garland 2016, taken to two dimensions), tuned per type. Lab 9
+// (solutions/lab9_lookback.cu) teaches the same algorithm in a short version; this is the fast
+// one. One kernel reads each input element once and writes each output element once. The matrix
+// is cut into tiles of R rows x C columns (C = 128 threads x one 16-byte vector of the output
+// each: 512 columns for 4-byte outputs, 256 for f64; R per type: TileShape). A tile
+//   1. takes a ticket (atomicAdd) that says which tile it is: tiles are handed out row-major, so
+//      every tile it will wait for was handed out earlier to a block that is running (no
+//      deadlock for any grid size),
+//   2. loads its R x C elements (registers and, by cp.async, shared memory; all in flight),
+//   3. publishes its aggregates: R, the sum of each of its rows, and C, the sum of each of its
+//      columns                                                                 -> state partial
+//   4. looks back LEFT along its tile row for its row carries               -> state row_done
+//   5. looks back UP its tile column for its column carries and the corner   -> state done
+//   6. adds the carries to its local SAT and writes it out.
+// Sq: the same kernel summing squares of the input (the squared-sum table).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "device.cuh"
+#include "lookback.cuh"
+#include "sat.h"
+
+namespace satlib {
+
+#ifndef LAB9_THREADS
+#define LAB9_THREADS 128
+#endif
+constexpr int block_threads = LAB9_THREADS;  // columns per tile C = block_threads * V
+constexpr int warps = block_threads / 32;
+using namespace sat::lookback;  // tile states, acquire/release, published sums, warp sums
+
+using sat::cp_async_commit;
+using sat::cp_async_wait_all;
+using sat::load_smem;
+using sat::load_vec;
+using sat::store_vec;
+using sat::warp_inclusive_scan;
+using sat::vec_of;  // each thread owns V = vec_of<Out>() adjacent columns of the tile
+
+// A tile is R = RR + RS rows x C columns. Each thread owns V adjacent columns (one 16-byte
+// vector of Out) and keeps RR rows of them in registers and RS rows in shared memory, where
+// cp.async lands them. The bytes in flight per SM hide the look-back latency; the best split
+// depends on the type (H200, 16384^2, time / copy; docs/lab9.md):
+//   f32:      28 + 36 rows, 3 blocks per SM (1.34; 12 + 20 x 5 blocks: 1.40)
+//   i32:      16 + 16 rows, 4 blocks per SM (0.713 ms at 16384^2; 28 + 36 x 3: 0.745, spills)
+//   f64:      12 + 20 rows, 5 blocks per SM (1.35; 28 + 36 x 3: 1.54, registers spill)
+//   u8->i32:   4 + 28 rows, 6 blocks per SM (1.58; 28 + 36 x 3: 2.41, too few bytes in flight)
+// (In, A) names the type: f32 (float, float), f64 (double, double), i32 (int32_t, uint32_t),
+// u8i32 (uint8_t, uint32_t). -DLAB9_REG_ROWS=.. -DLAB9_SMEM_ROWS=.. -DLAB9_MIN_BLOCKS=.. set one
+// shape for every type (tuning experiments).
+template <int RegRows, int SmemRows, int MinBlocks>
+struct Shape {
+    static constexpr int RR = RegRows;            // rows per tile in registers
+    static constexpr int RS = SmemRows;           // rows per tile in shared memory
+    static constexpr int R = RR + RS;             // rows per tile
+    static constexpr int min_blocks = MinBlocks;  // tiles in flight per SM
+    static_assert(R % 32 == 0 && R <= block_threads, "row look-back: R/32 rows per lane");
+};
+#ifdef LAB9_REG_ROWS
+#ifndef LAB9_SMEM_ROWS
+#define LAB9_SMEM_ROWS 36
+#endif
+#ifndef LAB9_MIN_BLOCKS
+#define LAB9_MIN_BLOCKS 3
+#endif
+template <class In, class A> struct TileShape : Shape<LAB9_REG_ROWS, LAB9_SMEM_ROWS, LAB9_MIN_BLOCKS> {};
+#else
+template <class In, class A> struct TileShape : Shape<28, 36, 3> {};  // f32
+template <> struct TileShape<int32_t, uint32_t> : Shape<16, 16, 4> {};
+template <> struct TileShape<double, double> : Shape<12, 20, 5> {};
+template <> struct TileShape<uint8_t, uint32_t> : Shape<4, 28, 6> {};
+#endif
+// The library's other pairs take the shape of the pair with the same accumulator and fewer
+// input bytes in flight (not tuned separately).
+template <> struct TileShape<uint8_t, float> : Shape<4, 28, 6> {};     // u8 -> f32 as u8 -> i32
+template <> struct TileShape<uint16_t, double> : Shape<12, 20, 5> {};  // u16 -> f64 as f64
+template <> struct TileShape<float, double> : Shape<12, 20, 5> {};     // f32 -> f64 as f64
+
+// What tiles publish for each other (scratch). Tile t = ticket = tile_row * tiles_x + tile_col.
+template <class A>
+struct TileRecords {
+    unsigned* ticket;   // next ticket to hand out (zeroed)
+    unsigned* state;    // [tiles] TileState (zeroed)
+    A* row_sum;         // [tiles][R] sum of each tile row                        (R of the paper)
+    A* row_prefix;      // [tiles][R] sum of each row from column 0 to the tile's right edge
+    A* col_sum;         // [tiles][C] sum of each tile column                     (C of the paper)
+    A* col_prefix;      // [tiles][C] sum of each column from row 0 to the tile's bottom edge
+    A* left_sum;        // [tiles] sum of the tile's rows left of the tile
+    A* corner_prefix;   // [tiles] sum of all rows up to the tile's bottom, left of the tile
+};
+
+struct Geometry {
+    int rows, cols;
+    std::size_t in_pitch, out_pitch;  // elements
+    int tiles_x, tiles_y;
+    unsigned tiles;
+};
+
+// ---- memory access helpers -------------------------------------------------------------------
+
+// Scanned values written back over their input (same size only: f32, f64, i32).
+__device__ __forceinline__ void store_smem(float* p, const float (&x)[4]) {
+    *reinterpret_cast<float4*>(p) = make_float4(x[0], x[1], x[2], x[3]);
+}
+__device__ __forceinline__ void store_smem(double* p, const double (&x)[2]) {
+    *reinterpret_cast<double2*>(p) = make_double2(x[0], x[1]);
+}
+__device__ __forceinline__ void store_smem(int32_t* p, const uint32_t (&x)[4]) {
+    *reinterpret_cast<uint4*>(p) = make_uint4(x[0], x[1], x[2], x[3]);
+}
+__device__ __forceinline__ void store_smem(uint8_t*, const uint32_t (&)[4]) {}  // not used
+
+// Loads for the pairs whose input is narrower than the output (u8 -> f32, u16 -> f64,
+// f32 -> f64): one 4- or 8-byte load widened to V accumulators. Non-templates, so they are
+// chosen over sat::load_vec / sat::load_smem for these pairs.
+__device__ __forceinline__ void widen_u8(unsigned b, float (&x)[4]) {
+    x[0] = float(b & 0xffu), x[1] = float((b >> 8) & 0xffu), x[2] = float((b >> 16) & 0xffu), x[3] = float(b >> 24);
+}
+__device__ __forceinline__ void widen_u16(unsigned b, double (&x)[2]) { x[0] = double(b & 0xffffu), x[1] = double(b >> 16); }
+__device__ __forceinline__ void widen_f32(float2 b, double (&x)[2]) { x[0] = double(b.x), x[1] = double(b.y); }
+__device__ __forceinline__ void load_vec(const uint8_t* p, float (&x)[4]) { widen_u8(__ldg(reinterpret_cast<const unsigned*>(p)), x); }
+__device__ __forceinline__ void load_vec(const uint16_t* p, double (&x)[2]) { widen_u16(__ldg(reinterpret_cast<const unsigned*>(p)), x); }
+__device__ __forceinline__ void load_vec(const float* p, double (&x)[2]) { widen_f32(__ldg(reinterpret_cast<const float2*>(p)), x); }
+__device__ __forceinline__ void load_smem(const uint8_t* p, float (&x)[4]) { widen_u8(*reinterpret_cast<const unsigned*>(p), x); }
+__device__ __forceinline__ void load_smem(const uint16_t* p, double (&x)[2]) { widen_u16(*reinterpret_cast<const unsigned*>(p), x); }
+__device__ __forceinline__ void load_smem(const float* p, double (&x)[2]) { widen_f32(*reinterpret_cast<const float2*>(p), x); }
+
+// cp.async of one thread's row piece: 16 bytes, or 4 (u8, u16) or 8 (f32 -> f64); `bytes` less
+// than `size` zero-fills the rest (edges of the matrix).
+__device__ __forceinline__ void cp_async(void* smem, const void* gmem, int bytes, int size) {
+    if (size == 8) {
+        const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(s), "l"(gmem), "r"(bytes) : "memory");
+    } else {
+        sat::cp_async(smem, gmem, bytes, size);
+    }
+}
+
+// The squared-sum table: each input value squared as it is loaded.
+template <bool Sq, class A, int V>
+__device__ __forceinline__ void square_if(A (&x)[V]) {
+    if constexpr (Sq) {
+#pragma unroll
+        for (int v = 0; v < V; ++v) x[v] *= x[v];
+    }
+}
+
+// Shared-memory part of a tile: RS rows x C columns of In, row-major; in place of f32/f64/i32
+// rows, the scan writes the local row prefixes back; narrower inputs (u8, u16, f32 -> f64) stay
+// raw and `offsets` keeps each thread's prefix of the columns left of it instead.
+template <class In, class A>
+struct SmemTile {
+    In* rows;     // [RS][C]
+    A* offsets;   // [RS][block_threads] (narrower inputs only)
+};
+template <class In, class A>
+__host__ __device__ constexpr bool scan_in_place() { return sizeof(In) == sizeof(A); }
+
+// Load the thread's V columns [c, c + V) of the tile's rows; outside the matrix reads 0.
+// Rows [0, RR) go to registers (16-byte loads, all in flight before any use), rows [RR, R) to
+// shared memory by cp.async (in flight at the same time, holding no registers).
+template <class In, class A, int V, bool Vec, bool Sq>
+__device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i0, int c,
+                                          A (&x)[TileShape<In, A>::RR][V], SmemTile<In, A> sm) {
+    constexpr int RR = TileShape<In, A>::RR, RS = TileShape<In, A>::RS;
+#pragma unroll
+    for (int r = 0; r < RR; ++r) {
+        const int i = i0 + r;
+#pragma unroll
+        for (int v = 0; v < V; ++v) x[r][v] = A(0);
+        if (i >= g.rows || c >= g.cols) continue;
+        const In* row = in + std::size_t(i) * g.in_pitch + c;
+        if (Vec && c + V <= g.cols) {
+            load_vec(row, x[r]);
+        } else {
+#pragma unroll
+            for (int v = 0; v < V; ++v)
+                if (c + v < g.cols) x[r][v] = A(row[v]);
+        }
+        square_if<Sq>(x[r]);
+    }
+    constexpr int C = block_threads * V;
+    In* dst = sm.rows + threadIdx.x * V;
+#pragma unroll 4
+    for (int r = 0; r < RS; ++r) {
+        const int i = i0 + RR + r;
+        const bool inside = i < g.rows && c < g.cols;
+        const In* row = in + (inside ? std::size_t(i) * g.in_pitch + c : 0);
+        if (Vec) {
+            const int valid = inside ? min(V, g.cols - c) : 0;
+            cp_async(dst + std::size_t(r) * C, row, valid * int(sizeof(In)), V * int(sizeof(In)));
+        } else {
+#pragma unroll
+            for (int v = 0; v < V; ++v) dst[std::size_t(r) * C + v] = (inside && c + v < g.cols) ? row[v] : In(0);
+        }
+    }
+    cp_async_commit();
+}
+
+// Local SAT pieces of the tile: col[v] = sum of the thread's column v over the tile (C of the
+// paper); x[r][v] becomes the prefix of row r from the tile's left edge; shared-memory rows
+// the same (or their offsets, for u8); s_row_sum[r] = sum of tile row r (R of the paper).
+template <class In, class A, int V, bool Sq>
+__device__ __forceinline__ void local_tile_scan(A (&x)[TileShape<In, A>::RR][V], SmemTile<In, A> sm,
+                                                A (&col)[V], A (*s_warp_total)[TileShape<In, A>::R],
+                                                A* s_row_sum) {
+    using TS = TileShape<In, A>;
+    constexpr int RR = TS::RR, RS = TS::RS, R = TS::R;
+    constexpr int C = block_threads * V;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+    for (int r = 0; r < RR; ++r)
+#pragma unroll
+        for (int v = 0; v < V; ++v) col[v] += x[r][v];
+#pragma unroll
+    for (int r = 0; r < RR; ++r) {
+#pragma unroll
+        for (int v = 1; v < V; ++v) x[r][v] += x[r][v - 1];
+        const A inclusive = warp_inclusive_scan(x[r][V - 1], lane);
+        const A before = warp_exclusive(inclusive, lane);  // lanes to the left in this warp
+#pragma unroll
+        for (int v = 0; v < V; ++v) x[r][v] += before;
+        if (lane == 31) s_warp_total[warp][r] = inclusive;
+    }
+    cp_async_wait_all();  // this thread's own shared-memory rows have landed
+    for (int r = 0; r < RS; ++r) {
+        In* p = sm.rows + std::size_t(r) * C + threadIdx.x * V;
+        A y[V];
+        load_smem(p, y);
+        square_if<Sq>(y);
+#pragma unroll
+        for (int v = 0; v < V; ++v) col[v] += y[v];
+#pragma unroll
+        for (int v = 1; v < V; ++v) y[v] += y[v - 1];
+        const A inclusive = warp_inclusive_scan(y[V - 1], lane);
+        const A before = warp_exclusive(inclusive, lane);
+        if constexpr (scan_in_place<In, A>()) {
+#pragma unroll
+            for (int v = 0; v < V; ++v) y[v] += before;
+            store_smem(p, y);
+        } else {
+            sm.offsets[r * block_threads + threadIdx.x] = before;
+        }
+        if (lane == 31) s_warp_total[warp][RR + r] = inclusive;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < RR; ++r) {
+        A before = 0;  // warps to the left in this block (shared-memory rows: in write_tile)
+#pragma unroll
+        for (int w2 = 0; w2 < warps - 1; ++w2)
+            if (w2 < warp) before += s_warp_total[w2][r];
+#pragma unroll
+        for (int v = 0; v < V; ++v) x[r][v] += before;
+    }
+    if (threadIdx.x < R) {
+        A total = 0;
+#pragma unroll
+        for (int w2 = 0; w2 < warps; ++w2) total += s_warp_total[w2][threadIdx.x];
+        s_row_sum[threadIdx.x] = total;
+    }
+}
+
+// One warp: the sum of each of the tile's R rows left of the tile (row carry). Look back along
+// the tile row, 32 tiles per window (lane k watches tile tx-1-k): wait until each has published
+// at least its row sums, add row sums up to the nearest tile that published row prefixes, add
+// those, stop. Publishes this tile's row_prefix and left_sum (state row_done; done for the top
+// strip, whose column prefixes are its column sums). Returns false on a spin timeout.
+template <int R, class A>
+__device__ bool row_look_back(const TileRecords<A>& rec, const Geometry& g, int ty, int tx,
+                              bool top_strip, const A* s_row_sum, A* s_row_carry, A* s_left_sum,
+                              int* status) {
+    constexpr int Q = R / 32;  // rows per lane: lane, lane + 32, ...
+    const int lane = threadIdx.x & 31;
+    const std::size_t strip = std::size_t(ty) * g.tiles_x;
+    A carry[Q];
+#pragma unroll
+    for (int q = 0; q < Q; ++q) carry[q] = 0;
+    for (int left = tx - 1;; left -= 32) {
+        const int b = left - lane;
+        unsigned st = row_done;  // left of column 0: nothing to add, stop there
+        bool ok = true;
+        if (b >= 0) {
+            const unsigned* flag = rec.state + strip + b;
+            ok = sat::bounded_spin([&] { return (st = load_acquire(flag)) != invalid; }, status);
+        }
+        if (!__all_sync(full_mask, ok)) return false;
+        const unsigned has_prefix = __ballot_sync(full_mask, st >= row_done);
+        const int depth = has_prefix ? __ffs(has_prefix) : 32;  // tiles to add in this window
+        __syncwarp();  // orders the sums below after the flags other lanes acquired
+#pragma unroll 2
+        for (int k = 0; k < depth; ++k) {
+            if (left - k < 0) break;
+            const std::size_t t = strip + (left - k);
+            const A* src = ((has_prefix && k == depth - 1) ? rec.row_prefix : rec.row_sum) + t * R;
+#pragma unroll
+            for (int q = 0; q < Q; ++q) carry[q] += __ldcg(src + lane + 32 * q);
+        }
+        if (has_prefix) break;
+    }
+    const std::size_t t = std::size_t(ty) * g.tiles_x + tx;
+    A mine = 0;
+#pragma unroll
+    for (int q = 0; q < Q; ++q) {
+        const int r = lane + 32 * q;
+        s_row_carry[r] = carry[q];
+        __stcg(rec.row_prefix + t * R + r, A(carry[q] + s_row_sum[r]));
+        mine += carry[q];
+    }
+    const A left_sum = warp_sum(mine);
+    if (lane == 0) {
+        *s_left_sum = left_sum;
+        __stcg(rec.left_sum + t, left_sum);
+        if (top_strip) __stcg(rec.corner_prefix + t, left_sum);
+    }
+    __syncwarp();
+    if (lane == 0) publish_state(rec.state + t, top_strip ? done : row_done);
+    return true;
+}
+
+// Result of examining one window of 32 tiles above (one warp decides, the block adds).
+template <class A>
+struct ColumnWindow {
+    int depth;       // tiles to add, starting with the one just above; -1: spin timeout
+    bool found;      // the last of them published its prefixes: the look-back ends
+    A corner_part;   // their left sums (and the last one's corner prefix) added up
+};
+
+// One warp: examine tiles `above`, above-1, ..., above-31 of tile column tx. Waits until each
+// has published at least row_done (its column sums and left sum), then finds the nearest that
+// is done. Rows above row 0 count as done with zero sums.
+template <class A>
+__device__ ColumnWindow<A> column_window(const TileRecords<A>& rec, const Geometry& g, int above,
+                                         int tx, int* status) {
+    ColumnWindow<A> win{0, true, A(0)};
+    const int lane = threadIdx.x & 31;
+    const int a = above - lane;
+    unsigned st = done;
+    bool ok = true;
+    const std::size_t t = std::size_t(a) * g.tiles_x + tx;
+    if (a >= 0) ok = sat::bounded_spin([&] { return (st = load_acquire(rec.state + t)) >= row_done; }, status);
+    ok = __all_sync(full_mask, ok);
+    const unsigned found = __ballot_sync(full_mask, st == done);
+    win.depth = ok ? (found ? __ffs(found) : 32) : -1;
+    win.found = found != 0;
+    A part = 0;
+    if (ok && a >= 0 && lane < win.depth) part = __ldcg((st == done ? rec.corner_prefix : rec.left_sum) + t);
+    win.corner_part = warp_sum(part);
+    return win;
+}
+
+template <class Out, class A, int V, bool Vec>
+__device__ __forceinline__ void store_row(Out* out, const Geometry& g, int i, int c, const A (&acc)[V]) {
+    if (i >= g.rows || c >= g.cols) return;
+    Out* row = out + std::size_t(i) * g.out_pitch + c;
+    if (Vec && c + V <= g.cols) {
+        store_vec(row, acc);
+    } else {
+#pragma unroll
+        for (int v = 0; v < V; ++v)
+            if (c + v < g.cols) row[v] = Out(acc[v]);
+    }
+}
+
+// Add the carries to the local SAT and write the tile: out(i, c) = top(c) + sum over the tile
+// rows r' <= r of (row carry r' + local row prefix (r', c)), where top(c) = SAT of the row above
+// the tile = corner + prefix of the column carries.
+template <class In, class Out, class A, int V, bool Vec, bool Sq>
+__device__ __forceinline__ void write_tile(Out* out, const Geometry& g, int i0, int c,
+                                           const A (&top)[V], const A (&x)[TileShape<In, A>::RR][V],
+                                           SmemTile<In, A> sm,
+                                           const A (*s_warp_total)[TileShape<In, A>::R],
+                                           const A* s_row_carry) {
+    constexpr int RR = TileShape<In, A>::RR, RS = TileShape<In, A>::RS;
+    constexpr int C = block_threads * V;
+    const int warp = threadIdx.x >> 5;
+    A acc[V];
+#pragma unroll
+    for (int v = 0; v < V; ++v) acc[v] = top[v];
+#pragma unroll
+    for (int r = 0; r < RR; ++r) {
+        const A carry = s_row_carry[r];
+#pragma unroll
+        for (int v = 0; v < V; ++v) acc[v] += carry + x[r][v];
+        store_row<Out, A, V, Vec>(out, g, i0 + r, c, acc);
+    }
+#pragma unroll 2
+    for (int r = 0; r < RS; ++r) {
+        A y[V];
+        load_smem(sm.rows + std::size_t(r) * C + threadIdx.x * V, y);
+        A carry = s_row_carry[RR + r];  // + the warps to the left
+#pragma unroll
+        for (int w2 = 0; w2 < warps - 1; ++w2)
+            if (w2 < warp) carry += s_warp_total[w2][RR + r];
+        if constexpr (!scan_in_place<In, A>()) {  // narrow input: raw values, prefix them now
+            square_if<Sq>(y);
+#pragma unroll
+            for (int v = 1; v < V; ++v) y[v] += y[v - 1];
+            carry += sm.offsets[r * block_threads + threadIdx.x];
+        }
+#pragma unroll
+        for (int v = 0; v < V; ++v) acc[v] += carry + y[v];
+        store_row<Out, A, V, Vec>(out, g, i0 + RR + r, c, acc);
+    }
+}
+
+template <class In, class Out>
+constexpr std::size_t smem_bytes() {
+    using A = sat::Acc<Out>;
+    constexpr int C = block_threads * vec_of<Out>();
+    constexpr int RS = TileShape<In, A>::RS;
+    return std::size_t(RS) * C * sizeof(In) +
+           (scan_in_place<In, A>() ? 0 : std::size_t(RS) * block_threads * sizeof(A));
+}
+
+// The single-pass SAT kernel: a persistent grid of any size; each block takes tickets until
+// the tiles run out. Vec: 16-byte accesses are aligned (checked on the host).
+template <class In, class Out, bool Vec, bool Sq = false>
+__global__ void __launch_bounds__(block_threads, TileShape<In, sat::Acc<Out>>::min_blocks)
+lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out>> rec,
+                    int* status, unsigned long long* trace) {
+    using A = sat::Acc<Out>;
+    constexpr int V = vec_of<Out>();
+    constexpr int C = block_threads * V;
+    constexpr int RR = TileShape<In, A>::RR, RS = TileShape<In, A>::RS, R = TileShape<In, A>::R;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    constexpr int poll_warp = warps > 1 ? 1 : 0;  // column window polls while warp 0 looks left
+    constexpr int release_thread = (warps - 1) * 32;   // publishes the block's flags
+    constexpr int ticket_thread = (warps > 2 ? warps - 2 : 0) * 32;  // takes the next ticket
+
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    SmemTile<In, A> sm;
+    sm.rows = reinterpret_cast<In*>(smem_raw);
+    sm.offsets = reinterpret_cast<A*>(smem_raw + std::size_t(RS) * C * sizeof(In));
+    __shared__ unsigned s_ticket;
+    __shared__ int s_failed;
+    __shared__ A s_warp_total[warps][R];  // per-warp partial row sums (row scans)
+    __shared__ A s_row_sum[R];            // this tile's row sums
+    __shared__ A s_row_carry[R];          // sums of this tile's rows left of it
+    __shared__ A s_left_sum;
+    __shared__ A s_top_total[warps];      // per-warp column-carry totals (top-row scan)
+    __shared__ ColumnWindow<A> s_window;
+
+    if (tid == 0) {
+        s_ticket = atomicAdd(rec.ticket, 1u);
+        s_failed = 0;
+    }
+    __syncthreads();
+    unsigned ticket = s_ticket;
+    while (ticket < g.tiles) {
+        const int ty = int(ticket / unsigned(g.tiles_x)), tx = int(ticket % unsigned(g.tiles_x));
+        const int i0 = ty * R, c = tx * C + tid * V;  // this thread: rows i0.., columns c..c+V-1
+        const std::size_t t = ticket;
+        const bool top_strip = ty == 0, left_edge = tx == 0;
+
+        A x[RR][V];
+        load_tile<In, A, V, Vec, Sq>(in, g, i0, c, x, sm);
+
+        // Local SAT of the tile, and its aggregates R and C.
+        A col[V];
+#pragma unroll
+        for (int v = 0; v < V; ++v) col[v] = 0;
+        local_tile_scan<In, A, V, Sq>(x, sm, col, s_warp_total, s_row_sum);
+        __syncthreads();
+
+        // Publish the aggregates (state partial). Tiles on the left edge have no row carry, so
+        // they publish their row prefixes at once; the top strip has no column carry, so its
+        // column sums are its column prefixes.
+        publish((top_strip ? rec.col_prefix : rec.col_sum) + t * C + tid * V, col);
+        if (tid < R) {
+            __stcg(rec.row_sum + t * R + tid, s_row_sum[tid]);
+            if (left_edge) {
+                __stcg(rec.row_prefix + t * R + tid, s_row_sum[tid]);
+                s_row_carry[tid] = 0;
+            }
+        }
+        if (tid == 0 && left_edge) {
+            s_left_sum = 0;
+            __stcg(rec.left_sum + t, A(0));
+            if (top_strip) __stcg(rec.corner_prefix + t, A(0));
+        }
+        __syncthreads();
+        // Flags are released by the last warp: a release waits for the block's writes to
+        // land, and warps 0 and 1 have look-backs to start.
+        if (tid == release_thread)
+            publish_state(rec.state + t, left_edge ? (top_strip ? done : row_done) : partial);
+
+        // Look back: warp 0 along the tile row while warp `poll_warp` examines the first
+        // window up the tile column; then the whole block adds the column sums it found.
+        if (warp == 0 && !left_edge) {
+            const bool ok = row_look_back<R>(rec, g, ty, tx, top_strip, s_row_sum, s_row_carry,
+                                          &s_left_sum, status);
+            if (!ok && lane == 0) s_failed = 1;
+        }
+        A carry[V];  // sum of each of this thread's columns above the tile
+        A corner = 0;  // sum of everything above and left of the tile
+#pragma unroll
+        for (int v = 0; v < V; ++v) carry[v] = 0;
+        if (top_strip) {
+            __syncthreads();  // the row look-back's s_row_carry, s_left_sum
+            if (s_failed) return;  // a spin timed out: leave, the harness reports it
+        } else {
+            for (int above = ty - 1;; above -= 32) {
+                if (warp == poll_warp) {
+                    const ColumnWindow<A> win = column_window(rec, g, above, tx, status);
+                    if (lane == 0) s_window = win;
+                }
+                __syncthreads();
+                const ColumnWindow<A> win = s_window;
+                if (s_failed || win.depth < 0) return;  // a spin timed out
+                corner += win.corner_part;
+#pragma unroll 4
+                for (int k = 0; k < win.depth; ++k) {
+                    if (above - k < 0) break;
+                    const std::size_t tk = std::size_t(above - k) * g.tiles_x + tx;
+                    const A* src = (win.found && k == win.depth - 1) ? rec.col_prefix : rec.col_sum;
+                    add_published(src + tk * C + tid * V, carry);
+                }
+                if (win.found) break;
+                __syncthreads();  // s_window is rewritten by the next window
+            }
+        }
+
+        // top(c) = corner + prefix of the column carries: the SAT row just above the tile.
+        A top[V];
+        top[0] = carry[0];
+#pragma unroll
+        for (int v = 1; v < V; ++v) top[v] = top[v - 1] + carry[v];
+        const A top_inclusive = warp_inclusive_scan(top[V - 1], lane);
+        const A top_before = warp_exclusive(top_inclusive, lane);
+        if (lane == 31) s_top_total[warp] = top_inclusive;
+        if (!top_strip) {  // publish the column prefixes and the corner (state done)
+            A prefix[V];
+#pragma unroll
+            for (int v = 0; v < V; ++v) prefix[v] = carry[v] + col[v];
+            publish(rec.col_prefix + t * C + tid * V, prefix);
+            if (tid == 0) __stcg(rec.corner_prefix + t, A(corner + s_left_sum));
+        }
+        // The next ticket is taken only now, by a thread with nothing to wait for: a ticket
+        // taken earlier would sit unstarted while this tile finishes, and the tiles below it
+        // would wait for it (a convoy).
+        unsigned next_ticket = 0;
+        if (tid == ticket_thread) next_ticket = atomicAdd(rec.ticket, 1u);
+        __syncthreads();
+        if (tid == release_thread && !top_strip) publish_state(rec.state + t, done);
+        A before = corner;
+#pragma unroll
+        for (int w2 = 0; w2 < warps - 1; ++w2)
+            if (w2 < warp) before += s_top_total[w2];
+#pragma unroll
+        for (int v = 0; v < V; ++v) top[v] += top_before + before;
+
+        write_tile<In, Out, A, V, Vec, Sq>(out, g, i0, c, top, x, sm, s_warp_total, s_row_carry);
+        if (trace != nullptr && c < g.cols && c % sat::w == 0)
+            for (int r = 0; r < R && i0 + r < g.rows; r += sat::w)
+                sat::record_tile(trace, sat::Shape{g.rows, g.cols}, (i0 + r) / sat::w, c / sat::w);
+
+        if (tid == ticket_thread) s_ticket = next_ticket;
+        __syncthreads();
+        ticket = s_ticket;
+    }
+}
+
+
+}  // namespace satlib

@@ -1,0 +1,513 @@
+// satlib.cu — the SAT library's host side: scratch layout and launch of the look-back kernel
+// (lookback_kernel.cuh), the C++ entry points of sat.hpp and the C ABI of satlib.h (batches,
+// squared sums, the NPP layout, box filters).
+#include <atomic>
+#include <cstdio>
+
+#include "lookback_kernel.cuh"
+#include "sat.hpp"
+#include "satlib.h"
+
+#ifndef SATLIB_VERSION
+#define SATLIB_VERSION "1.0.0"
+#endif
+
+namespace satlib {
+
+constexpr std::size_t align_up(std::size_t x, std::size_t a) { return (x + a - 1) / a * a; }
+
+struct Layout {
+    Geometry g;
+    std::size_t state_bytes, value_bytes;
+    std::size_t off_row_sum, off_row_prefix, off_col_sum, off_col_prefix, off_left, off_corner;
+};
+
+constexpr int state_header_words = 32;  // ticket, internal status; tile states start at 128 B
+
+template <class In, class Out>
+Layout layout_for(int rows, int cols) {
+    using A = sat::Acc<Out>;
+    constexpr int C = block_threads * vec_of<Out>();
+    constexpr int R = TileShape<In, A>::R;
+    Layout L{};
+    L.g.rows = rows;
+    L.g.cols = cols;
+    L.g.tiles_x = (cols + C - 1) / C;
+    L.g.tiles_y = (rows + R - 1) / R;
+    L.g.tiles = unsigned(L.g.tiles_x) * unsigned(L.g.tiles_y);
+    const std::size_t tiles = L.g.tiles;
+    L.state_bytes = (state_header_words + tiles) * sizeof(unsigned);
+    std::size_t off = 0;
+    auto take = [&](std::size_t count) {
+        const std::size_t at = off;
+        off = align_up(off + count * sizeof(A), 256);
+        return at;
+    };
+    L.off_row_sum = take(tiles * R);
+    L.off_row_prefix = take(tiles * R);
+    L.off_col_sum = take(tiles * C);
+    L.off_col_prefix = take(tiles * C);
+    L.off_left = take(tiles);
+    L.off_corner = take(tiles);
+    L.value_bytes = off;
+    return L;
+}
+
+// Blocks of `kernel` (with `smem` bytes of dynamic shared memory) resident at once.
+template <class Kernel>
+int resident_blocks(Kernel kernel, std::size_t smem) {
+    int device = 0, sms = 0, per_sm = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) return 0;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) return 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, smem) != cudaSuccess)
+        return 0;
+    return std::max(1, sms * per_sm);
+}
+
+inline bool aligned(const void* p, std::size_t a) { return reinterpret_cast<std::uintptr_t>(p) % a == 0; }
+
+// The library's own status word: spin timeouts of calls that passed no status of their own.
+__device__ int library_status;
+
+// One image: the plain table (Sq false) or the squared one.
+template <class In, class Out, bool Sq = false>
+cudaError_t scan_2d(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows,
+                    int cols, cudaStream_t stream, const sat::ScanOptions& opt) {
+    using A = sat::Acc<Out>;
+    constexpr int V = vec_of<Out>();
+    if (rows < 0 || cols < 0) return cudaErrorInvalidValue;
+    if (rows == 0 || cols == 0) return cudaSuccess;
+    if (in == nullptr || out == nullptr || in_pitch < std::size_t(cols) ||
+        out_pitch < std::size_t(cols) || !aligned(opt.values, 16))
+        return cudaErrorInvalidValue;
+    Layout L = layout_for<In, Out>(rows, cols);
+    L.g.in_pitch = in_pitch;
+    L.g.out_pitch = out_pitch;
+
+    // Scratch: the caller's, or allocated for this call (stream-ordered).
+    void* state = opt.state;
+    void* values = opt.values;
+    bool own_state = false, own_values = false;
+    cudaError_t err = cudaSuccess;
+    int* status = opt.status;
+    if (status == nullptr && (err = cudaGetSymbolAddress(reinterpret_cast<void**>(&status), library_status)) != cudaSuccess)
+        return err;
+    if (state == nullptr) {
+        if ((err = cudaMallocAsync(&state, L.state_bytes, stream)) != cudaSuccess) return err;
+        own_state = true;
+    }
+    if (values == nullptr) {
+        if ((err = cudaMallocAsync(&values, L.value_bytes, stream)) != cudaSuccess) {
+            if (own_state) cudaFreeAsync(state, stream);
+            return err;
+        }
+        own_values = true;
+    }
+    if (own_state || !opt.state_is_zero) err = cudaMemsetAsync(state, 0, L.state_bytes, stream);
+
+    if (err == cudaSuccess) {
+        TileRecords<A> rec;
+        unsigned* words = static_cast<unsigned*>(state);
+        char* base = static_cast<char*>(values);
+        rec.ticket = words;
+        rec.state = words + state_header_words;
+        rec.row_sum = reinterpret_cast<A*>(base + L.off_row_sum);
+        rec.row_prefix = reinterpret_cast<A*>(base + L.off_row_prefix);
+        rec.col_sum = reinterpret_cast<A*>(base + L.off_col_sum);
+        rec.col_prefix = reinterpret_cast<A*>(base + L.off_col_prefix);
+        rec.left_sum = reinterpret_cast<A*>(base + L.off_left);
+        rec.corner_prefix = reinterpret_cast<A*>(base + L.off_corner);
+
+        // Vector accesses need aligned rows: base pointers and pitches in whole vectors.
+        const bool vec = aligned(in, V * sizeof(In)) && aligned(out, 16) && in_pitch % V == 0 &&
+                         out_pitch % V == 0;
+        auto kernel = vec ? lookback_sat_kernel<In, Out, true, Sq> : lookback_sat_kernel<In, Out, false, Sq>;
+        constexpr std::size_t smem = smem_bytes<In, Out>();
+        err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+        if (err == cudaSuccess) {
+            int grid = opt.grid_blocks;
+            if (grid <= 0) {
+                // As many blocks as fit. If that makes two rounds, the second would run part
+                // full (512 tiles on 396 blocks): half as many blocks each take two tiles
+                // (4096^2 f32 on an H200: 0.068 instead of 0.074 ms). With more rounds every
+                // block is needed (8192^2 was 5 % slower evened out).
+                const unsigned resident = unsigned(std::max(1, resident_blocks(kernel, smem)));
+                const unsigned rounds = (L.g.tiles + resident - 1) / resident;
+                grid = int(rounds == 2 ? (L.g.tiles + 1) / 2 : std::min(L.g.tiles, resident));
+            }
+            kernel<<<grid, block_threads, smem, stream>>>(in, out, L.g, rec, status, opt.trace);
+            err = cudaGetLastError();
+        }
+    }
+    if (own_values) cudaFreeAsync(values, stream);
+    if (own_state) cudaFreeAsync(state, stream);
+    return err;
+}
+
+}  // namespace satlib
+
+// ---- the C++ entry points (sat.hpp) ------------------------------------------------------------
+
+namespace sat {
+
+template <class In, class Out>
+ScanScratchSize inclusive_scan_2d_scratch(int rows, int cols) {
+    ScanScratchSize size;
+    if (rows <= 0 || cols <= 0) return size;
+    const satlib::Layout L = satlib::layout_for<In, Out>(rows, cols);
+    size.state_bytes = L.state_bytes;
+    size.value_bytes = L.value_bytes;
+    return size;
+}
+
+#define SAT_SCAN_2D_DEF(In, Out)                                                                 \
+    template ScanScratchSize inclusive_scan_2d_scratch<In, Out>(int, int);                       \
+    cudaError_t inclusive_scan_2d(const In* in, std::size_t in_pitch, Out* out,                  \
+                                  std::size_t out_pitch, int rows, int cols, cudaStream_t stream, \
+                                  const ScanOptions& options) {                                  \
+        return satlib::scan_2d(in, in_pitch, out, out_pitch, rows, cols, stream, options);       \
+    }
+SAT_SCAN_2D_DEF(float, float)
+SAT_SCAN_2D_DEF(double, double)
+SAT_SCAN_2D_DEF(int32_t, int32_t)
+SAT_SCAN_2D_DEF(uint8_t, int32_t)
+SAT_SCAN_2D_DEF(uint8_t, float)
+SAT_SCAN_2D_DEF(uint16_t, double)
+SAT_SCAN_2D_DEF(float, double)
+#undef SAT_SCAN_2D_DEF
+
+}  // namespace sat
+
+// ---- the C ABI (satlib.h) ----------------------------------------------------------------------
+
+namespace satlib {
+namespace {
+
+thread_local char last_cuda_error[160] = "";
+std::atomic<int> timed_out_seen{0};  // timeouts found by calls that checked (satlib_last_timeout)
+
+int status_of(cudaError_t err) {
+    switch (err) {
+    case cudaSuccess: return SATLIB_OK;
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver:
+    case cudaErrorCompatNotSupportedOnDevice: return SATLIB_ERR_NO_DEVICE;
+    case cudaErrorMemoryAllocation: return SATLIB_ERR_OUT_OF_MEMORY;
+    case cudaErrorInvalidValue: return SATLIB_ERR_ARGUMENT;
+    default:
+        std::snprintf(last_cuda_error, sizeof last_cuda_error, "CUDA error: %s (%s)",
+                      cudaGetErrorName(err), cudaGetErrorString(err));
+        return SATLIB_ERR_CUDA;
+    }
+}
+
+std::size_t dtype_size(int t) {
+    switch (t) {
+    case SATLIB_U8: return 1;
+    case SATLIB_U16: return 2;
+    case SATLIB_I32: case SATLIB_F32: return 4;
+    case SATLIB_F64: return 8;
+    default: return 0;
+    }
+}
+
+// Calls f(In{}, Out{}) for a supported pair; false for any other.
+template <class F>
+bool dispatch_pair(int in_t, int out_t, F&& f) {
+    if (in_t == SATLIB_F32 && out_t == SATLIB_F32) return f(float{}, float{}), true;
+    if (in_t == SATLIB_F64 && out_t == SATLIB_F64) return f(double{}, double{}), true;
+    if (in_t == SATLIB_I32 && out_t == SATLIB_I32) return f(int32_t{}, int32_t{}), true;
+    if (in_t == SATLIB_U8 && out_t == SATLIB_I32) return f(uint8_t{}, int32_t{}), true;
+    if (in_t == SATLIB_U8 && out_t == SATLIB_F32) return f(uint8_t{}, float{}), true;
+    if (in_t == SATLIB_U16 && out_t == SATLIB_F64) return f(uint16_t{}, double{}), true;
+    if (in_t == SATLIB_F32 && out_t == SATLIB_F64) return f(float{}, double{}), true;
+    return false;
+}
+
+// Elements an image spans from its first one: (rows - 1) * pitch + cols.
+std::size_t span(std::size_t pitch, int rows, int cols) { return (std::size_t(rows) - 1) * pitch + std::size_t(cols); }
+
+// Whether two byte ranges [a, a + an) and [b, b + bn) overlap.
+bool overlap(const void* a, std::size_t an, const void* b, std::size_t bn) {
+    const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
+    return x < y + bn && y < x + an;
+}
+
+int check_args(const satlib_integral_args* a) {
+    if (a == nullptr || a->in == nullptr || a->out == nullptr) return SATLIB_ERR_ARGUMENT;
+    if (!dispatch_pair(a->in_type, a->out_type, [](auto, auto) {})) return SATLIB_ERR_TYPE;
+    if (a->batch < 1 || a->rows < 1 || a->cols < 1) return SATLIB_ERR_ARGUMENT;
+    if (a->layout != SATLIB_LAYOUT_SAME && a->layout != SATLIB_LAYOUT_NPP) return SATLIB_ERR_ARGUMENT;
+    const int extra = a->layout == SATLIB_LAYOUT_NPP ? 1 : 0;
+    const int out_rows = a->rows + extra, out_cols = a->cols + extra;
+    if (out_cols < a->cols || out_rows < a->rows) return SATLIB_ERR_ARGUMENT;  // int overflow
+    const std::size_t in_size = dtype_size(a->in_type), out_size = dtype_size(a->out_type);
+    if (a->in_pitch < std::size_t(a->cols) || a->out_pitch < std::size_t(out_cols)) return SATLIB_ERR_ARGUMENT;
+    if (a->sq_out != nullptr && a->sq_pitch < std::size_t(out_cols)) return SATLIB_ERR_ARGUMENT;
+    if (!aligned(a->in, in_size) || !aligned(a->out, out_size) || !aligned(a->sq_out, out_size))
+        return SATLIB_ERR_ARGUMENT;
+    const std::size_t in_span = span(a->in_pitch, a->rows, a->cols);
+    const std::size_t out_span = span(a->out_pitch, out_rows, out_cols);
+    const std::size_t sq_span = a->sq_out != nullptr ? span(a->sq_pitch, out_rows, out_cols) : 0;
+    if (a->batch > 1) {  // images of a batch must not overlap in the outputs
+        if (a->out_batch_stride < out_span) return SATLIB_ERR_ARGUMENT;
+        if (a->sq_out != nullptr && a->sq_batch_stride < sq_span) return SATLIB_ERR_ARGUMENT;
+    }
+    // The squared table is written first and read from nowhere: it must not overlap the input
+    // or the sums (in place, in == out, is allowed for the sums alone).
+    if (a->sq_out != nullptr) {
+        const std::size_t n = std::size_t(a->batch) - 1;
+        const std::size_t in_bytes = (n * a->in_batch_stride + in_span) * in_size;
+        const std::size_t out_bytes = (n * a->out_batch_stride + out_span) * out_size;
+        const std::size_t sq_bytes = (n * a->sq_batch_stride + sq_span) * out_size;
+        if (overlap(a->sq_out, sq_bytes, a->in, in_bytes) || overlap(a->sq_out, sq_bytes, a->out, out_bytes))
+            return SATLIB_ERR_ARGUMENT;
+    }
+    return SATLIB_OK;
+}
+
+// Whether a CUDA device can be used by this process (after the arguments are checked).
+int device_status() {
+    int count = 0;
+    const cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess) {
+        cudaGetLastError();  // clear it: the next call may find a device after all
+        return status_of(err) == SATLIB_ERR_CUDA ? SATLIB_ERR_NO_DEVICE : status_of(err);
+    }
+    return count > 0 ? SATLIB_OK : SATLIB_ERR_NO_DEVICE;
+}
+
+__global__ void zero_border(void* out, std::size_t pitch_bytes, std::size_t elem, int rows, int cols) {
+    // NPP layout: row 0 (cols + 1 elements) and column 0 (rows + 1 elements) are zero.
+    char* base = static_cast<char*>(out);
+    const std::size_t n = std::size_t(cols) + 1 + std::size_t(rows);
+    for (std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; k < n; k += std::size_t(gridDim.x) * blockDim.x) {
+        char* p = k <= std::size_t(cols) ? base + k * elem : base + (k - cols) * pitch_bytes;
+        for (std::size_t b = 0; b < elem; ++b) p[b] = 0;
+    }
+}
+
+__global__ void fold_status(int* into, const int* from) {
+    if (*from != sat::status_ok) atomicMax(into, *from);
+}
+
+template <class In, class Out>
+int integral_typed(const satlib_integral_args& a, cudaStream_t stream, int check_timeout) {
+    const In* in = static_cast<const In*>(a.in);
+    Out* out = static_cast<Out*>(a.out);
+    Out* sq = static_cast<Out*>(a.sq_out);
+    const bool npp = a.layout == SATLIB_LAYOUT_NPP;
+    // One scratch for every launch of the call: this call's status word, the tile flags
+    // (cleared before each launch) and the published sums.
+    const sat::ScanScratchSize need = sat::inclusive_scan_2d_scratch<In, Out>(a.rows, a.cols);
+    const std::size_t status_bytes = 256, state_at = status_bytes;
+    const std::size_t values_at = align_up(state_at + need.state_bytes, 256);
+    void* scratch = nullptr;
+    cudaError_t err = cudaMallocAsync(&scratch, values_at + need.value_bytes, stream);
+    if (err != cudaSuccess) return status_of(err);
+    char* base = static_cast<char*>(scratch);
+    int* status = reinterpret_cast<int*>(base);
+    sat::ScanOptions opt;
+    opt.state = base + state_at;
+    opt.values = base + values_at;
+    opt.status = status;
+    err = cudaMemsetAsync(status, 0, sizeof(int), stream);
+    for (int b = 0; b < a.batch && err == cudaSuccess; ++b) {
+        const In* in_b = in + std::size_t(b) * a.in_batch_stride;
+        Out* tables[2] = {sq != nullptr ? sq + std::size_t(b) * a.sq_batch_stride : nullptr,
+                          out + std::size_t(b) * a.out_batch_stride};
+        const std::size_t pitches[2] = {a.sq_pitch, a.out_pitch};
+        for (int k = 0; k < 2 && err == cudaSuccess; ++k) {  // squares first: sums may be in place
+            Out* t = tables[k];
+            if (t == nullptr) continue;
+            if (npp) {
+                zero_border<<<std::min(64, (a.rows + a.cols + 256) / 256), 256, 0, stream>>>(
+                    t, pitches[k] * sizeof(Out), sizeof(Out), a.rows, a.cols);
+                if ((err = cudaGetLastError()) != cudaSuccess) break;
+                t += pitches[k] + 1;
+            }
+            err = k == 0 ? scan_2d<In, Out, true>(in_b, a.in_pitch, t, pitches[k], a.rows, a.cols, stream, opt)
+                         : scan_2d<In, Out, false>(in_b, a.in_pitch, t, pitches[k], a.rows, a.cols, stream, opt);
+        }
+    }
+    int timed_out = 0;
+    if (err == cudaSuccess) {
+        if (check_timeout) {
+            err = cudaMemcpyAsync(&timed_out, status, sizeof(int), cudaMemcpyDeviceToHost, stream);
+            if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
+            if (timed_out != 0) timed_out_seen = 1;
+        } else {
+            int* sticky = nullptr;
+            err = cudaGetSymbolAddress(reinterpret_cast<void**>(&sticky), library_status);
+            if (err == cudaSuccess) {
+                fold_status<<<1, 1, 0, stream>>>(sticky, status);
+                err = cudaGetLastError();
+            }
+        }
+    }
+    const cudaError_t free_err = cudaFreeAsync(scratch, stream);
+    if (err == cudaSuccess) err = free_err;
+    if (err != cudaSuccess) return status_of(err);
+    return timed_out != 0 ? SATLIB_ERR_TIMEOUT : SATLIB_OK;
+}
+
+// ---- box filters -------------------------------------------------------------------------------
+
+// The table a box filter of In input sums in: differences of wrapped i32 sums are exact while
+// the box's own sum fits in 32 bits; u16 and f32 sum in f64.
+template <class In> struct BoxTable { using type = double; };
+template <> struct BoxTable<uint8_t> { using type = int32_t; };
+template <> struct BoxTable<int32_t> { using type = int32_t; };
+
+// S(i, j) with S(-1, *) = S(*, -1) = 0, as a double (integer tables: the wrapped difference).
+template <class T>
+__device__ __forceinline__ double box_of(const T* s, std::size_t pitch, int top, int left, int bottom, int right) {
+    auto at = [&](int i, int j) -> T { return (i < 0 || j < 0) ? T(0) : s[std::size_t(i) * pitch + j]; };
+    if constexpr (std::is_integral_v<T>) {
+        const uint32_t v = uint32_t(at(bottom, right)) - uint32_t(at(top, right)) - uint32_t(at(bottom, left)) +
+                           uint32_t(at(top, left));
+        return double(int32_t(v));
+    } else {
+        return double(at(bottom, right)) - double(at(top, right)) - double(at(bottom, left)) + double(at(top, left));
+    }
+}
+
+// out(i, j) from the tables of sums (and squares) of one image.
+template <class T, class Out>
+__global__ void box_kernel(const T* sum, const T* sq, std::size_t pitch, Out* out, std::size_t out_pitch,
+                           int rows, int cols, int radius, int op, bool unsigned_squares) {
+    const int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= cols) return;
+    const int left = max(-1, j - radius - 1), right = min(cols - 1, j + radius);
+    for (int i = blockIdx.y * blockDim.y + threadIdx.y; i < rows; i += gridDim.y * blockDim.y) {  // grid.y <= 65535
+        const int top = max(-1, i - radius - 1), bottom = min(rows - 1, i + radius);
+        const double s = box_of(sum, pitch, top, left, bottom, right);
+        double v = s;
+        if (op != SATLIB_BOX_SUM) {
+            const double count = double(bottom - top) * double(right - left);
+            const double mean = s / count;
+            v = mean;
+            if (op == SATLIB_BOX_VARIANCE) {
+                double q = box_of(sq, pitch, top, left, bottom, right);
+                if (unsigned_squares && q < 0) q += 4294967296.0;  // u8 squares: sums below 2^32
+                v = fmax(0.0, q / count - mean * mean);
+            }
+        }
+        out[std::size_t(i) * out_pitch + j] = Out(v);
+    }
+}
+
+template <class In, class Out>
+int box_typed(const In* in, std::size_t in_pitch, std::size_t in_stride, Out* out, std::size_t out_pitch,
+              std::size_t out_stride, int batch, int rows, int cols, int radius, int op, cudaStream_t stream) {
+    using T = typename BoxTable<In>::type;
+    const bool squares = op == SATLIB_BOX_VARIANCE;
+    const std::size_t n = std::size_t(rows) * cols;
+    void* tables = nullptr;
+    cudaError_t err = cudaMallocAsync(&tables, n * sizeof(T) * (squares ? 2 : 1), stream);
+    if (err != cudaSuccess) return status_of(err);
+    T* sum = static_cast<T*>(tables);
+    T* sq = squares ? sum + n : nullptr;
+    int status = SATLIB_OK;
+    for (int b = 0; b < batch && status == SATLIB_OK; ++b) {
+        satlib_integral_args a{};
+        a.in = in + std::size_t(b) * in_stride, a.in_type = sat::dtype_of<In>(), a.in_pitch = in_pitch;
+        a.out = sum, a.out_type = sat::dtype_of<T>(), a.out_pitch = std::size_t(cols);
+        a.sq_out = sq, a.sq_pitch = std::size_t(cols);
+        a.batch = 1, a.rows = rows, a.cols = cols, a.layout = SATLIB_LAYOUT_SAME;
+        status = integral_typed<In, T>(a, stream, 0);
+        if (status != SATLIB_OK) break;
+        const dim3 block(32, 8), grid((cols + 31) / 32, std::min((rows + 7) / 8, 65535));
+        box_kernel<<<grid, block, 0, stream>>>(sum, sq, std::size_t(cols), out + std::size_t(b) * out_stride,
+                                               out_pitch, rows, cols, radius, op, std::is_same_v<In, uint8_t>);
+        status = status_of(cudaGetLastError());
+    }
+    const cudaError_t free_err = cudaFreeAsync(tables, stream);
+    if (status == SATLIB_OK) status = status_of(free_err);
+    return status;
+}
+
+}  // namespace
+}  // namespace satlib
+
+extern "C" {
+
+int satlib_integral(const satlib_integral_args* args, void* stream, int check_timeout) {
+    using namespace satlib;
+    const int bad = check_args(args);
+    if (bad != SATLIB_OK) return bad;
+    const int dev = device_status();
+    if (dev != SATLIB_OK) return dev;
+    int result = SATLIB_OK;
+    dispatch_pair(args->in_type, args->out_type, [&](auto in_tag, auto out_tag) {
+        result = integral_typed<decltype(in_tag), decltype(out_tag)>(*args, static_cast<cudaStream_t>(stream),
+                                                                     check_timeout);
+    });
+    return result;
+}
+
+int satlib_box(const void* in, satlib_dtype in_type, size_t in_pitch, size_t in_batch_stride, void* out,
+               satlib_dtype out_type, size_t out_pitch, size_t out_batch_stride, int batch, int rows,
+               int cols, int radius, satlib_box_op op, void* stream) {
+    using namespace satlib;
+    if (in == nullptr || out == nullptr) return SATLIB_ERR_ARGUMENT;
+    if (dtype_size(in_type) == 0 || (out_type != SATLIB_F32 && out_type != SATLIB_F64)) return SATLIB_ERR_TYPE;
+    if (batch < 1 || rows < 1 || cols < 1 || radius < 0) return SATLIB_ERR_ARGUMENT;
+    if (op != SATLIB_BOX_SUM && op != SATLIB_BOX_MEAN && op != SATLIB_BOX_VARIANCE) return SATLIB_ERR_ARGUMENT;
+    if (in_pitch < std::size_t(cols) || out_pitch < std::size_t(cols)) return SATLIB_ERR_ARGUMENT;
+    if (!aligned(in, dtype_size(in_type)) || !aligned(out, dtype_size(out_type))) return SATLIB_ERR_ARGUMENT;
+    if (batch > 1 && out_batch_stride < span(out_pitch, rows, cols)) return SATLIB_ERR_ARGUMENT;
+    const std::size_t in_bytes = ((std::size_t(batch) - 1) * in_batch_stride + span(in_pitch, rows, cols)) * dtype_size(in_type);
+    const std::size_t out_bytes = ((std::size_t(batch) - 1) * out_batch_stride + span(out_pitch, rows, cols)) * dtype_size(out_type);
+    if (overlap(in, in_bytes, out, out_bytes)) return SATLIB_ERR_ARGUMENT;  // the filter reads no input after the SAT
+    const int dev = device_status();
+    if (dev != SATLIB_OK) return dev;
+    radius = std::min(radius, std::max(rows, cols));  // the same clipped windows, no int overflow
+    const cudaStream_t s = static_cast<cudaStream_t>(stream);
+    auto run = [&](auto in_tag) {
+        using In = decltype(in_tag);
+        const In* p = static_cast<const In*>(in);
+        if (out_type == SATLIB_F32)
+            return box_typed(p, in_pitch, in_batch_stride, static_cast<float*>(out), out_pitch, out_batch_stride,
+                             batch, rows, cols, radius, op, s);
+        return box_typed(p, in_pitch, in_batch_stride, static_cast<double*>(out), out_pitch, out_batch_stride,
+                         batch, rows, cols, radius, op, s);
+    };
+    switch (in_type) {
+    case SATLIB_U8: return run(uint8_t{});
+    case SATLIB_U16: return run(uint16_t{});
+    case SATLIB_I32: return run(int32_t{});
+    case SATLIB_F32: return run(float{});
+    default: return run(double{});
+    }
+}
+
+int satlib_last_timeout(void) {
+    using namespace satlib;
+    int seen = timed_out_seen.exchange(0);
+    if (device_status() != SATLIB_OK) return seen;
+    int device_word = 0;
+    if (cudaDeviceSynchronize() == cudaSuccess &&
+        cudaMemcpyFromSymbol(&device_word, library_status, sizeof(int)) == cudaSuccess) {
+        const int zero = 0;
+        cudaMemcpyToSymbol(library_status, &zero, sizeof(int));
+    }
+    return seen != 0 || device_word != 0 ? 1 : 0;
+}
+
+const char* satlib_error_string(int status) {
+    switch (status) {
+    case SATLIB_OK: return "satlib: success";
+    case SATLIB_ERR_ARGUMENT: return "satlib: bad argument (a null pointer, a bad shape, pitch, stride, alignment or overlap)";
+    case SATLIB_ERR_TYPE: return "satlib: unsupported type pair (f32->f32, f64->f64, i32->i32, u8->i32, u8->f32, u16->f64, f32->f64; box output f32 or f64)";
+    case SATLIB_ERR_NO_DEVICE: return "satlib: no CUDA device or driver";
+    case SATLIB_ERR_OUT_OF_MEMORY: return "satlib: out of device memory";
+    case SATLIB_ERR_TIMEOUT: return "satlib: a tile waited more than 2 s for another one; the output is incomplete";
+    case SATLIB_ERR_CUDA: return satlib::last_cuda_error[0] != 0 ? satlib::last_cuda_error : "satlib: CUDA error";
+    default: return "satlib: unknown status";
+    }
+}
+
+const char* satlib_version(void) { return SATLIB_VERSION; }
+
+}  // extern "C"

@@ -1,0 +1,627 @@
+// The SAT library (lib/): the C++ entry points (sat.hpp) and the C ABI (satlib.h) against exact
+// CPU references: every type pair on pitched sub-rectangles with canaries, in place, caller-owned
+// scratch, grids of any size, batches with a batch stride, squared sums, the NPP layout, thin
+// shapes, the box filters and a spin timeout ([gpu][library]); argument checks and the no-GPU
+// behaviour of the C ABI ([cpu][library]). Kept with the library (mk/lib.mk links it into
+// build/sat_tests), so that a copy of the suite without lib/ has no test of it.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <type_traits>
+#include <vector>
+
+#include "data.h"
+#include "gpu_timing.h"
+#include "sat_scan.h"
+#include "satlib.h"
+#include "../../tests/test_util.h"
+
+namespace {
+
+// Device memory of n elements of T (sat::DeviceBuffer counts bytes).
+template <class T>
+struct DeviceArray : sat::DeviceBuffer {
+    T* const p;
+    explicit DeviceArray(std::size_t n) : sat::DeviceBuffer(n * sizeof(T)), p(as<T>()) {}
+};
+
+struct LibraryCase {
+    int rows = 0, cols = 0;
+    std::size_t in_pitch = 0, out_pitch = 0;  // elements
+    int row_offset = 1, col_offset = 0;       // where the sub-rectangle starts in the buffers
+    int grid = 0;                             // ScanOptions::grid_blocks
+    bool in_place = false;
+    bool own_scratch = false;                 // pass caller-owned scratch (used twice)
+};
+
+// Runs sat::inclusive_scan_2d on a sub-rectangle of larger buffers and compares it with a CPU
+// SAT (64-bit accumulation; integer-valued data small enough that f32 is exact). Elements of
+// the output buffer outside the sub-rectangle must keep their poison.
+template <class In, class Out>
+void check_library(const LibraryCase& c) {
+    const std::uint64_t seed = sat_test::fresh_seed();
+    INFO("inclusive_scan_2d " << sizeof(In) << "->" << sizeof(Out) << " bytes, " << c.rows << "x"
+         << c.cols << " pitches " << c.in_pitch << "/" << c.out_pitch << " at (" << c.row_offset
+         << "," << c.col_offset << ") grid " << c.grid << (c.in_place ? " in place" : "")
+         << (c.own_scratch ? " own scratch" : "") << ", seed " << seed);
+    const std::size_t buffer_rows = std::size_t(c.rows) + 2 * c.row_offset;
+    const std::size_t in_elems = buffer_rows * c.in_pitch, out_elems = buffer_rows * c.out_pitch;
+    std::mt19937_64 rng(seed);
+    // Integer values: u8 -> i32 the whole byte range (sums compared modulo 2^32), else small
+    // enough that f32 sums are exact.
+    const int max_value = std::is_same<In, uint8_t>::value && std::is_integral<Out>::value ? 255 : 3;
+    std::uniform_int_distribution<int> dist(0, max_value);
+    std::vector<In> host_in(in_elems);
+    for (In& v : host_in) v = In(dist(rng));
+
+    DeviceArray<In> in(in_elems);
+    DeviceArray<Out> out(c.in_place ? 1 : out_elems);
+    REQUIRE(cudaMemcpy(in.p, host_in.data(), in_elems * sizeof(In), cudaMemcpyHostToDevice) == cudaSuccess);
+    if (!c.in_place) REQUIRE(cudaMemset(out.p, sat::poison_byte, out_elems * sizeof(Out)) == cudaSuccess);
+    const std::size_t first_in = std::size_t(c.row_offset) * c.in_pitch + c.col_offset;
+    const std::size_t out_pitch = c.in_place ? c.in_pitch : c.out_pitch;
+    const std::size_t first_out = std::size_t(c.row_offset) * out_pitch + c.col_offset;
+    Out* out_base = c.in_place ? reinterpret_cast<Out*>(in.p) : out.p;
+
+    DeviceArray<int> status(1);
+    REQUIRE(cudaMemset(status.p, 0, sizeof(int)) == cudaSuccess);
+    sat::ScanOptions opt;
+    opt.status = status.p;
+    opt.grid_blocks = c.grid;
+    const sat::ScanScratchSize need = sat::inclusive_scan_2d_scratch<In, Out>(c.rows, c.cols);
+    DeviceArray<unsigned char> state(c.own_scratch ? need.state_bytes : 1);
+    DeviceArray<unsigned char> values(c.own_scratch ? need.value_bytes : 1);
+    if (c.own_scratch) {
+        opt.state = state.p;
+        opt.values = values.p;
+        REQUIRE(cudaMemset(values.p, 0xff, need.value_bytes) == cudaSuccess);  // garbage is fine
+        // A first call leaves the flags set; the second must clear them itself.
+        REQUIRE(sat::inclusive_scan_2d(in.p + first_in, c.in_pitch, out_base + first_out, out_pitch,
+                                       c.rows, c.cols, 0, opt) == cudaSuccess);
+        if (c.in_place)  // restore the input the first call overwrote
+            REQUIRE(cudaMemcpy(in.p, host_in.data(), in_elems * sizeof(In), cudaMemcpyHostToDevice) == cudaSuccess);
+    }
+    REQUIRE(sat::inclusive_scan_2d(in.p + first_in, c.in_pitch, out_base + first_out, out_pitch,
+                                   c.rows, c.cols, 0, opt) == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    int status_word = -1;
+    REQUIRE(cudaMemcpy(&status_word, status.p, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess);
+    REQUIRE(status_word == sat::status_ok);
+
+    const std::size_t result_elems = c.in_place ? in_elems : out_elems;
+    std::vector<Out> result(result_elems);
+    REQUIRE(cudaMemcpy(result.data(), out_base, result_elems * sizeof(Out), cudaMemcpyDeviceToHost) == cudaSuccess);
+
+    std::vector<long long> column(c.cols, 0);
+    std::size_t wrong = 0;
+    long first_row = -1, first_col = -1;
+    long long first_expected = 0;
+    double first_got = 0;
+    for (int i = 0; i < c.rows; ++i) {
+        long long row = 0;
+        for (int j = 0; j < c.cols; ++j) {
+            row += (long long)host_in[first_in + std::size_t(i) * c.in_pitch + j];
+            column[j] += row;
+            const Out got = result[first_out + std::size_t(i) * out_pitch + j];
+            const bool ok = std::is_integral<Out>::value
+                                ? uint32_t(got) == uint32_t(column[j])  // sums wrap mod 2^32
+                                : double(got) == double(column[j]);
+            if (!ok && wrong++ == 0) {
+                first_row = i, first_col = j, first_expected = column[j], first_got = double(got);
+            }
+        }
+    }
+    INFO("first wrong (" << first_row << "," << first_col << "): expected " << first_expected
+                         << ", got " << first_got);
+    REQUIRE(wrong == 0);
+
+    if (!c.in_place) {
+        Out poison;
+        std::memset(&poison, sat::poison_byte, sizeof poison);
+        std::size_t touched = 0;
+        for (std::size_t k = 0; k < out_elems; ++k) {
+            const std::size_t i = k / c.out_pitch, j = k % c.out_pitch;
+            const bool inside = i >= std::size_t(c.row_offset) && i < std::size_t(c.row_offset + c.rows) &&
+                                j >= std::size_t(c.col_offset) && j < std::size_t(c.col_offset + c.cols);
+            if (!inside && std::memcmp(&result[k], &poison, sizeof poison) != 0) ++touched;
+        }
+        REQUIRE(touched == 0);
+    }
+}
+
+template <class In, class Out>
+void check_library_all_cases() {
+    // Aligned pitches (16-byte vector path), odd pitches and offsets (element path), tile
+    // edges (64 or 32 rows x 512 columns; 256 for f64), one row and one column.
+    const LibraryCase cases[] = {
+        {1000, 3000, 4096, 4104, 1, 64},
+        {999, 2999, 3011, 3007, 2, 5},
+        {33, 513, 520, 1000, 1, 3},
+        {1, 5000, 5003, 5001, 1, 1},
+        {3000, 1, 7, 3, 1, 2},
+        {64, 1024, 1024, 1024, 0, 0},
+    };
+    for (const LibraryCase& c : cases) check_library<In, Out>(c);
+}
+
+}  // namespace
+
+TEST_CASE("library: over-subscribed and under-subscribed grids: no deadlock, same result",
+          "[gpu][library]") {
+    SAT_REQUIRE_GPU();
+    // 8192 x 2048 i32: 256 x 4 = 1024 tiles. A grid of one block per tile, or 64 times what the
+    // GPU holds, starts most blocks only after others finished, in an order unrelated to the
+    // tiles' dependencies; the ticket must keep it deadlock-free. One block does every tile.
+    const long bound = sat_test::resident_block_bound();
+    const int grids[] = {1, 3, 1024, int(std::min(64 * bound, 2000000L))};
+    for (int grid : grids) {
+        LibraryCase c{8192, 2048, 2048, 2048, 0, 0, grid};
+        check_library<int32_t, int32_t>(c);
+    }
+    LibraryCase c{1 << 20, 1, 1, 1, 0, 0, int(std::min(64 * bound, 2000000L))};  // 32768 tiles
+    check_library<float, float>(c);
+}
+
+TEST_CASE("library inclusive_scan_2d: pitched sub-rectangles, all seven type pairs", "[gpu][library]") {
+    SAT_REQUIRE_GPU();
+    check_library_all_cases<float, float>();
+    check_library_all_cases<double, double>();
+    check_library_all_cases<int32_t, int32_t>();
+    check_library_all_cases<uint8_t, int32_t>();
+    check_library_all_cases<uint8_t, float>();
+    check_library_all_cases<uint16_t, double>();
+    check_library_all_cases<float, double>();
+}
+
+TEST_CASE("library inclusive_scan_2d: in place and with caller-owned scratch", "[gpu][library]") {
+    SAT_REQUIRE_GPU();
+    LibraryCase c{1000, 3000, 3008, 3008, 1, 4};
+    c.in_place = true;
+    check_library<float, float>(c);
+    check_library<int32_t, int32_t>(c);
+    c.own_scratch = true;
+    check_library<double, double>(c);
+    c.in_place = false;
+    c.out_pitch = 3100;
+    check_library<uint8_t, int32_t>(c);
+    check_library<uint16_t, double>(c);
+    check_library<float, double>(c);
+}
+
+TEST_CASE("library inclusive_scan_2d: argument checks and scratch sizes", "[cpu][library]") {
+    // No GPU needed: bad arguments are refused before anything is launched.
+    const float* in = reinterpret_cast<const float*>(std::uintptr_t(256));
+    float* out = reinterpret_cast<float*>(std::uintptr_t(512));
+    CHECK(sat::inclusive_scan_2d(in, 10, out, 9, 4, 10) == cudaErrorInvalidValue);  // pitch < cols
+    CHECK(sat::inclusive_scan_2d(in, 9, out, 10, 4, 10) == cudaErrorInvalidValue);
+    CHECK(sat::inclusive_scan_2d(in, 10, out, 10, -1, 10) == cudaErrorInvalidValue);
+    CHECK(sat::inclusive_scan_2d(static_cast<const float*>(nullptr), 10, out, 10, 4, 10) ==
+          cudaErrorInvalidValue);
+    CHECK(sat::inclusive_scan_2d(in, 10, out, 10, 0, 10) == cudaSuccess);  // nothing to do
+    CHECK(sat::inclusive_scan_2d(in, 10, out, 10, 4, 0) == cudaSuccess);
+    sat::ScanOptions misaligned;
+    misaligned.values = reinterpret_cast<void*>(std::uintptr_t(8));
+    CHECK(sat::inclusive_scan_2d(in, 10, out, 10, 4, 10, 0, misaligned) == cudaErrorInvalidValue);
+
+    // Scratch: flags are a few bytes per tile; the published sums about 2/32 of the matrix.
+    const auto f32 = sat::inclusive_scan_2d_scratch<float, float>(16384, 16384);
+    const auto f64 = sat::inclusive_scan_2d_scratch<double, double>(16384, 16384);
+    const auto u8 = sat::inclusive_scan_2d_scratch<uint8_t, int32_t>(16384, 16384);
+    const auto i32 = sat::inclusive_scan_2d_scratch<int32_t, int32_t>(16384, 16384);
+    CHECK(f32.state_bytes < 100000);
+    CHECK(f32.value_bytes > 16384ull * 16384 * 4 / 40);
+    CHECK(f32.value_bytes < 16384ull * 16384 * 4 / 12);
+    CHECK(f64.value_bytes > 16384ull * 16384 * 8 / 40);
+    CHECK(u8.value_bytes > 16384ull * 16384 * 4 / 40);  // the i32 output's bytes
+    CHECK(u8.value_bytes < 16384ull * 16384 * 4 / 12);
+    CHECK(u8.value_bytes == i32.value_bytes);  // same accumulator, same 32 x 512 tiles
+    CHECK(u8.state_bytes == i32.state_bytes);
+    CHECK(sat::inclusive_scan_2d_scratch<float, float>(0, 5).value_bytes == 0);
+}
+
+// ---- the C ABI: batches, squares, the NPP layout, thin shapes ---------------------------------
+
+namespace {
+
+// Whether every byte of n bytes at p is still sat::poison_byte (never written).
+bool all_poison(const void* p, std::size_t n) {
+    const unsigned char* b = static_cast<const unsigned char*>(p);
+    return std::all_of(b, b + n, [](unsigned char x) { return x == sat::poison_byte; });
+}
+
+std::size_t dtype_bytes(satlib_dtype t) {
+    return t == SATLIB_U8 ? 1 : t == SATLIB_U16 ? 2 : t == SATLIB_F64 ? 8 : 4;
+}
+
+// One satlib_integral call and its check.
+struct AbiCase {
+    satlib_dtype in_type, out_type;
+    int batch, rows, cols;
+    std::size_t in_pad = 0, out_pad = 0;      // pitch = width + pad (elements)
+    std::size_t in_gap = 0, out_gap = 0;      // batch stride = image span + gap
+    bool squares = false;
+    satlib_layout layout = SATLIB_LAYOUT_SAME;
+};
+
+// Host value k of the input as an exact integer, stored in the input's type.
+void store_value(satlib_dtype t, unsigned char* p, std::size_t k, long long v) {
+    switch (t) {
+    case SATLIB_U8: p[k] = static_cast<unsigned char>(v); break;
+    case SATLIB_U16: reinterpret_cast<uint16_t*>(p)[k] = static_cast<uint16_t>(v); break;
+    case SATLIB_I32: reinterpret_cast<int32_t*>(p)[k] = static_cast<int32_t>(v); break;
+    case SATLIB_F32: reinterpret_cast<float*>(p)[k] = static_cast<float>(v); break;
+    case SATLIB_F64: reinterpret_cast<double*>(p)[k] = static_cast<double>(v); break;
+    }
+}
+// Output element k as an exact integer (i32: its bits as uint32, since sums wrap mod 2^32).
+long long load_sum(satlib_dtype t, const unsigned char* p, std::size_t k) {
+    switch (t) {
+    case SATLIB_I32: return (long long)uint32_t(reinterpret_cast<const int32_t*>(p)[k]);
+    case SATLIB_F32: return (long long)reinterpret_cast<const float*>(p)[k];
+    default: return (long long)reinterpret_cast<const double*>(p)[k];
+    }
+}
+bool is_exact_value(satlib_dtype t, const unsigned char* p, std::size_t k) {
+    if (t == SATLIB_F32) return std::isfinite(reinterpret_cast<const float*>(p)[k]);
+    if (t == SATLIB_F64) return std::isfinite(reinterpret_cast<const double*>(p)[k]);
+    return true;
+}
+
+// Runs satlib_integral on case c (poisoned outputs, canaries between rows and images) and
+// compares every element with a 64-bit CPU SAT; elements outside the images keep their poison.
+void check_abi(const AbiCase& c) {
+    const std::uint64_t seed = sat_test::fresh_seed();
+    const bool npp = c.layout == SATLIB_LAYOUT_NPP;
+    const int out_rows = c.rows + (npp ? 1 : 0), out_cols = c.cols + (npp ? 1 : 0);
+    const std::size_t in_pitch = std::size_t(c.cols) + c.in_pad, out_pitch = std::size_t(out_cols) + c.out_pad;
+    const std::size_t in_stride = (std::size_t(c.rows) - 1) * in_pitch + c.cols + c.in_gap;
+    const std::size_t out_stride = (std::size_t(out_rows) - 1) * out_pitch + out_cols + c.out_gap;
+    const std::size_t in_elems = std::size_t(c.batch) * in_stride, out_elems = std::size_t(c.batch) * out_stride;
+    const std::size_t ib = dtype_bytes(c.in_type), ob = dtype_bytes(c.out_type);
+    INFO("satlib_integral in " << c.in_type << " out " << c.out_type << ", " << c.batch << " x " << c.rows << "x"
+         << c.cols << ", pitches " << in_pitch << "/" << out_pitch << ", strides " << in_stride << "/" << out_stride
+         << (c.squares ? ", squares" : "") << (npp ? ", NPP layout" : "") << ", seed " << seed);
+
+    // Integer values that keep every sum (and sum of squares) exact in the output type; i32
+    // outputs are compared modulo 2^32, so u8 -> i32 and i32 use wide ranges.
+    long long lo = 0, hi = 3;
+    if (c.out_type == SATLIB_I32) lo = c.in_type == SATLIB_I32 ? -1000 : 0, hi = c.in_type == SATLIB_I32 ? 1000 : 255;
+    if (c.out_type == SATLIB_F64) lo = c.in_type == SATLIB_U16 ? 0 : -8, hi = c.in_type == SATLIB_U16 ? 4095 : 8;
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<long long> dist(lo, hi);
+    std::vector<long long> values(in_elems, 0);
+    std::vector<unsigned char> host_in(in_elems * ib, 0);
+    for (std::size_t k = 0; k < in_elems; ++k) store_value(c.in_type, host_in.data(), k, values[k] = dist(rng));
+
+    DeviceArray<unsigned char> in(in_elems * ib), out(out_elems * ob), sq(c.squares ? out_elems * ob : 1);
+    REQUIRE(cudaMemcpy(in.p, host_in.data(), host_in.size(), cudaMemcpyHostToDevice) == cudaSuccess);
+    REQUIRE(cudaMemset(out.p, sat::poison_byte, out_elems * ob) == cudaSuccess);
+    if (c.squares) REQUIRE(cudaMemset(sq.p, sat::poison_byte, out_elems * ob) == cudaSuccess);
+
+    satlib_integral_args a{};
+    a.in = in.p, a.in_type = c.in_type, a.in_pitch = in_pitch, a.in_batch_stride = in_stride;
+    a.out = out.p, a.out_type = c.out_type, a.out_pitch = out_pitch, a.out_batch_stride = out_stride;
+    a.sq_out = c.squares ? sq.p : nullptr, a.sq_pitch = out_pitch, a.sq_batch_stride = out_stride;
+    a.batch = c.batch, a.rows = c.rows, a.cols = c.cols, a.layout = c.layout;
+    cudaStream_t stream = nullptr;
+    REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
+    const int status = satlib_integral(&a, stream, 1);
+    INFO("status: " << satlib_error_string(status));
+    REQUIRE(status == SATLIB_OK);
+    REQUIRE(cudaStreamDestroy(stream) == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+
+    for (int table = 0; table < (c.squares ? 2 : 1); ++table) {
+        std::vector<unsigned char> got(out_elems * ob);
+        REQUIRE(cudaMemcpy(got.data(), (table == 0 ? out.p : sq.p), got.size(), cudaMemcpyDeviceToHost) == cudaSuccess);
+        std::vector<bool> inside(out_elems, false);
+        std::size_t wrong = 0, first = 0;
+        long long first_expected = 0, first_got = 0;
+        std::vector<long long> column(c.cols);
+        for (int b = 0; b < c.batch; ++b) {
+            std::fill(column.begin(), column.end(), 0);
+            for (int i = 0; i < out_rows; ++i) {
+                long long row = 0;
+                for (int j = 0; j < out_cols; ++j) {
+                    const std::size_t k = std::size_t(b) * out_stride + std::size_t(i) * out_pitch + j;
+                    inside[k] = true;
+                    long long expected = 0;  // the NPP layout's first row and column
+                    if (!npp || (i > 0 && j > 0)) {
+                        const int ii = i - (npp ? 1 : 0), jj = j - (npp ? 1 : 0);
+                        const long long v = values[std::size_t(b) * in_stride + std::size_t(ii) * in_pitch + jj];
+                        row += table == 0 ? v : v * v;
+                        column[jj] += row;
+                        expected = column[jj];
+                    }
+                    if (c.out_type == SATLIB_I32) expected = (long long)uint32_t(expected);
+                    const long long g = load_sum(c.out_type, got.data(), k);
+                    if ((!is_exact_value(c.out_type, got.data(), k) || g != expected) && wrong++ == 0)
+                        first = k, first_expected = expected, first_got = g;
+                }
+            }
+        }
+        std::size_t touched = 0;
+        for (std::size_t k = 0; k < out_elems; ++k)
+            if (!inside[k] && !all_poison(got.data() + k * ob, ob)) ++touched;
+        INFO((table == 0 ? "sums" : "squares") << ": first wrong element " << first << " expected " << first_expected
+                                                << " got " << first_got);
+        CHECK(wrong == 0);
+        CHECK(touched == 0);
+    }
+}
+
+const satlib_dtype pairs[][2] = {{SATLIB_F32, SATLIB_F32}, {SATLIB_F64, SATLIB_F64}, {SATLIB_I32, SATLIB_I32},
+                                 {SATLIB_U8, SATLIB_I32},  {SATLIB_U8, SATLIB_F32},  {SATLIB_U16, SATLIB_F64},
+                                 {SATLIB_F32, SATLIB_F64}};
+
+}  // namespace
+
+TEST_CASE("library C ABI: every type pair, pitched, with and without squares", "[gpu][library]") {
+    SAT_REQUIRE_GPU();
+    for (const auto& p : pairs)
+        for (bool squares : {false, true}) {
+            check_abi({p[0], p[1], 1, 97, 89, 0, 0, 0, 0, squares});     // primes, packed
+            check_abi({p[0], p[1], 1, 300, 1037, 5, 3, 0, 0, squares});  // odd pitches: element path
+            check_abi({p[0], p[1], 1, 130, 1100, 4, 8, 0, 0, squares});  // vector path, three tile columns
+        }
+}
+
+TEST_CASE("library C ABI: batches with a batch stride, squares and the NPP layout", "[gpu][library]") {
+    SAT_REQUIRE_GPU();
+    for (const auto& p : pairs) {
+        check_abi({p[0], p[1], 3, 65, 513, 0, 0, 0, 0, false});                             // packed batch
+        check_abi({p[0], p[1], 4, 33, 700, 3, 5, 17, 29, true});                            // strided, gaps
+        check_abi({p[0], p[1], 2, 70, 600, 0, 0, 0, 0, true, SATLIB_LAYOUT_NPP});           // NPP, packed
+        check_abi({p[0], p[1], 3, 31, 257, 2, 6, 11, 13, false, SATLIB_LAYOUT_NPP});        // NPP, strided
+    }
+}
+
+TEST_CASE("library C ABI: shapes 1x1, primes and thin (1xN, Nx1, 3xN, Nx3, 33xN)", "[gpu][library]") {
+    SAT_REQUIRE_GPU();
+    const int shapes[][2] = {{1, 1}, {1, 2}, {2, 1}, {97, 89}, {1, 70001}, {70001, 1}, {3, 50003}, {50003, 3}, {33, 40009}};
+    for (const auto& p : pairs)
+        for (const auto& s : shapes) {
+            check_abi({p[0], p[1], 1, s[0], s[1], 0, 0, 0, 0, false});
+            check_abi({p[0], p[1], 2, s[0], s[1], 1, 0, 3, 0, true, SATLIB_LAYOUT_NPP});
+        }
+}
+
+TEST_CASE("library C ABI: squares into the input's own buffer are refused, sums in place work", "[gpu][library]") {
+    SAT_REQUIRE_GPU();
+    const int rows = 100, cols = 1000;
+    DeviceArray<float> a(std::size_t(rows) * cols), b(std::size_t(rows) * cols);
+    std::vector<float> ones(std::size_t(rows) * cols, 1.0f);
+    REQUIRE(cudaMemcpy(a.p, ones.data(), ones.size() * 4, cudaMemcpyHostToDevice) == cudaSuccess);
+    satlib_integral_args args{};
+    args.in = a.p, args.in_type = SATLIB_F32, args.in_pitch = cols;
+    args.out = a.p, args.out_type = SATLIB_F32, args.out_pitch = cols;  // in place
+    args.sq_out = a.p, args.sq_pitch = cols;
+    args.batch = 1, args.rows = rows, args.cols = cols;
+    CHECK(satlib_integral(&args, nullptr, 1) == SATLIB_ERR_ARGUMENT);
+    args.sq_out = b.p;
+    REQUIRE(satlib_integral(&args, nullptr, 1) == SATLIB_OK);
+    std::vector<float> sums(ones.size()), squares(ones.size());
+    REQUIRE(cudaMemcpy(sums.data(), a.p, sums.size() * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
+    REQUIRE(cudaMemcpy(squares.data(), b.p, squares.size() * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
+    std::size_t wrong = 0;
+    for (int i = 0; i < rows; ++i)
+        for (int j = 0; j != cols; ++j) {
+            const float expected = float((i + 1) * (j + 1));
+            wrong += sums[std::size_t(i) * cols + j] != expected || squares[std::size_t(i) * cols + j] != expected;
+        }
+    CHECK(wrong == 0);
+    CHECK(satlib_last_timeout() == 0);
+}
+
+// ---- box filters -------------------------------------------------------------------------------
+
+namespace {
+
+// satlib_box of every op against a CPU box filter of the same integer data (clipped windows).
+template <class In, class Out>
+void check_box(int batch, int rows, int cols, int radius, long long lo, long long hi) {
+    const std::uint64_t seed = sat_test::fresh_seed();
+    INFO("satlib_box " << sizeof(In) << "->" << sizeof(Out) << " bytes, " << batch << " x " << rows << "x" << cols
+                       << " r " << radius << ", seed " << seed);
+    const std::size_t in_pitch = std::size_t(cols) + 3, out_pitch = std::size_t(cols) + 1;
+    const std::size_t in_stride = in_pitch * rows + 5, out_stride = out_pitch * rows + 7;
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<long long> dist(lo, hi);
+    std::vector<In> host_in(in_stride * batch, In(0));
+    for (In& v : host_in) v = In(dist(rng));
+    DeviceArray<In> in(host_in.size());
+    DeviceArray<Out> out(out_stride * batch);
+    REQUIRE(cudaMemcpy(in.p, host_in.data(), host_in.size() * sizeof(In), cudaMemcpyHostToDevice) == cudaSuccess);
+    const satlib_box_op ops[] = {SATLIB_BOX_SUM, SATLIB_BOX_MEAN, SATLIB_BOX_VARIANCE};
+    const double tolerance = std::is_same<Out, float>::value ? 1e-5 : 1e-10;  // relative, of the largest term
+    for (satlib_box_op op : ops) {
+        INFO("op " << op);
+        REQUIRE(cudaMemset(out.p, sat::poison_byte, out_stride * batch * sizeof(Out)) == cudaSuccess);
+        const int status = sat::box(op, in.p, in_pitch, out.p, out_pitch, rows, cols, radius, 0,
+                                    sat::Batch{batch, in_stride, out_stride, 0});
+        INFO("status: " << satlib_error_string(status));
+        REQUIRE(status == SATLIB_OK);
+        std::vector<Out> got(out_stride * batch);
+        REQUIRE(cudaMemcpy(got.data(), out.p, got.size() * sizeof(Out), cudaMemcpyDeviceToHost) == cudaSuccess);
+        std::size_t wrong = 0;
+        double worst = 0;
+        for (int b = 0; b < batch; ++b)
+            for (int i = 0; i < rows; ++i)
+                for (int j = 0; j != cols; ++j) {
+                    double s = 0, q = 0, n = 0;
+                    for (int y = std::max(0, i - radius); y <= std::min(rows - 1, i + radius); ++y)
+                        for (int x = std::max(0, j - radius); x <= std::min(cols - 1, j + radius); ++x) {
+                            const double v = double(host_in[b * in_stride + y * in_pitch + x]);
+                            s += v, q += v * v, n += 1;
+                        }
+                    const double mean = s / n;
+                    const double expected = op == SATLIB_BOX_SUM ? s : op == SATLIB_BOX_MEAN ? mean : q / n - mean * mean;
+                    const double scale = op == SATLIB_BOX_SUM ? std::max(1.0, std::fabs(s)) : std::max(1.0, q / n);
+                    const double err = std::fabs(double(got[b * out_stride + i * out_pitch + j]) - expected) / scale;
+                    worst = std::max(worst, err);
+                    if (!(err <= tolerance)) ++wrong;
+                }
+        INFO("worst relative error " << worst);
+        CHECK(wrong == 0);
+        // The gaps between rows and images keep their poison.
+        std::size_t touched = 0;
+        for (int b = 0; b < batch; ++b)
+            for (int i = 0; i < rows; ++i)
+                touched += !all_poison(&got[b * out_stride + i * out_pitch + cols], sizeof(Out));
+        CHECK(touched == 0);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("library box sum, mean and variance against a CPU box filter", "[gpu][library]") {
+    SAT_REQUIRE_GPU();
+    for (int radius : {0, 1, 7, 200}) {
+        check_box<uint8_t, double>(2, 61, 97, radius, 0, 255);
+        check_box<uint8_t, float>(1, 61, 97, radius, 0, 255);
+        check_box<uint16_t, double>(2, 40, 1030, radius, 0, 65535);
+        check_box<int32_t, double>(1, 53, 77, radius, -100, 100);
+        check_box<float, float>(2, 33, 601, radius, -8, 8);
+        check_box<double, double>(1, 100, 3, radius, -1000, 1000);
+    }
+}
+
+// ---- a spin timeout --------------------------------------------------------------------------
+
+TEST_CASE("library spin timeout: a tile whose predecessor never runs sets the status", "[gpu][library]") {
+    SAT_REQUIRE_GPU();
+    // Scratch whose ticket starts at 1: tile 0 is never handed out, so tile 1 (to its right)
+    // waits for it until the 2 s bound and gives up; every other tile leaves or gives up too.
+    const int rows = 64, cols = 1024;  // f32: tiles of 64 x 512, two of them
+    const sat::ScanScratchSize need = sat::inclusive_scan_2d_scratch<float, float>(rows, cols);
+    DeviceArray<unsigned char> state(need.state_bytes), values(need.value_bytes);
+    DeviceArray<float> in(std::size_t(rows) * cols), out(std::size_t(rows) * cols);
+    DeviceArray<int> status(1);
+    REQUIRE(cudaMemset(state.p, 0, need.state_bytes) == cudaSuccess);
+    const unsigned first_ticket = 1;
+    REQUIRE(cudaMemcpy(state.p, &first_ticket, sizeof first_ticket, cudaMemcpyHostToDevice) == cudaSuccess);
+    REQUIRE(cudaMemset(in.p, 0, std::size_t(rows) * cols * 4) == cudaSuccess);
+    REQUIRE(cudaMemset(status.p, 0, sizeof(int)) == cudaSuccess);
+    sat::ScanOptions opt;
+    opt.state = state.p;
+    opt.state_is_zero = true;
+    opt.values = values.p;
+    opt.status = status.p;
+    REQUIRE(sat::inclusive_scan_2d(in.p, cols, out.p, cols, rows, cols, 0, opt) == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    int word = 0;
+    REQUIRE(cudaMemcpy(&word, status.p, sizeof word, cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK(word == sat::status_spin_timeout);
+    // The library's own word saw nothing: the timeout went to the caller's status.
+    CHECK(satlib_last_timeout() == 0);
+}
+
+// ---- the C ABI without a GPU: argument checks and the no-device status ---------------------------
+
+TEST_CASE("library C ABI: bad arguments are refused before any CUDA call", "[cpu][library]") {
+    // Fake, aligned device addresses: nothing is dereferenced when an argument is refused.
+    void* in = reinterpret_cast<void*>(std::uintptr_t(1) << 20);
+    void* out = reinterpret_cast<void*>(std::uintptr_t(1) << 24);
+    void* sq = reinterpret_cast<void*>(std::uintptr_t(1) << 28);
+    satlib_integral_args good{};
+    good.in = in, good.in_type = SATLIB_F32, good.in_pitch = 100, good.in_batch_stride = 100 * 50;
+    good.out = out, good.out_type = SATLIB_F32, good.out_pitch = 100, good.out_batch_stride = 100 * 50;
+    good.batch = 2, good.rows = 50, good.cols = 100;
+    auto call = [](satlib_integral_args a) { return satlib_integral(&a, nullptr, 1); };
+
+    CHECK(satlib_integral(nullptr, nullptr, 1) == SATLIB_ERR_ARGUMENT);
+    satlib_integral_args a = good;
+    a.in = nullptr;
+    CHECK(call(a) == SATLIB_ERR_ARGUMENT);
+    a = good, a.out = nullptr;
+    CHECK(call(a) == SATLIB_ERR_ARGUMENT);
+    // Type pairs outside the seven.
+    const satlib_dtype bad_pairs[][2] = {{SATLIB_F64, SATLIB_F32}, {SATLIB_U8, SATLIB_U8},  {SATLIB_U16, SATLIB_I32},
+                                         {SATLIB_I32, SATLIB_F64}, {SATLIB_U8, SATLIB_F64}, {SATLIB_F32, SATLIB_I32}};
+    for (const auto& p : bad_pairs) {
+        a = good, a.in_type = p[0], a.out_type = p[1];
+        CHECK(call(a) == SATLIB_ERR_TYPE);
+    }
+    a = good, a.in_type = static_cast<satlib_dtype>(9);
+    CHECK(call(a) == SATLIB_ERR_TYPE);
+    // Shapes, pitches, strides, layout, alignment, overlaps.
+    a = good, a.rows = 0;
+    CHECK(call(a) == SATLIB_ERR_ARGUMENT);
+    a = good, a.cols = -1;
+    CHECK(call(a) == SATLIB_ERR_ARGUMENT);
+    a = good, a.batch = 0;
+    CHECK(call(a) == SATLIB_ERR_ARGUMENT);
+    a = good, a.in_pitch = 99;
+    CHECK(call(a) == SATLIB_ERR_ARGUMENT);
+    a = good, a.out_pitch = 99;
+    CHECK(call(a) == SATLIB_ERR_ARGUMENT);
+    a = good, a.layout = SATLIB_LAYOUT_NPP;  // the output needs 101 columns now
+    CHECK(call(a) == SATLIB_ERR_ARGUMENT);
+    a = good, a.layout = static_cast<satlib_layout>(7);
+    CHECK(call(a) == SATLIB_ERR_ARGUMENT);
+    a = good, a.out_batch_stride = 100 * 49;  // images of the batch overlap in the output
+    CHECK(call(a) == SATLIB_ERR_ARGUMENT);
+    a = good, a.sq_out = sq, a.sq_pitch = 99;
+    CHECK(call(a) == SATLIB_ERR_ARGUMENT);
+    a = good, a.sq_out = sq, a.sq_pitch = 100, a.sq_batch_stride = 10;
+    CHECK(call(a) == SATLIB_ERR_ARGUMENT);
+    a = good, a.sq_out = static_cast<char*>(in) + 400, a.sq_pitch = 100, a.sq_batch_stride = 100 * 50;
+    CHECK(call(a) == SATLIB_ERR_ARGUMENT);  // squares over the input
+    a = good, a.out = static_cast<char*>(out) + 2;
+    CHECK(call(a) == SATLIB_ERR_ARGUMENT);  // misaligned f32
+    a = good, a.rows = 2147483647, a.layout = SATLIB_LAYOUT_NPP, a.out_pitch = 101;
+    CHECK(call(a) == SATLIB_ERR_ARGUMENT);  // rows + 1 overflows
+
+    // Box filters.
+    auto box = [&](const void* i, satlib_dtype it, void* o, satlib_dtype ot, int batch, int rows, int cols, int r,
+                   int op, std::size_t in_pitch = 100, std::size_t out_pitch = 100) {
+        return satlib_box(i, it, in_pitch, 100 * 50, o, ot, out_pitch, 100 * 50, batch, rows, cols, r,
+                          static_cast<satlib_box_op>(op), nullptr);
+    };
+    CHECK(box(nullptr, SATLIB_U8, out, SATLIB_F32, 1, 50, 100, 1, 0) == SATLIB_ERR_ARGUMENT);
+    CHECK(box(in, SATLIB_U8, nullptr, SATLIB_F32, 1, 50, 100, 1, 0) == SATLIB_ERR_ARGUMENT);
+    CHECK(box(in, SATLIB_U8, out, SATLIB_I32, 1, 50, 100, 1, 0) == SATLIB_ERR_TYPE);
+    CHECK(box(in, static_cast<satlib_dtype>(5), out, SATLIB_F32, 1, 50, 100, 1, 0) == SATLIB_ERR_TYPE);
+    CHECK(box(in, SATLIB_U8, out, SATLIB_F32, 1, 50, 100, -1, 0) == SATLIB_ERR_ARGUMENT);
+    CHECK(box(in, SATLIB_U8, out, SATLIB_F32, 1, 50, 100, 1, 3) == SATLIB_ERR_ARGUMENT);
+    CHECK(box(in, SATLIB_U8, out, SATLIB_F32, 0, 50, 100, 1, 0) == SATLIB_ERR_ARGUMENT);
+    CHECK(box(in, SATLIB_U8, out, SATLIB_F32, 1, 0, 100, 1, 0) == SATLIB_ERR_ARGUMENT);
+    CHECK(box(in, SATLIB_U8, out, SATLIB_F32, 1, 50, 100, 1, 0, 99) == SATLIB_ERR_ARGUMENT);
+    CHECK(box(in, SATLIB_U8, out, SATLIB_F32, 1, 50, 100, 1, 0, 100, 99) == SATLIB_ERR_ARGUMENT);
+    CHECK(box(in, SATLIB_U8, in, SATLIB_F32, 1, 50, 100, 1, 0) == SATLIB_ERR_ARGUMENT);  // in place
+    CHECK(box(in, SATLIB_U8, static_cast<char*>(out) + 4, SATLIB_F64, 1, 50, 100, 1, 0) == SATLIB_ERR_ARGUMENT);
+
+    // Every status has a line; the version is set.
+    for (int s = SATLIB_OK; s <= SATLIB_ERR_CUDA + 1; ++s) CHECK(std::strlen(satlib_error_string(s)) > 10);
+    CHECK(std::strlen(satlib_version()) > 0);
+}
+
+TEST_CASE("library C ABI without a GPU: valid calls say there is no device", "[cpu][library]") {
+    if (sat_test::gpu_present()) {
+        // With a GPU the same valid calls run for real (the [gpu][library] tests).
+        satlib_integral_args a{};
+        DeviceArray<float> in(64), out(64);
+        REQUIRE(cudaMemset(in.p, 0, 64 * 4) == cudaSuccess);
+        a.in = in.p, a.in_type = SATLIB_F32, a.in_pitch = 8;
+        a.out = out.p, a.out_type = SATLIB_F32, a.out_pitch = 8;
+        a.batch = 1, a.rows = 8, a.cols = 8;
+        CHECK(satlib_integral(&a, nullptr, 1) == SATLIB_OK);
+        return;
+    }
+    void* in = reinterpret_cast<void*>(std::uintptr_t(1) << 20);
+    void* out = reinterpret_cast<void*>(std::uintptr_t(1) << 24);
+    satlib_integral_args a{};
+    a.in = in, a.in_type = SATLIB_U8, a.in_pitch = 100;
+    a.out = out, a.out_type = SATLIB_I32, a.out_pitch = 100;
+    a.batch = 1, a.rows = 50, a.cols = 100;
+    CHECK(satlib_integral(&a, nullptr, 1) == SATLIB_ERR_NO_DEVICE);
+    CHECK(satlib_integral(&a, nullptr, 0) == SATLIB_ERR_NO_DEVICE);
+    CHECK(satlib_box(in, SATLIB_U8, 100, 0, out, SATLIB_F32, 100, 0, 1, 50, 100, 2, SATLIB_BOX_MEAN, nullptr) ==
+          SATLIB_ERR_NO_DEVICE);
+    CHECK(satlib_last_timeout() == 0);
+    CHECK(std::string(satlib_error_string(SATLIB_ERR_NO_DEVICE)).find("no CUDA device") != std::string::npos);
+}

@@ -1,0 +1,67 @@
+# ---- The SAT library (lib/): make lib, make install PREFIX=..., make test-install -------------
+# build/lib/libsatlib.a and build/lib/libsatlib.so (the Python package loads the .so) from
+# lib/src/ and the shared device headers of common/. The lab binaries and the test binaries
+# link the library's object: the harness's --box path (common/lib_box.cpp, a weak reference)
+# and the library tests call it. A copy without lib/src (a student release) builds without it,
+# and its --box path filters on the CPU.
+ifneq ($(wildcard lib/src/satlib.cu),)
+# build/lib, not $(BUILD)/lib: the grader sets BUILD per lab; the Python package loads build/lib.
+LIB_DIR     := build/lib
+LIB_A       := $(LIB_DIR)/libsatlib.a
+LIB_SO      := $(LIB_DIR)/libsatlib.so
+LIB_SRC     := $(wildcard lib/src/*.cu)
+LIB_OBJS    := $(patsubst lib/src/%.cu,$(LIB_DIR)/obj/%.o,$(LIB_SRC))
+LIB_HEADERS := $(wildcard lib/include/*.h lib/include/*.hpp lib/src/*.cuh) common/device.cuh common/lookback.cuh common/sat.h
+LIB_VERSION := 1.0.0
+PREFIX      ?= /usr/local
+
+NVFLAGS     += -Ilib/include
+CXXFLAGS    += -Ilib/include
+
+.PHONY: lib install test-install
+lib: $(LIB_A) $(LIB_SO)
+
+$(LIB_DIR)/obj/%.o: lib/src/%.cu $(LIB_HEADERS)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) -Xcompiler -fPIC -DSATLIB_VERSION='"$(LIB_VERSION)"' -c $< -o $@
+$(LIB_A): $(LIB_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+# The CUDA runtime is linked statically into the shared library: loading it needs only the driver.
+$(LIB_SO): $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(NVCC) -shared -arch=$(ARCH) $^ -o $@ -Xlinker -soname=libsatlib.so
+
+# Every binary that links the harness (common/) links the library's object too (an object, not
+# the archive: the harness refers to it only weakly, which would not pull an archive member).
+$(addprefix lab,$(LAB_IDS)) $(addsuffix -ref,$(addprefix lab,$(LAB_IDS))) $(BUILD)/sat_tests \
+    $(BUILD)/student_tests $(BUILD)/peers $(BUILD)/bank_map: $(LIB_OBJS)
+
+# The library's tests (lib/tests/) join the suite's test binary.
+LIB_TEST_OBJS := $(patsubst %,$(OBJ)/%.o,$(wildcard lib/tests/*.cpp))
+$(BUILD)/sat_tests: $(LIB_TEST_OBJS)
+
+# make install PREFIX=...: the libraries, the headers, satlib.pc and a CMake package (satlib::satlib).
+CUDA_INC_DIR := $(CUDA_HOME)/include
+CUDA_LIB_DIR := $(CUDA_HOME)/lib64
+lib_subst = sed -e 's|@PREFIX@|$(abspath $(PREFIX))|g' -e 's|@VERSION@|$(LIB_VERSION)|g' \
+                -e 's|@CUDA_INCLUDE@|$(CUDA_INC_DIR)|g' -e 's|@CUDA_LIB@|$(CUDA_LIB_DIR)|g'
+install: $(LIB_A) $(LIB_SO)
+	install -d $(PREFIX)/lib/pkgconfig $(PREFIX)/lib/cmake/satlib $(PREFIX)/include
+	install -m 644 $(LIB_A) $(PREFIX)/lib/
+	install -m 755 $(LIB_SO) $(PREFIX)/lib/
+	install -m 644 lib/include/satlib.h lib/include/sat.hpp $(PREFIX)/include/
+	$(lib_subst) lib/cmake/satlib.pc.in > $(PREFIX)/lib/pkgconfig/satlib.pc
+	$(lib_subst) lib/cmake/satlibConfig.cmake.in > $(PREFIX)/lib/cmake/satlib/satlibConfig.cmake
+	$(lib_subst) lib/cmake/satlibConfigVersion.cmake.in > $(PREFIX)/lib/cmake/satlib/satlibConfigVersion.cmake
+
+# Installs into build/install-test and builds lib/examples/consumer.cpp against that copy, with
+# pkg-config and with CMake (CPU: builds and links; with a GPU: also runs it and checks).
+test-install: $(LIB_A) $(LIB_SO)
+	@rm -rf $(BUILD)/install-test
+	@$(MAKE) --no-print-directory install PREFIX=$(BUILD)/install-test/prefix >$(BUILD)/install-test.log 2>&1 \
+	    || { cat $(BUILD)/install-test.log; echo "test-install: 0 passed, 1 failed"; exit 1; }
+	@CXX="$(CXX)" lib/examples/test_install.sh $(abspath $(BUILD)/install-test) $(CUDA_HOME)
+TEST_HOOKS += test-install
+endif
+# ---- end of the library block -------------------------------------------------------------------
