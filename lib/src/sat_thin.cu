@@ -10,10 +10,10 @@
 //      column),
 //   2. an inclusive scan of those K-vectors over the 256 threads turns each last line into the
 //      chunk-local SAT there; thread 255's is the chunk aggregate, published at once (flag 1),
-//   3. warp 0 looks back over the chunks before (flag 1: add its aggregate, flag 2: add its
-//      inclusive prefix and stop) and publishes this chunk's inclusive prefix (flag 2), while
-//      4. every thread turns lines a < M-1 into the chunk-local SAT, line by line, from the
-//      line before (or the previous thread's last line),
+//   3. the block looks back over the chunks before (flag 1: add its aggregate, flag 2: add its
+//      inclusive prefix and stop) and publishes this chunk's inclusive prefix (flag 2),
+//   4. every thread turns lines a < M-1 into the chunk-local SAT, line by line, from the line
+//      before (or the previous thread's last line),
 //   5. the chunk is written out with the carry (the SAT row above / column left) added.
 // M is odd and a tall segment is padded to an odd length, so the 32 segments a warp walks start
 // in 32 different banks. Global accesses are 16 bytes of output (4 or 2 elements) when the
@@ -31,11 +31,19 @@ namespace sat {
 namespace thin {
 namespace {
 
-constexpr int block_threads = 256;
+#ifndef SAT_THIN_THREADS  // threads per block (tuning: -DSAT_THIN_THREADS=..)
+#define SAT_THIN_THREADS 256
+#endif
+constexpr int block_threads = SAT_THIN_THREADS;
 constexpr int warps = block_threads / 32;
-constexpr unsigned full_mask = 0xffffffffu;
 constexpr int state_header_words = 32;          // ticket, internal status; flags start at 128 B
-constexpr std::size_t chunk_target_bytes = 32768;  // accumulators staged per chunk
+#ifndef SAT_THIN_CHUNK_BYTES  // accumulators staged per chunk (tuning: -DSAT_THIN_CHUNK_BYTES=..)
+#define SAT_THIN_CHUNK_BYTES 65536
+#endif
+constexpr std::size_t chunk_target_bytes = SAT_THIN_CHUNK_BYTES;
+#ifndef SAT_THIN_MIN_BLOCKS  // blocks per SM the registers must allow (tuning)
+#define SAT_THIN_MIN_BLOCKS 1
+#endif
 
 // Chunk flags, published with release and read with acquire.
 enum ChunkState : unsigned { invalid = 0, aggregate = 1, inclusive = 2 };
@@ -58,9 +66,13 @@ Plan plan_for(int rows, int cols) {
     p.tall = cols <= rows;
     p.K = p.tall ? cols : rows;
     const long long target = (long long)(chunk_target_bytes / sizeof(A));
-    int M = int(std::max<long long>(1, target / (block_threads * (long long)p.K)));
-    if (M % 2 == 0) --M;
-    p.M = M;
+    // Lines per thread for about `target` elements a chunk. Wide segments must be odd (their
+    // stride); tall ones are padded to an odd length instead, which an odd M * K avoids.
+    const double ideal = double(target) / (block_threads * double(p.K));
+    int M = std::max(1, int(ideal + 0.5));
+    if ((!p.tall || p.K % 2 == 1) && M % 2 == 0) M = M == 2 ? 3 : M - 1;
+    p.M = std::max(1, M);
+    M = p.M;
     p.lines = (long long)block_threads * M;
     const long long along = p.tall ? rows : cols;
     p.chunks = unsigned((along + p.lines - 1) / p.lines);
@@ -165,7 +177,7 @@ __device__ __forceinline__ void load_tall(const In* in, const Args& g, const Pla
     const bool padded = p.M * K != p.seg;
     if (g.vec_in) {  // rows contiguous: the chunk is one flat run of elements
         const In* base = in + std::size_t(row0) * K;
-        constexpr int U = 4;  // groups in flight per thread
+        constexpr int U = 8;  // groups in flight per thread
         for (int e0 = threadIdx.x * G; e0 < full; e0 += U * block_threads * G) {
             A x[U][G];
 #pragma unroll
@@ -247,7 +259,7 @@ __device__ __forceinline__ void load_wide(const In* in, const Args& g, const Pla
     const int K = p.K, W = int(p.lines);
     if (g.vec_in) {
         const int groups_per_row = W / G, total = K * groups_per_row;
-        constexpr int U = 4;
+        constexpr int U = 8;
         for (int q0 = threadIdx.x; q0 < total; q0 += U * block_threads) {
             A x[U][G];
 #pragma unroll
@@ -316,7 +328,7 @@ __device__ __forceinline__ void write_wide(Out* out, const Args& g, const Plan& 
 // One block per chunk; chunks are handed out by ticket, so every chunk a block waits for was
 // handed to a block that is already running (no deadlock for any grid).
 template <class In, class Out, bool Tall>
-__global__ void __launch_bounds__(block_threads)
+__global__ void __launch_bounds__(block_threads, SAT_THIN_MIN_BLOCKS)
 thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>* incl) {
     using A = Acc<Out>;
     constexpr int G = int(16 / sizeof(Out));  // elements per 16-byte output access
@@ -327,11 +339,15 @@ thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>*
     __shared__ A s_warp[warps][max_width];  // warp totals, then warp offsets, per component
     __shared__ A s_agg[max_width];          // chunk aggregate
     __shared__ A s_carry[max_width];        // sum of the chunks before: SAT row above / column left
+    __shared__ A s_part[block_threads];     // look-back: per-slot partial sums
+    __shared__ int s_nearest[2];            // look-back: nearest chunk with its inclusive prefix
+                                            // (two: one is reset while the other is read)
 
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     if (tid == 0) {
         s_chunk = atomicAdd(g.ticket, 1u);
         s_failed = 0;
+        s_nearest[0] = block_threads;
     }
     __syncthreads();
     const unsigned chunk = s_chunk;
@@ -384,47 +400,59 @@ thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>*
         for (int b = 0; b < K; ++b) seg[last + b * p.sb] += s_warp[warp][b];
     __syncthreads();  // last lines final before step 4 reads the previous thread's
 
-    // 3. Warp 0: look back over the chunks before this one (the other warps go on with step 4).
-    if (warp == 0 && chunk > 0) {
-        A carry0 = 0, carry1 = 0;  // components lane and lane + 32
-        bool ok = true;
-        for (long long left = (long long)chunk - 1;; left -= 32) {
-            const long long c = left - lane;
+    // 3. The whole block looks back over the chunks before this one, 256 per round: thread t
+    // waits until chunk left-t has published (flag >= aggregate); the nearest one with its
+    // inclusive prefix ends the look-back. Then thread (q, s) = (t % K, t / K) adds component q
+    // of chunks s, s + P, s + 2P, ... up to it. A round covers chunks far faster than they
+    // start, so the look-back stays one round deep (warp 0 alone, 32 a round, fell behind:
+    // every chunk then walked back over all the chunks in flight).
+    if (chunk > 0) {
+        const int P = block_threads / K;  // slots: chunks summed in parallel per component
+        const int q = tid % K, slot = tid / K;
+        A sum = 0;
+        int examined = 0;  // chunks summed so far (all rounds)
+        for (long long left = (long long)chunk - 1, round = 0;; left -= block_threads, ++round) {
+            int* nearest_slot = &s_nearest[round & 1];
+            const long long c = left - tid;
             unsigned st = inclusive;  // before chunk 0: nothing to add, stop there
-            bool mine = true;
-            if (c >= 0)
-                mine = bounded_spin([&] { return (st = load_acquire(g.flags + c)) != invalid; }, g.status);
-            if (!__all_sync(full_mask, mine)) {
-                ok = false;
-                break;
+            if (c >= 0 &&
+                !bounded_spin([&] { return (st = load_acquire(g.flags + c)) != invalid; }, g.status))
+                s_failed = 1;
+            if (st == inclusive) atomicMin(nearest_slot, tid);
+            __syncthreads();  // orders the acquires above before every thread's reads below
+            const int nearest = *nearest_slot;
+            if (tid == 0) s_nearest[(round + 1) & 1] = block_threads;  // for the next round
+            if (s_failed) break;
+            const bool found = nearest < block_threads;
+            const int depth = found ? nearest + 1 : block_threads;
+            if (slot < P) {
+#pragma unroll 4
+                for (int k = slot; k < depth; k += P) {
+                    const long long ck = left - k;
+                    if (ck < 0) break;
+                    sum += __ldcg((found && k == depth - 1 ? incl : agg) + std::size_t(ck) * K + q);
+                }
             }
-            __syncwarp();  // bar.warp.sync orders the lanes' acquires before every lane's reads
-            const unsigned found = __ballot_sync(full_mask, st == inclusive);
-            const int depth = found ? __ffs(found) : 32;
-            for (int k = 0; k < depth; ++k) {
-                if (left - k < 0) break;
-                const A* src = (found && k == depth - 1 ? incl : agg) + std::size_t(left - k) * K;
-                if (lane < K) carry0 += __ldcg(src + lane);
-                if (lane + 32 < K) carry1 += __ldcg(src + lane + 32);
-            }
+            examined += depth;
+            __syncthreads();  // every thread has read *nearest_slot before it is reset
             if (found) break;
         }
-        if (!ok) {
-            if (lane == 0) s_failed = 1;
-        } else {
-            if (lane < K) {
-                s_carry[lane] = carry0;
-                __stcg(incl + std::size_t(chunk) * K + lane, A(carry0 + s_agg[lane]));
+        if (!s_failed) {
+            if (slot < P) s_part[tid] = sum;
+            __syncthreads();
+            if (tid < K) {
+                A carry = 0;
+                const int used = examined < P ? examined : P;
+                for (int s2 = 0; s2 < used; ++s2) carry += s_part[s2 * K + tid];
+                s_carry[tid] = carry;
+                __stcg(incl + std::size_t(chunk) * K + tid, A(carry + s_agg[tid]));
+                __threadfence();
             }
-            if (lane + 32 < K) {
-                s_carry[lane + 32] = carry1;
-                __stcg(incl + std::size_t(chunk) * K + lane + 32, A(carry1 + s_agg[lane + 32]));
-            }
-            __threadfence();
-            __syncwarp();
-            if (lane == 0) publish_state(g.flags + chunk, inclusive);
+            __syncthreads();
+            if (tid == 0) publish_state(g.flags + chunk, inclusive);
         }
     }
+    if (s_failed) return;  // a spin timed out: the status word says so
 
     // 4. Lines a < M-1: the chunk-local SAT from the line before (the previous thread's last).
     const A* prev = tid > 0 ? seg - p.seg + last : nullptr;
@@ -437,7 +465,6 @@ thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>*
         }
     }
     __syncthreads();
-    if (s_failed) return;  // a spin timed out: the status word says so
 
     // 5. Write out with the carry.
     if (Tall)
