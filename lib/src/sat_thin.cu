@@ -109,7 +109,7 @@ __device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
     asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
     return v;
 }
-// A max, not a store: the aggregate flag (thread 255) must never lower the inclusive one (warp 0).
+// A max, not a store: a late aggregate flag (thread 255) must never lower the inclusive one.
 __device__ __forceinline__ void publish_state(unsigned* p, unsigned v) {
     asm volatile("red.release.gpu.global.max.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
@@ -404,9 +404,9 @@ thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>*
     // 3. The whole block looks back over the chunks before this one, 256 per round: thread t
     // waits until chunk left-t has published (flag >= aggregate); the nearest one with its
     // inclusive prefix ends the look-back. Then thread (q, s) = (t % K, t / K) adds component q
-    // of chunks s, s + P, s + 2P, ... up to it. A round covers chunks far faster than they
-    // start, so the look-back stays one round deep (warp 0 alone, 32 a round, fell behind:
-    // every chunk then walked back over all the chunks in flight).
+    // of chunks s, s + P, s + 2P, ... up to it. A round covers 256 chunks in two L2 round
+    // trips, more than start meanwhile (hundreds are in flight: a warp's 32 a round can fall
+    // behind, and then every chunk walks back over all of them).
     if (chunk > 0) {
         const int P = block_threads / K;  // slots: chunks summed in parallel per component
         const int q = tid % K, slot = tid / K;
