@@ -1,8 +1,8 @@
 // sat_thin.cuh — the summed-area table of a thin matrix (few rows or few columns) in one pass.
 //
 // A thin matrix is cut along its long side into chunks of about 16 K elements (64 KB of
-// accumulators): a chunk of a tall matrix (cols <= max_width) is 256 * M whole rows, a chunk of
-// a wide one (rows <= max_width) is 256 * M whole columns. Each chunk's aggregate is one vector
+// accumulators): a chunk of a tall matrix (cols <= rows) is 256 * M whole rows, a chunk of
+// a wide one (rows < cols) is 256 * M whole columns. Each chunk's aggregate is one vector
 // of K = the short side's length: the SAT row at its bottom (tall) or the SAT column at its
 // right edge (wide), computed locally. Chunks resolve their carries by decoupled look-back in
 // one dimension (Merrill & Garland 2016), so the scratch is a flag and two K-vectors per chunk,
