@@ -1,0 +1,46 @@
+// sat_thin.cuh — the summed-area table of a thin matrix (few rows or few columns) in one pass.
+//
+// A thin matrix is cut along its long side into chunks of about 16 K elements (64 KB of
+// accumulators): a chunk of a tall matrix (cols <= rows) is 256 * M whole rows, a chunk of
+// a wide one (rows < cols) is 256 * M whole columns. Each chunk's aggregate is one vector
+// of K = the short side's length: the SAT row at its bottom (tall) or the SAT column at its
+// right edge (wide), computed locally. Chunks resolve their carries by decoupled look-back in
+// one dimension (Merrill & Garland 2016), so the scratch is a flag and two K-vectors per chunk,
+// under 1 % of the output (docs/thin.md).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace sat {
+namespace thin {
+
+// The longest short side the thin path accepts (K of the aggregates).
+constexpr int max_width = 64;
+
+// True when the thin path is the right one for this shape (it is correct for any shape it
+// accepts: rows, cols >= 1 and min(rows, cols) <= max_width).
+template <class In, class Out>
+bool applicable(int rows, int cols);
+
+// Device scratch the call needs: a zeroed part (ticket, flags) followed by a value part (the
+// published K-vectors). Zeroing all of it is simplest and costs little (it is < 1 % of the
+// output). 0 for an empty or non-applicable shape.
+template <class In, class Out>
+std::size_t scratch_bytes(int rows, int cols);
+
+// Launch on `stream`. scratch: >= scratch_bytes, zeroed by the caller on `stream` (or nullptr:
+// allocated, zeroed and freed stream-ordered inside). status: device int set to
+// sat::status_spin_timeout when a chunk waited 2 s for another one (may be null). Pitches in
+// elements (>= cols; any value). Returns cudaErrorInvalidValue for a bad argument or a shape
+// that is not applicable; rows or cols of 0 do nothing.
+// Instantiated for (float, float), (double, double), (int32_t, int32_t), (uint8_t, int32_t),
+// (uint8_t, float), (uint16_t, double), (float, double).
+template <class In, class Out>
+cudaError_t scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows,
+                 int cols, cudaStream_t stream, void* scratch, int* status);
+
+}  // namespace thin
+}  // namespace sat

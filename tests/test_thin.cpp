@@ -1,0 +1,183 @@
+// The thin-matrix SAT (lib/src/sat_thin.cu, sat::thin): every type pair on 1xN, Nx1, 3xN, Nx3,
+// 33xN, Nx33, prime and boundary widths (1, 2, 63, 64), against an exact CPU SAT, with poisoned
+// outputs, pitches != cols, misaligned pointers, caller-owned and internal scratch; and the
+// argument checks of the interface.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "gpu_timing.h"
+#include "sat_thin.cuh"
+#include "test_util.h"
+
+namespace {
+
+struct ThinCase {
+    int rows = 0, cols = 0;
+    std::size_t in_pitch = 0, out_pitch = 0;  // elements; 0 = cols
+    int offset = 0;                           // elements before the matrix in both buffers
+    bool own_scratch = true;                  // caller-owned, zeroed scratch (else nullptr)
+};
+
+std::string describe(const ThinCase& c, std::uint64_t seed, const char* type) {
+    return std::string(type) + " " + std::to_string(c.rows) + "x" + std::to_string(c.cols) +
+           " in_pitch " + std::to_string(c.in_pitch) + " out_pitch " + std::to_string(c.out_pitch) +
+           " offset " + std::to_string(c.offset) + (c.own_scratch ? " caller scratch" : " internal scratch") +
+           " seed " + std::to_string(seed);
+}
+
+// Runs sat::thin::scan on one case and compares every element with a 64-bit CPU SAT. The data
+// are integers small enough that every partial sum is exact in the output type (integer outputs
+// compare modulo 2^32); the output buffer is poisoned with 0xff bytes, and the elements between
+// rows (pitch > cols) and before the matrix must keep the poison.
+template <class In, class Out>
+void check_thin(ThinCase c, const char* type) {
+    const std::uint64_t seed = sat_test::fresh_seed();
+    if (c.in_pitch == 0) c.in_pitch = std::size_t(c.cols);
+    if (c.out_pitch == 0) c.out_pitch = std::size_t(c.cols);
+    INFO(describe(c, seed, type));
+    REQUIRE(sat::thin::applicable<In, Out>(c.rows, c.cols));
+    const std::size_t n_in = c.offset + std::size_t(c.rows) * c.in_pitch;
+    const std::size_t n_out = c.offset + std::size_t(c.rows) * c.out_pitch;
+    const std::size_t n = std::size_t(c.rows) * std::size_t(c.cols);
+
+    std::mt19937_64 rng(seed);
+    // Largest value: partial sums stay below 2^24 (f32 outputs) or are exact anyway.
+    long long max_value = std::is_same<In, uint16_t>::value ? 65535 : std::is_same<In, uint8_t>::value ? 255 : 1023;
+    if (std::is_same<Out, float>::value) max_value = std::max<long long>(1, std::min<long long>(max_value, ((1ll << 24) - 1) / (long long)n));
+    std::uniform_int_distribution<long long> dist(std::is_same<In, int32_t>::value ? -1000 : 0, max_value);
+    std::vector<In> h_in(n_in, In(7));
+    for (int i = 0; i < c.rows; ++i)
+        for (int j = 0; j < c.cols; ++j) h_in[c.offset + std::size_t(i) * c.in_pitch + j] = In(dist(rng));
+
+    sat::DeviceBuffer d_in(n_in * sizeof(In)), d_out(n_out * sizeof(Out)), d_status(sizeof(int));
+    const std::size_t scratch_bytes = sat::thin::scratch_bytes<In, Out>(c.rows, c.cols);
+    REQUIRE(scratch_bytes > 0);
+    sat::DeviceBuffer d_scratch(scratch_bytes);
+    SAT_CUDA(cudaMemcpy(d_in.ptr, h_in.data(), n_in * sizeof(In), cudaMemcpyHostToDevice));
+    SAT_CUDA(cudaMemset(d_out.ptr, 0xff, n_out * sizeof(Out)));
+    SAT_CUDA(cudaMemset(d_status.ptr, 0, sizeof(int)));
+    SAT_CUDA(cudaMemset(d_scratch.ptr, 0, scratch_bytes));
+    const In* in = d_in.as<In>() + c.offset;
+    Out* out = d_out.as<Out>() + c.offset;
+    REQUIRE(sat::thin::scan<In, Out>(in, c.in_pitch, out, c.out_pitch, c.rows, c.cols, 0,
+                                     c.own_scratch ? d_scratch.ptr : nullptr, d_status.as<int>()) == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    REQUIRE(sat::status_error(d_status.as<int>()).empty());
+
+    std::vector<Out> h_out(n_out);
+    SAT_CUDA(cudaMemcpy(h_out.data(), d_out.ptr, n_out * sizeof(Out), cudaMemcpyDeviceToHost));
+    std::vector<long long> column_sat(c.cols, 0);  // SAT of the row above, then of this row
+    std::size_t bad = 0;
+    std::string first_bad;
+    for (int i = 0; i < c.rows; ++i) {
+        long long row = 0;
+        for (int j = 0; j < c.cols; ++j) {
+            row += (long long)h_in[c.offset + std::size_t(i) * c.in_pitch + j];
+            column_sat[j] += row;
+            const Out got = h_out[c.offset + std::size_t(i) * c.out_pitch + j];
+            const bool ok = std::is_integral<Out>::value
+                                ? uint32_t(int64_t(got)) == uint32_t(uint64_t(column_sat[j]))
+                                : double(got) == double(column_sat[j]);
+            if (!ok && bad++ == 0)
+                first_bad = "(" + std::to_string(i) + ", " + std::to_string(j) + "): got " +
+                            std::to_string(double(got)) + ", want " + std::to_string(column_sat[j]);
+        }
+    }
+    INFO("first mismatch " << first_bad);
+    REQUIRE(bad == 0);
+    // The poison outside the matrix is untouched.
+    std::size_t touched = 0;
+    auto poisoned = [&](std::size_t k) {
+        unsigned char b[sizeof(Out)];
+        std::memcpy(b, &h_out[k], sizeof(Out));
+        for (unsigned char x : b)
+            if (x != 0xff) return false;
+        return true;
+    };
+    for (int k = 0; k < c.offset; ++k) touched += !poisoned(std::size_t(k));
+    for (int i = 0; i < c.rows; ++i)
+        for (std::size_t j = std::size_t(c.cols); j < c.out_pitch; ++j)
+            touched += !poisoned(c.offset + std::size_t(i) * c.out_pitch + j);
+    REQUIRE(touched == 0);
+}
+
+// Shapes: the thin targets at sizes a CPU reference checks quickly, widths either side of the
+// chunk and vector boundaries, and max_width itself.
+std::vector<ThinCase> thin_cases() {
+    std::vector<ThinCase> cases;
+    const int shapes[][2] = {{1, 1},      {1, 2},      {2, 1},      {1, 5},      {1, 100003}, {100003, 1},
+                             {3, 200003}, {200003, 3}, {33, 20011}, {20011, 33}, {2, 70001},  {70001, 2},
+                             {63, 4099},  {4099, 63},  {64, 4096},  {4096, 64},  {64, 64},    {17, 13},
+                             {5, 7937},   {7937, 5},   {16, 16411}, {16411, 16}};
+    for (const auto& s : shapes) {
+        cases.push_back({s[0], s[1], 0, 0, 0, true});
+        cases.push_back({s[0], s[1], std::size_t(s[1]) + 3, std::size_t(s[1]) + 5, 1, false});  // odd pitch, misaligned
+        cases.push_back({s[0], s[1], std::size_t(s[1]) + 8, std::size_t(s[1]) + 4, 4, true});   // whole-vector pitch
+    }
+    return cases;
+}
+
+template <class In, class Out>
+void check_all_cases(const char* type) {
+    for (const ThinCase& c : thin_cases()) check_thin<In, Out>(c, type);
+}
+
+}  // namespace
+
+TEST_CASE("thin SAT matches the CPU for 1xN, Nx1, 3xN, Nx3, 33xN, Nx33 and edge widths", "[gpu][thin]") {
+    SAT_REQUIRE_GPU();
+    check_all_cases<float, float>("f32");
+    check_all_cases<double, double>("f64");
+    check_all_cases<int32_t, int32_t>("i32");
+    check_all_cases<uint8_t, int32_t>("u8->i32");
+    check_all_cases<uint8_t, float>("u8->f32");
+    check_all_cases<uint16_t, double>("u16->f64");
+    check_all_cases<float, double>("f32->f64");
+}
+
+TEST_CASE("thin SAT, many chunks in flight: 4,000,000 x 1 and 1 x 4,000,000", "[gpu][thin]") {
+    SAT_REQUIRE_GPU();
+    check_thin<uint8_t, int32_t>({4000000, 1, 0, 0, 0, true}, "u8->i32");
+    check_thin<int32_t, int32_t>({1, 4000000, 0, 0, 0, false}, "i32");
+    check_thin<float, float>({4000000, 3, 0, 0, 0, true}, "f32");
+}
+
+TEST_CASE("thin SAT scratch is under 10 % of the output on the thin targets", "[thin]") {
+    const int longs[] = {1000, 1000003, 715827882};
+    for (int k : {1, 3, 33, 64}) {
+        for (int n : longs) {
+            const long long m = std::min<long long>(n, (1ll << 31) / k - 1);
+            const double out_bytes = double(m) * k * sizeof(float);
+            INFO(k << " x " << m);
+            REQUIRE(double(sat::thin::scratch_bytes<float, float>(k, int(m))) <= 0.10 * out_bytes + 4096);
+            REQUIRE(double(sat::thin::scratch_bytes<float, float>(int(m), k)) <= 0.10 * out_bytes + 4096);
+            REQUIRE(double(sat::thin::scratch_bytes<double, double>(int(m), k)) <= 0.10 * 2 * out_bytes + 4096);
+        }
+    }
+}
+
+TEST_CASE("thin SAT argument checks", "[thin]") {
+    using sat::thin::applicable;
+    REQUIRE(applicable<float, float>(1, 1));
+    REQUIRE(applicable<float, float>(64, 1 << 30));
+    REQUIRE(applicable<float, float>(1 << 30, 64));
+    REQUIRE_FALSE(applicable<float, float>(65, 65));
+    REQUIRE_FALSE(applicable<float, float>(0, 5));
+    REQUIRE_FALSE(applicable<float, float>(5, -1));
+    REQUIRE(sat::thin::scratch_bytes<float, float>(65, 65) == 0);
+    // Rejected before any device work: no GPU needed.
+    float* fake = reinterpret_cast<float*>(std::uintptr_t(256));
+    REQUIRE(sat::thin::scan<float, float>(fake, 100, fake, 100, 0, 100, 0, nullptr, nullptr) == cudaSuccess);
+    REQUIRE(sat::thin::scan<float, float>(fake, 100, fake, 100, -1, 100, 0, nullptr, nullptr) == cudaErrorInvalidValue);
+    REQUIRE(sat::thin::scan<float, float>(fake, 100, fake, 100, 65, 100, 0, nullptr, nullptr) == cudaErrorInvalidValue);
+    REQUIRE(sat::thin::scan<float, float>(fake, 99, fake, 100, 3, 100, 0, nullptr, nullptr) == cudaErrorInvalidValue);
+    REQUIRE(sat::thin::scan<float, float>(fake, 100, fake, 99, 3, 100, 0, nullptr, nullptr) == cudaErrorInvalidValue);
+    REQUIRE(sat::thin::scan<float, float>(nullptr, 100, fake, 100, 3, 100, 0, nullptr, nullptr) == cudaErrorInvalidValue);
+}
