@@ -45,8 +45,6 @@ LIBS        :=
 LAB_IDS := $(sort $(patsubst $(SOL_DIR)/lab%,%,$(foreach f,$(SOL_SRC),$(firstword $(subst _, ,$(basename $(f)))))))
 lab_src = $(firstword $(wildcard $(1)/lab$(2)_*.cu $(1)/lab$(2)_*.cpp))
 lab_obj = $(patsubst %,$(OBJ)/%.o,$(call lab_src,$(1),$(2)))
-# A lab binary also links the labs it reuses (lab 10 calls lab 9's kernel until the library links).
-LAB_USES_10 := 9
 
 .PHONY: all labs refs test grade release skeletons bench plots results sanitize deps clean help
 all: refs

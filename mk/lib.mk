@@ -34,12 +34,15 @@ $(LIB_SO): $(LIB_OBJS)
 
 # Every binary that links the harness (common/) links the library's object too (an object, not
 # the archive: the harness refers to it only weakly, which would not pull an archive member).
-$(addprefix lab,$(LAB_IDS)) $(addsuffix -ref,$(addprefix lab,$(LAB_IDS))) $(BUILD)/sat_tests \
-    $(BUILD)/student_tests $(BUILD)/peers $(BUILD)/bank_map: $(LIB_OBJS)
-
-# The library's tests (lib/tests/) join the suite's test binary.
+$(addprefix lab,$(LAB_IDS)) $(addsuffix -ref,$(addprefix lab,$(LAB_IDS))) $(BUILD)/peers $(BUILD)/bank_map \
+    $(addprefix $(BUILD)/tests-$(STUDENT_TAG)/prog/lab,$(LAB_IDS)): $(LIB_OBJS)
+$(foreach id,$(LAB_IDS),$(eval TEST_EXTRA_lab$(id) += $(LIB_OBJS)))
+# The library's tests (lib/tests/) and the thin-matrix tests (tests/test_thin.cpp, which includes
+# lib/src/sat_thin.cuh) join the harness test binary.
 LIB_TEST_OBJS := $(patsubst %,$(OBJ)/%.o,$(wildcard lib/tests/*.cpp))
-$(BUILD)/sat_tests: $(LIB_TEST_OBJS)
+TEST_EXTRA_harness += $(LIB_OBJS) $(LIB_TEST_OBJS)
+$(OBJ)/tests/test_thin.cpp.o: CXXFLAGS += -Ilib/src
+$(OBJ)/tests/test_thin.cpp.o: lib/src/sat_thin.cuh
 
 # make install PREFIX=...: the libraries, the headers, satlib.pc and a CMake package (satlib::satlib).
 CUDA_INC_DIR := $(CUDA_HOME)/include

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "lookback_kernel.cuh"
+#include "sat_thin.cuh"
 #include "sat.hpp"
 #include "satlib.h"
 
@@ -80,6 +81,22 @@ cudaError_t scan_2d(const In* in, std::size_t in_pitch, Out* out, std::size_t ou
     if (in == nullptr || out == nullptr || in_pitch < std::size_t(cols) ||
         out_pitch < std::size_t(cols) || !aligned(opt.values, 16))
         return cudaErrorInvalidValue;
+    int* status = opt.status;
+    cudaError_t err = cudaSuccess;
+    if (status == nullptr && (err = cudaGetSymbolAddress(reinterpret_cast<void**>(&status), library_status)) != cudaSuccess)
+        return err;
+    // Thin matrices (a short side of at most sat::thin::max_width) take the one-dimensional
+    // look-back of sat_thin.cu: tiles of this kernel would be mostly empty there, and its scratch
+    // would outgrow the output. Its scratch is the caller's `state` (sized by
+    // inclusive_scan_2d_scratch), or its own.
+    if constexpr (!Sq) {
+        if (opt.grid_blocks == 0 && opt.trace == nullptr && sat::thin::applicable<In, Out>(rows, cols)) {
+            if (opt.state != nullptr && !opt.state_is_zero &&
+                (err = cudaMemsetAsync(opt.state, 0, sat::thin::scratch_bytes<In, Out>(rows, cols), stream)) != cudaSuccess)
+                return err;
+            return sat::thin::scan<In, Out>(in, in_pitch, out, out_pitch, rows, cols, stream, opt.state, status);
+        }
+    }
     Layout L = layout_for<In, Out>(rows, cols);
     L.g.in_pitch = in_pitch;
     L.g.out_pitch = out_pitch;
@@ -88,10 +105,6 @@ cudaError_t scan_2d(const In* in, std::size_t in_pitch, Out* out, std::size_t ou
     void* state = opt.state;
     void* values = opt.values;
     bool own_state = false, own_values = false;
-    cudaError_t err = cudaSuccess;
-    int* status = opt.status;
-    if (status == nullptr && (err = cudaGetSymbolAddress(reinterpret_cast<void**>(&status), library_status)) != cudaSuccess)
-        return err;
     if (state == nullptr) {
         if ((err = cudaMallocAsync(&state, L.state_bytes, stream)) != cudaSuccess) return err;
         own_state = true;
@@ -154,6 +167,10 @@ template <class In, class Out>
 ScanScratchSize inclusive_scan_2d_scratch(int rows, int cols) {
     ScanScratchSize size;
     if (rows <= 0 || cols <= 0) return size;
+    if (thin::applicable<In, Out>(rows, cols)) {  // the thin path: one zeroed block
+        size.state_bytes = thin::scratch_bytes<In, Out>(rows, cols);
+        return size;
+    }
     const satlib::Layout L = satlib::layout_for<In, Out>(rows, cols);
     size.state_bytes = L.state_bytes;
     size.value_bytes = L.value_bytes;
@@ -299,7 +316,13 @@ int integral_typed(const satlib_integral_args& a, cudaStream_t stream, int check
     const bool npp = a.layout == SATLIB_LAYOUT_NPP;
     // One scratch for every launch of the call: this call's status word, the tile flags
     // (cleared before each launch) and the published sums.
-    const sat::ScanScratchSize need = sat::inclusive_scan_2d_scratch<In, Out>(a.rows, a.cols);
+    // (The squared table always takes the 2-D look-back, so its layout is needed with squares.)
+    sat::ScanScratchSize need = sat::inclusive_scan_2d_scratch<In, Out>(a.rows, a.cols);
+    if (sq != nullptr) {
+        const Layout L = layout_for<In, Out>(a.rows, a.cols);
+        need.state_bytes = std::max(need.state_bytes, L.state_bytes);
+        need.value_bytes = std::max(need.value_bytes, L.value_bytes);
+    }
     const std::size_t status_bytes = 256, state_at = status_bytes;
     const std::size_t values_at = align_up(state_at + need.state_bytes, 256);
     void* scratch = nullptr;
