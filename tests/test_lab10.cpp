@@ -57,7 +57,7 @@ void check_slices(DType type, Shape s, int slice_rows, const void* input) {
         REQUIRE(part.shape.rows == k);
         for (std::size_t i = 0; i < std::size_t(k) * W; ++i) {
             const std::size_t at = std::size_t(r) * W + i;
-            if (whole.exact) REQUIRE(part.exact_sums[i] == whole.exact_sums[at]);
+            if (!whole.exact_sums.empty()) REQUIRE(part.exact_sums[i] == whole.exact_sums[at]);  // integer outputs
             else REQUIRE(part.sums[i] == whole.sums[at]);  // integer-valued or 24-bit data: exact in double
             // Before the first negative value the slices keep no sums of |a| (they equal the sums).
             if (!part.abs_sums.empty()) REQUIRE(part.abs_sums[i] == whole.abs_sums[at]);
@@ -71,7 +71,7 @@ void check_slices(DType type, Shape s, int slice_rows, const void* input) {
 
 // ---- CPU ------------------------------------------------------------------------------------------
 
-TEST_CASE("split_rows cuts rows into G contiguous strips differing by at most one row", "[cpu][lab10]") {
+TEST_CASE("split_rows cuts rows into G contiguous strips differing by at most one row", "[cpu][lab10][harness]") {
     for (int rows : {1, 2, 3, 7, 97, 1000, 1001}) {
         for (int G = 1; G <= std::min(rows, 9); ++G) {
             const auto parts = mg::split_rows(rows, G);
@@ -96,7 +96,7 @@ TEST_CASE("split_rows cuts rows into G contiguous strips differing by at most on
     CHECK_THROWS_WITH(mg::split_rows(1, 2), Catch::Contains("cannot be cut into 2 strips"));
 }
 
-TEST_CASE("generate_input_rows makes the same rows as generate_input", "[cpu][lab10]") {
+TEST_CASE("generate_input_rows makes the same rows as generate_input", "[cpu][lab10][harness]") {
     for (DType t : sat_test::all_types()) {
         const Shape s{37, 29};
         const std::size_t b = sat::input_bytes(t);
@@ -108,7 +108,7 @@ TEST_CASE("generate_input_rows makes the same rows as generate_input", "[cpu][la
     }
 }
 
-TEST_CASE("the CPU reference in slices equals the whole reference (the carry arithmetic)", "[cpu][lab10]") {
+TEST_CASE("the CPU reference in slices equals the whole reference (the carry arithmetic)", "[cpu][lab10][harness]") {
     const std::uint64_t seed = sat_test::fresh_seed();
     INFO("seed " << seed);
     for (DType t : sat_test::all_types())
@@ -124,7 +124,7 @@ TEST_CASE("the CPU reference in slices equals the whole reference (the carry ari
     for (int slice : {1, 2, 4, 9}) check_slices(DType::f32, s, slice, in.data());
 }
 
-TEST_CASE("a wrong element in a slice fails the check at its row and column", "[cpu][lab10]") {
+TEST_CASE("a wrong element in a slice fails the check at its row and column", "[cpu][lab10][harness]") {
     const Shape s{23, 17};
     std::vector<std::int32_t> in(s.n());
     sat::generate_input(DType::i32, s, 77, in.data());
@@ -152,7 +152,7 @@ TEST_CASE("a wrong element in a slice fails the check at its row and column", "[
     CHECK(failures == 1);
 }
 
-TEST_CASE("the strip cost formulas: G = 1 is lab 9, the link level adds, overlap hides it", "[cpu][lab10][hmm]") {
+TEST_CASE("the strip cost formulas: G = 1 is lab 9, the link level adds, overlap hides it", "[cpu][lab10][hmm][harness]") {
     sat::hmm::Params p = sat::hmm::params_for(Shape{4096, 4096});
     const auto lookback = sat::hmm::formula("LookBack").eval(p);
     const auto a1 = sat::hmm::formula("Strips-ScanThenAdd").eval(p);
@@ -188,7 +188,7 @@ TEST_CASE("the strip cost formulas: G = 1 is lab 9, the link level adds, overlap
           sat::hmm::predict_seconds(a, cal, sat::Barrier::kernel_launch));
 }
 
-TEST_CASE("lab 10 is registered with its schedules and its own driver", "[cpu][lab10]") {
+TEST_CASE("lab 10 is registered with its schedules and its own driver", "[cpu][lab10][harness]") {
     const sat::LabInfo* lab = sat::find_lab(10);
     REQUIRE(lab != nullptr);
     CHECK(lab->custom_main != nullptr);
@@ -198,7 +198,7 @@ TEST_CASE("lab 10 is registered with its schedules and its own driver", "[cpu][l
     }
 }
 
-TEST_CASE("./lab10 refuses bad arguments with one line and exit 2, before any GPU work", "[cpu][lab10][cli]") {
+TEST_CASE("./lab10 refuses bad arguments with one line and exit 2, before any GPU work", "[cpu][lab10][cli][harness]") {
     REQUIRE(sat_test::run_command("make -s lab10-ref") == 0);
     const char* const bad[] = {
         "--rows 3 --cols 5 --strips 4",  // more strips than rows
@@ -244,7 +244,7 @@ TEST_CASE("lab10 schedules with 1-4 strips on one GPU, every type and shape", "[
                 }
 }
 
-TEST_CASE("lab10 refuses more strips than rows", "[gpu][lab10]") {
+TEST_CASE("lab10 refuses more strips than rows", "[gpu][lab10][harness]") {
     SAT_REQUIRE_GPU();
     for (const char* schedule : schedules) {
         const auto m = run(schedule, DType::f32, Shape{3, 50}, on_one_gpu(4));

@@ -318,8 +318,10 @@ class Grader:
         # A GPU lab is graded on its [gpu] tests only: its [cpu] tests check the harness side
         # (CPU references, argument checks), which the student does not write.
         tag = f"[lab{lab}]" + ("[gpu]" if gpu_lab else "")
-        # [skeleton] tests expect the untouched skeleton; [.] tests are hidden from default runs.
-        required, p = list_tests(binary, self.root, f"{tag}~[skeleton]~[bonus]~[.]")
+        # [skeleton] tests expect the untouched skeleton; [.] tests are hidden from default runs;
+        # [harness] tests check the suite's own plumbing in a lab's binary, not the student's code;
+        # [multigpu] tests need several GPUs, which a grading machine may not have.
+        required, p = list_tests(binary, self.root, f"{tag}~[skeleton]~[bonus]~[.]~[harness]~[multigpu]")
         if required is None:
             self.fail_lab(result, "the test binary does not start: " + p.what_happened(120), "error",
                           clip(p.output))
