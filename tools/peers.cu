@@ -36,6 +36,7 @@
 #include <type_traits>
 
 #include "sat.h"
+#include "sat_scan.h"
 
 #if SAT_HAVE_NPP
 #include <npp.h>
@@ -206,6 +207,19 @@ void run_npp_integral(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, 
     }
 }
 
+// The suite's own library (lib/, docs/library.md): sat::inclusive_scan_2d, given the harness's
+// scratch as a caller who keeps it between calls would (its flags zeroed inside the timed work).
+template <class In, class Out>
+void run_satlib(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cudaStream_t stream) {
+    const sat::ScanScratchSize need = sat::inclusive_scan_2d_scratch<In, Out>(s.rows, s.cols);
+    sat::ScanOptions opt;
+    opt.state = ws.get_zeroed<unsigned char>(need.state_bytes, stream);
+    opt.state_is_zero = true;
+    if (need.value_bytes > 0) opt.values = ws.get<unsigned char>(need.value_bytes);
+    opt.status = ws.status;
+    SAT_CUDA(sat::inclusive_scan_2d(in, std::size_t(s.cols), out, std::size_t(s.cols), s.rows, s.cols, stream, opt));
+}
+
 }  // namespace peers
 
 SAT_REGISTER_LAB(([] {
@@ -220,6 +234,9 @@ SAT_REGISTER_LAB(([] {
         SAT_VARIANT("CUB-two-pass", "copy",
                     "row scans with cub::BlockScan, then column scans with cub::WarpScan",
                     peers::run_cub_two_pass),
+        SAT_VARIANT("satlib", "copy",
+                    "this suite's library: sat::inclusive_scan_2d (2-D look-back; thin shapes: 1-D look-back)",
+                    peers::run_satlib),
     };
     lab.default_shapes = {{1024, 1024}, {4096, 4096}, {16384, 16384}};
     return lab;
