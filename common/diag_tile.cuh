@@ -55,11 +55,15 @@ __device__ __forceinline__ void load_block(const In* in, std::size_t ld, int row
     constexpr int V = L::V;
     A v[L::passes][V];
     const int j0 = J * w + L::col(lane);
+    // Vector pieces only in a block that lies wholly inside the columns (a warp-uniform test, so
+    // interior blocks run the plain vector loop); the last block column goes element by element,
+    // so that no piece reads past `cols` of a sub-rectangle.
+    const bool vec_here = vec && (V == 1 || J * w <= cols - w);
 #pragma unroll
     for (int p = 0; p < L::passes; ++p) {
         const int i = I * w + L::row(p, lane);
         const std::size_t at = std::size_t(i) * ld + j0;
-        if (vec && (V == 1 || j0 + V <= cols)) {  // a whole piece, or none, inside the columns
+        if (vec_here) {
             Pack<In, V> pk{};
             if (i < rows && j0 < cols) pk = *reinterpret_cast<const Pack<In, V>*>(in + at);
 #pragma unroll
@@ -82,6 +86,7 @@ __device__ __forceinline__ void store_block(Out* out, std::size_t ld, int rows, 
     using L = LaneSlots<Out>;
     constexpr int V = L::V;
     const int j0 = J * w + L::col(lane);
+    const bool vec_here = vec && (V == 1 || J * w <= cols - w);  // as in load_block: no write past cols
 #pragma unroll
     for (int p = 0; p < L::passes; ++p) {
         const int i = I * w + L::row(p, lane);
@@ -89,7 +94,7 @@ __device__ __forceinline__ void store_block(Out* out, std::size_t ld, int rows, 
         Pack<Out, V> pk;
 #pragma unroll
         for (int q = 0; q < V; ++q) pk.v[q] = Out(tile[diag(L::row(p, lane), L::col(lane) + q)]);
-        if (vec && (V == 1 || j0 + V <= cols)) {
+        if (vec_here) {
             if (i < rows && j0 < cols) *reinterpret_cast<Pack<Out, V>*>(out + at) = pk;
         } else {
 #pragma unroll
