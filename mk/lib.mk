@@ -68,3 +68,8 @@ test-install: $(LIB_A) $(LIB_SO)
 TEST_HOOKS += test-install
 endif
 # ---- end of the library block -------------------------------------------------------------------
+
+# docs/library.md's measured tables, from the committed CSV of one named run (docs/data/).
+.PHONY: library-tables
+library-tables:
+	$(PYTHON) tools/library_tables.py
