@@ -109,7 +109,8 @@ def solution_lines(skeleton_texts):
     return secret
 
 
-INSTRUCTOR_SECTION = re.compile(r"^## For instructors\n.*?(?=^## |\Z)", re.M | re.S)
+# Sections about what a release leaves out: the instructors' tools, and the library (lib/, python/).
+INSTRUCTOR_SECTION = re.compile(r"^## (?:For instructors|The library)\n.*?(?=^## |\Z)", re.M | re.S)
 
 
 def tailor_readme(path):
@@ -118,7 +119,7 @@ def tailor_readme(path):
         text = INSTRUCTOR_SECTION.sub("", path.read_text())
         # Without solutions/, labN-ref builds labs/ too: the quick start's reference line would mislead.
         text = "".join(line for line in text.splitlines(True)
-                       if not line.startswith(("make lab1-ref && ./lab1-ref", "solutions/")))
+                       if not line.startswith(("make lab1-ref && ./lab1-ref", "solutions/", "lib/ ", "python/ ")))
         text = text.replace("instructor guide, ", "")
         path.write_text(text.replace("make labN-ref` builds the reference from `solutions/`",
                                      "make labN-ref` builds the same code"))
