@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write the student copy of SAT Labs (`make release` -> build/release/).
+"""Write the student copy of SAT Labs (`make release` -> build/release/; --with-library adds lib/ and lab 10).
 
     release.py DEST [--allow FILE ...]
 
@@ -47,6 +47,16 @@ LEFT_OUT = [
     "tools/mutants.py",
     "mk/mutants.mk",
 ]
+# Labs that call the SAT library (lib/), which a release leaves out: without --with-library they
+# are left out too; with it, lib/ comes along (a working SAT, so only when an instructor asks).
+LIBRARY_LABS = ("10",)
+LIBRARY_FILES = ["lib", "mk/lib.mk", "mk/lab10.mk"]
+
+
+def library_lab_file(rel):
+    return any(re.match(rf"(labs/lab{n}_|tests/test_lab{n}\.cpp$|docs/lab{n}\.md$)", rel) for n in LIBRARY_LABS)
+
+
 MARKER = re.compile(r"^\s*//\s*(BEGIN|END) SOLUTION\b")
 MIN_LEAK_CHARS = 24
 
@@ -129,6 +139,8 @@ def main(argv):
     ap = argparse.ArgumentParser(description="Write the student copy of SAT Labs.")
     ap.add_argument("dest", help="where to write it, e.g. build/release")
     ap.add_argument("--allow", action="append", default=[], help="a release file the leak scan skips")
+    ap.add_argument("--with-library", action="store_true",
+                    help="include lib/ (a working SAT library) and the labs that need it (lab 10)")
     args = ap.parse_args(argv)
     dest = Path(args.dest)
     dest = (dest if dest.is_absolute() else Path.cwd() / dest).resolve()
@@ -141,7 +153,15 @@ def main(argv):
 
     problems, notes = [], []
     # 1. Copy.
-    files = candidate_files()
+    files = [f for f in candidate_files() if args.with_library or not library_lab_file(f)]
+    if args.with_library:
+        out = subprocess.run(["git", "ls-files", "-z", "--"] + LIBRARY_FILES, cwd=ROOT, capture_output=True).stdout
+        lib_files = [f for f in out.decode().split("\0") if f]
+        files += lib_files
+        args.allow += lib_files
+    else:
+        notes.append("lab " + ", ".join(LIBRARY_LABS) + " left out: it calls the SAT library "
+                     "(release.py --with-library includes both)")
     for rel in files:
         if re.match(r"labs/lab[^/]*$", rel) and any(Path(rel).match(p) for p in gen_skeletons.PATTERNS):
             continue   # lab files are written from solutions/ below
@@ -155,6 +175,8 @@ def main(argv):
         print(f"release: {err}", file=sys.stderr)
         return 1
     (dest / "labs").mkdir(exist_ok=True)
+    if not args.with_library:
+        skeletons = {n: t for n, t in skeletons.items() if not library_lab_file("labs/" + n)}
     for name, text in skeletons.items():
         (dest / "labs" / name).write_text(text)
         current = ROOT / "labs" / name
@@ -164,7 +186,8 @@ def main(argv):
         else:
             shutil.copystat(current, dest / "labs" / name)   # keep its time: make need not rebuild
     for path in (ROOT / "labs").glob("lab*"):
-        if path.is_file() and path.name not in skeletons and re.match(r"lab\d", path.name):
+        if (path.is_file() and path.name not in skeletons and re.match(r"lab\d", path.name)
+                and not library_lab_file("labs/" + path.name)):
             notes.append(f"labs/{path.name} has no solutions/{path.name}: left out")
     tailor_readme(dest / "README.md")
     for must in ("Makefile", "README.md"):
