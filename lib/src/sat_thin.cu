@@ -26,6 +26,7 @@
 #include <utility>
 
 #include "device.cuh"
+#include "lookback.cuh"
 #include "sat.h"
 
 namespace sat {
@@ -104,15 +105,10 @@ Scratch scratch_for(const Plan& p) {
 
 // ---- memory helpers ----------------------------------------------------------------------------
 
-__device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
-    unsigned v;
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-// A max, not a store: a late aggregate flag (thread 255) must never lower the inclusive one.
-__device__ __forceinline__ void publish_state(unsigned* p, unsigned v) {
-    asm volatile("red.release.gpu.global.max.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
+// load_acquire and publish_state (a release max): common/lookback.cuh, shared with lab 9 and the
+// 2-D look-back.
+using sat::lookback::load_acquire;
+using sat::lookback::publish_state;
 
 // A plain-data type of `Bytes` bytes, for one access of a group of G elements.
 template <int Bytes> struct Raw;
