@@ -5,12 +5,13 @@
 //   diag(i, j)                         the slot of element (i, j)
 //   load_block(in, ld, rows, cols, I, J, vec, tile, lane)    block (I, J) -> tile, zero outside
 //   store_block(out, ld, rows, cols, I, J, vec, tile, lane)  tile -> block (I, J), clipped
-//   vectors_aligned<V>(p, ld)          may a matrix at p with leading dimension ld use V-vectors?
+//   vectors_fit<V>(p, ld, cols)        may the matrix at p (leading dimension ld, cols columns)
+//                                      move in V-vectors?
 //
 // rows x cols is the (sub-)matrix, ld its leading dimension (ld >= cols); nothing outside it is
 // read into the tile or written. With `vec` a lane moves V = vec_width<T> elements per access
-// (16 bytes of 4-byte types; 8-byte types one word: conflict-free either way, docs/lab3.md); a
-// piece that straddles the last column falls back to single elements.
+// (16 bytes of 4-byte types; 8-byte types one word: conflict-free either way, docs/lab3.md).
+// `vec` must come from vectors_fit: then no piece straddles the last column.
 #pragma once
 
 #include "device.cuh"
@@ -29,10 +30,16 @@ struct alignas(sizeof(T) * V) Pack {
     T v[V];
 };
 
-// True when V-element vectors of a matrix with leading dimension `ld` starting at `p` are aligned.
+// True when a matrix at `p` with leading dimension `ld` and `cols` columns can move in V-element
+// vectors: they are aligned, and none straddles the last column (cols % V == 0, so a piece that
+// starts inside the columns ends inside them; a sub-rectangle of other width goes element by
+// element). Decided once on the host, so that `vec` is a kernel parameter that nvcc hoists out of
+// the unrolled loops; a column test inside them leaves a branch per pass, which waits for each
+// pass's u8 load before the next (lab 4 u8i32 1.43x slower on an H100).
 template <int V, class T>
-bool vectors_aligned(const T* p, std::size_t ld) {
-    return V == 1 || (ld % V == 0 && reinterpret_cast<std::uintptr_t>(p) % (sizeof(T) * V) == 0);
+bool vectors_fit(const T* p, std::size_t ld, int cols) {
+    return V == 1 || (ld % V == 0 && cols % V == 0 &&
+                      reinterpret_cast<std::uintptr_t>(p) % (sizeof(T) * V) == 0);
 }
 
 // Lane layout: a block row is w / V lanes wide, so one pass covers V rows; in pass p lane l owns
@@ -55,15 +62,11 @@ __device__ __forceinline__ void load_block(const In* in, std::size_t ld, int row
     constexpr int V = L::V;
     A v[L::passes][V];
     const int j0 = J * w + L::col(lane);
-    // Vector pieces only in a block that lies wholly inside the columns (a warp-uniform test, so
-    // interior blocks run the plain vector loop); the last block column goes element by element,
-    // so that no piece reads past `cols` of a sub-rectangle.
-    const bool vec_here = vec && (V == 1 || J * w <= cols - w);
 #pragma unroll
     for (int p = 0; p < L::passes; ++p) {
         const int i = I * w + L::row(p, lane);
         const std::size_t at = std::size_t(i) * ld + j0;
-        if (vec_here) {
+        if (vec) {
             Pack<In, V> pk{};
             if (i < rows && j0 < cols) pk = *reinterpret_cast<const Pack<In, V>*>(in + at);
 #pragma unroll
@@ -86,7 +89,6 @@ __device__ __forceinline__ void store_block(Out* out, std::size_t ld, int rows, 
     using L = LaneSlots<Out>;
     constexpr int V = L::V;
     const int j0 = J * w + L::col(lane);
-    const bool vec_here = vec && (V == 1 || J * w <= cols - w);  // as in load_block: no write past cols
 #pragma unroll
     for (int p = 0; p < L::passes; ++p) {
         const int i = I * w + L::row(p, lane);
@@ -94,7 +96,7 @@ __device__ __forceinline__ void store_block(Out* out, std::size_t ld, int rows, 
         Pack<Out, V> pk;
 #pragma unroll
         for (int q = 0; q < V; ++q) pk.v[q] = Out(tile[diag(L::row(p, lane), L::col(lane) + q)]);
-        if (vec_here) {
+        if (vec) {
             if (i < rows && j0 < cols) *reinterpret_cast<Pack<Out, V>*>(out + at) = pk;
         } else {
 #pragma unroll

@@ -139,8 +139,8 @@ void sat_2r1w(const In* in, std::size_t in_ld, Out* out, std::size_t out_ld, sat
     const int ty = sat::ceil_div(s.rows, w), tx = sat::ceil_div(s.cols, w);
     const std::size_t blocks = std::size_t(ty) * tx;
     const unsigned grid = unsigned((blocks + per_block - 1) / per_block);
-    const bool vec_in = sat::vectors_aligned<V>(in, in_ld);
-    const bool vec_out = sat::vectors_aligned<V>(out, out_ld);
+    const bool vec_in = sat::vectors_fit<V>(in, in_ld, s.cols);
+    const bool vec_out = sat::vectors_fit<V>(out, out_ld, s.cols);
 
     Out* col_sums = nullptr;    // (ty-1) x cols
     Out* row_sums_t = nullptr;  // (tx-1) x rows

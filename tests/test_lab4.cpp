@@ -42,9 +42,10 @@ TEST_CASE("lab4 large matrices, 16384x16384 and 32768x32768 f32 (recursion depth
     }
 }
 
-// lab4::sat_2r1w on a sub-rectangle of a larger matrix (leading dimension ld, 16-byte aligned,
-// so the 4-byte types take the vector path) whose cols are not a multiple of 4: the values
-// outside the rectangle must neither enter the SAT nor be overwritten. Input values are small
+// lab4::sat_2r1w on a sub-rectangle of a larger matrix (leading dimension ld, 16-byte aligned):
+// with cols a multiple of 4 the 4-byte types take the vector path, otherwise the element path
+// (sat::vectors_fit); either way the values outside the rectangle must neither enter the SAT
+// nor be overwritten. Input values are small
 // integers (exact in f32); outside the rectangle the input holds 1000 and the output a canary.
 template <class In, class Out>
 static void check_sub_rectangle(sat::Shape s, int r0, int c0, bool in_place, std::uint64_t seed) {
@@ -109,7 +110,9 @@ static void check_sub_rectangle(sat::Shape s, int r0, int c0, bool in_place, std
 TEST_CASE("lab4 sat_2r1w on a sub-rectangle reads and writes nothing past its columns",
           "[gpu][lab4]") {
     SAT_REQUIRE_GPU();
-    const Shape shapes[] = {{45, 37}, {70, 61}, {33, 130}, {1, 5}, {97, 89}, {1100, 1059}};
+    // cols not a multiple of 4 (element path), then multiples of 4 (vector path)
+    const Shape shapes[] = {{45, 37}, {70, 61}, {33, 130}, {1, 5}, {97, 89}, {1100, 1059},
+                            {45, 36}, {70, 64}, {1, 4}, {1100, 1060}};
     for (Shape s : shapes)
         for (bool in_place : {false, true}) {
             const std::uint64_t seed = sat_test::fresh_seed();
