@@ -237,7 +237,8 @@ def run(args):
     def row(*values, seconds=None):     # one table row, printed at once
         rows.append(values)
         took = f" ({seconds:.0f} s)" if seconds is not None else ""
-        print(f"  {values[0]} (lab {values[1]}): {values[3]} caught {values[4]}{took}"
+        verdict = f"caught {values[4]}" if values[4] in ("yes", "NO", "no") else values[4]
+        print(f"  {values[0]} (lab {values[1]}): {values[3]}, {verdict}{took}"
               + (f"; {values[5][:110]}" if values[4] != "yes" else ""), flush=True)
 
     for spec in specs:
