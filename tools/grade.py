@@ -105,6 +105,20 @@ SIGNAL_WHY = {"SIGSEGV": "segmentation fault: a bad host pointer or an out-of-bo
               "SIGBUS": "bus error", "SIGILL": "illegal instruction", "SIGKILL": "killed (out of memory?)"}
 
 
+RUNNING = set()   # process groups of the children running now (killed when the grader is stopped)
+
+
+def stop_children(signum, _frame):
+    """SIGTERM to the grader (make mutants --budget): its children run in their own sessions, so
+    a test that spins would outlive it; kill them first."""
+    for pgid in list(RUNNING):
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    os._exit(128 + signum)
+
+
 class Proc:
     """Outcome of one child process run with a time limit (its whole process group is killed)."""
 
@@ -112,6 +126,7 @@ class Proc:
         self.cmd, self.timed_out, start = cmd, False, time.monotonic()
         p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              stdin=subprocess.DEVNULL, start_new_session=True)
+        RUNNING.add(p.pid)
         try:
             out, _ = p.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -127,6 +142,7 @@ class Proc:
                 except subprocess.TimeoutExpired:
                     continue
             out, _ = p.communicate()
+        RUNNING.discard(p.pid)
         self.rc = p.returncode
         self.seconds = time.monotonic() - start
         self.output = out.decode("utf-8", "replace")
@@ -760,6 +776,7 @@ def main(argv):
         print(f"grade: --code {args.code}: no such folder under {root}", file=sys.stderr)
         return 2
     start = time.monotonic()
+    signal.signal(signal.SIGTERM, stop_children)
     grader = Grader(args, root)
     results = grader.grade(wanted)
     seconds = time.monotonic() - start

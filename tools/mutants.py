@@ -26,13 +26,14 @@ import os
 import random
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+from grade import Proc, detect_gpu   # noqa: E402  (tools/grade.py: a child with a time limit)
 SPECS = ROOT / "tests" / "mutants"
 OUT = ROOT / "build" / "mutants"
 CATEGORIES = {
@@ -164,28 +165,15 @@ def grade(spec, folder, gpu, seed, limit=None):
            out.relative_to(ROOT).as_posix(), "--timeout", str(TIMEOUT), "--lab-budget", str(LAB_BUDGET),
            "--sanitize-timeout", str(SANITIZE_TIMEOUT), "--hang-budget", str(HANG_BUDGET)]
     (out / "results.json").unlink(missing_ok=True)
-    p = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                         start_new_session=True)
-    try:
-        output, _ = p.communicate(timeout=limit)
-    except subprocess.TimeoutExpired:   # the whole grader and what it runs, as grade.py's Proc does
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            try:
-                os.killpg(p.pid, sig)
-                p.wait(timeout=5)
-                break
-            except ProcessLookupError:
-                break
-            except subprocess.TimeoutExpired:
-                continue
-        output, _ = p.communicate()
-        (folder / "grade.log").write_text(" ".join(cmd) + "\n\n" + output + f"\n[stopped after {limit:.0f} s]\n")
+    p = Proc(cmd, ROOT, limit)   # (the whole grader and what it runs are stopped at the limit)
+    (folder / "grade.log").write_text(" ".join(cmd) + "\n\n" + p.output
+                                      + (f"\n[stopped after {limit:.0f} s]\n" if p.timed_out else ""))
+    if p.timed_out:
         return None, "budget", f"not run: stopped when the --budget ran out ({folder.name}/grade.log)"
-    (folder / "grade.log").write_text(" ".join(cmd) + "\n\n" + output)
     try:
         results = json.loads((out / "results.json").read_text())
     except (OSError, ValueError):
-        return None, None, f"the grader did not finish (exit {p.returncode}; {folder.name}/grade.log)"
+        return None, None, f"the grader did not finish (exit {p.rc}; {folder.name}/grade.log)"
     tests = [t for t in results["tests"] if t["tags"][1] == "correctness"]
     lost = [t for t in tests if t["score"] < t["max_score"] - 1e-9]
     note = (lost[0]["name"] + ": " + (lost[0]["output"].strip().splitlines() or ["failed"])[0]) if lost else ""
@@ -225,8 +213,6 @@ def run(args):
     labs = lab_list()
     gpu = args.gpu
     if gpu == "auto":
-        sys.path.insert(0, str(ROOT / "tools"))
-        from grade import detect_gpu
         gpu = "yes" if detect_gpu("auto")[0] else "no"
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 2**63)
     print(f"make mutants: {len(specs)} mutants, GPU: {'yes' if gpu == 'yes' else 'no (GPU mutants: compile only)'}, "
