@@ -403,3 +403,72 @@ TEST_CASE("grader: a race that racecheck reports costs its correctness points, w
     CHECK(has(out, "first: Error: Race reported between Write access"));
     CHECK(has(out, "lab2 synccheck: every variant, 97x89 | passed | 23.33/23.33"));
 }
+
+// A lab that hangs, on the CPU: a stand-in test binary lists four GPU tests of lab 2, of which
+// "spin" ones sleep forever, and a stand-in compute-sanitizer sleeps forever too. The first hang
+// costs its time limit (3 s); everything after it shares the hang budget (2 s): the quick test
+// still runs and passes, the second spin is cut to what is left, the third and both race tools
+// are skipped at once, each at zero with the reason (six required tests: 11.67 points each). Without the hang budget this lab would take
+// 3 x 3 s of tests and 2 x 60 s of tools.
+const char* const kHangPy = R"PY(import sys, time, types
+from pathlib import Path
+sys.path.insert(0, "tools")
+import grade, sanitize
+here = Path(sys.argv[1]).resolve()
+binary, fake = here / "fake-lab2", here / "fake-sanitizer-hang"
+binary.write_text("""#!/bin/sh
+case "$*" in
+  *--list-test-names-only*)
+    case "$1" in *~\\[bonus\\]*)
+      for t in "spin one" "quick" "spin two" "spin three"; do printf '%s\\t@tests/test_fake.cpp:1\\n' "$t"; done;;
+    esac; exit 0;;
+  quick*) printf '<Catch><Group><TestCase><OverallResult success="true"/></TestCase></Group></Catch>' > "$5"
+          echo "1 passed, 0 failed, 0 skipped"; exit 0;;
+  *) exec sleep 1000;;
+esac
+""")
+fake.write_text("#!/bin/sh\nexec sleep 1000\n")
+for f in (binary, fake):
+    f.chmod(0o755)
+sanitize.find_sanitizer = lambda: str(fake)
+args = types.SimpleNamespace(no_sanitize=False, sanitize_timeout=60, out=str(here / "hang"), gpu="no",
+                             seed=1, jobs=2, code="labs", quiet=True, timeout=3, lab_budget=900,
+                             hang_budget=2)
+g = grade.Grader(args, Path(".").resolve())
+g.repo.program = lambda lab: "/bin/true"      # (its build is not what this test is about)
+g.repo.make = lambda targets, timeout=0: types.SimpleNamespace(rc=0, output="")
+(g.work / "lab2").mkdir(parents=True, exist_ok=True)
+r = grade.LabResult("2")
+start = time.monotonic()
+passed = g.run_tests("2", r, binary, True)
+clean = g.sanitize("2", r)
+print("seconds %.1f" % (time.monotonic() - start))
+print("all passed" if passed and clean else "not all passed")
+for i in r.items:
+    print("%s | %s | %.4g/%.4g | %s" % (i.name, i.status, i.score, i.max_score, i.output.replace("\n", " / ")))
+print("correctness %.4g/%.4g" % r.points("correctness")[:2])
+)PY";
+
+TEST_CASE("grader: a lab that hangs costs one time limit and the hang budget, and says why at zero",
+          "[cpu][grader]") {
+    make_mini();
+    write_file(kDir + "/hang.py", kHangPy);
+    std::string out;
+    const int rc = sat_test::run_command("python3 " + kDir + "/hang.py " + kDir, &out);
+    INFO(out);
+    REQUIRE(rc == 0);
+    const auto at = out.find("seconds ");
+    REQUIRE(at != std::string::npos);
+    const double seconds = std::stod(out.substr(at + 8));
+    CHECK(seconds >= 4.5);   // the first spin's 3 s and the 2 s budget (less the quick test) ...
+    CHECK(seconds < 9.0);    // ... and not 3 x 3 s of tests, nor a minute of a race tool
+    CHECK(has(out, "not all passed"));
+    CHECK(has(out, "lab2 spin one | error | 0/11.67 | timed out after 3 s"));
+    CHECK(has(out, "lab2 quick | passed | 11.67/11.67 | passed in"));
+    CHECK(has(out, "lab2 spin two | error | 0/11.67 | timed out after"));
+    CHECK(has(out, "its time limit was cut to"));
+    CHECK(has(out, "lab2 spin three | notrun | 0/11.67 | skipped: an earlier test of this lab hung (lab2 spin one)"));
+    CHECK(has(out, "lab2 racecheck: every variant, 97x89 | notrun | 0/11.67 | racecheck skipped: an earlier test"));
+    CHECK(has(out, "lab2 synccheck: every variant, 97x89 | notrun | 0/11.67 | synccheck skipped: an earlier test"));
+    CHECK(has(out, "correctness 11.67/70"));
+}

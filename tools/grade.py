@@ -13,7 +13,11 @@
            that does not compile or link scores zero and the report shows the compiler's errors.
   tests    every test case tagged [labN] (a GPU lab: [labN][gpu]; not [skeleton]) runs in its own
            process with the Catch2 XML reporter and a time limit: a hang, a crash or corrupted
-           memory costs that test (and the lab's speed points), never another test or lab. Tests
+           memory costs that test (and the lab's speed points), never another test or lab. Once
+           one test or tool run of a lab times out, everything left of that lab (tests, bonus
+           tests, race tools) shares HANG_BUDGET seconds more: a kernel that spins without a
+           bound hangs every run that reaches it, so a hung lab costs one time limit plus that,
+           and what no longer fits scores zero, "skipped: an earlier test of this lab hung". Tests
            tagged [bonus] earn bonus points above the lab's maximum. Tests under tests/hidden/
            (left out of the student release) count like the others, marked hidden in results.json.
   races    a GPU lab on a GPU: compute-sanitizer racecheck and synccheck run the student's
@@ -60,6 +64,7 @@ SPEED_RUN_DEFAULT = (4096, 10)              # the GPU labs
 SPEED_TYPE = "f32"
 TEST_TIMEOUT = 180          # seconds per test case
 LAB_BUDGET = 900            # seconds of test time per lab; later tests are not run once spent
+HANG_BUDGET = 60            # seconds for all of a lab's later runs once one of its runs timed out
 SPEED_TIMEOUT = 180         # seconds per timed run of a lab binary
 BUILD_TIMEOUT = 1200        # seconds per make call
 HIDDEN_VISIBILITY = "after_published"   # Gradescope visibility of tests from tests/hidden/
@@ -100,6 +105,20 @@ SIGNAL_WHY = {"SIGSEGV": "segmentation fault: a bad host pointer or an out-of-bo
               "SIGBUS": "bus error", "SIGILL": "illegal instruction", "SIGKILL": "killed (out of memory?)"}
 
 
+RUNNING = set()   # process groups of the children running now (killed when the grader is stopped)
+
+
+def stop_children(signum, _frame):
+    """SIGTERM to the grader (make mutants --budget): its children run in their own sessions, so
+    a test that spins would outlive it; kill them first."""
+    for pgid in list(RUNNING):
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    os._exit(128 + signum)
+
+
 class Proc:
     """Outcome of one child process run with a time limit (its whole process group is killed)."""
 
@@ -107,6 +126,7 @@ class Proc:
         self.cmd, self.timed_out, start = cmd, False, time.monotonic()
         p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              stdin=subprocess.DEVNULL, start_new_session=True)
+        RUNNING.add(p.pid)
         try:
             out, _ = p.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -122,6 +142,7 @@ class Proc:
                 except subprocess.TimeoutExpired:
                     continue
             out, _ = p.communicate()
+        RUNNING.discard(p.pid)
         self.rc = p.returncode
         self.seconds = time.monotonic() - start
         self.output = out.decode("utf-8", "replace")
@@ -157,6 +178,8 @@ class LabResult:
         self.lab, self.title = lab_id, title
         self.items = []
         self.note = ""          # one line for the table when the lab did not run
+        self.hung = None        # the name of the lab's first run that timed out ...
+        self.hang_end = None    # ... and the time.monotonic() by which its later runs must end
         self.events = []        # what happened, in order (for the report)
 
     def points(self, kind):
@@ -313,6 +336,24 @@ class Grader:
         result.items.append(Item(result.lab, "speed", f"lab{result.lab} speed", SPEED_POINTS, 0.0,
                                  "no speed points: " + why, status))
 
+    # -- hangs ------------------------------------------------------------------------------------
+    def hang_limit(self, result, limit):
+        """(time limit, note) for a lab's next run: `limit`, or once a run of the lab has hung what
+        is left of the hang budget; a limit of None means skip the run (the budget is spent)."""
+        if result.hung is None:
+            return limit, ""
+        left = result.hang_end - time.monotonic()
+        note = (f"an earlier test of this lab hung ({result.hung}); the lab's later runs share "
+                f"{self.args.hang_budget:.0f} s")
+        if left <= 1:
+            return None, "skipped: " + note + ", used up"
+        return (limit, "") if left >= limit else (left, f"its time limit was cut to {left:.0f} s: " + note)
+
+    def note_hang(self, result, item, timed_out):
+        if timed_out and result.hung is None:
+            result.hung = item.name
+            result.hang_end = time.monotonic() + self.args.hang_budget
+
     # -- tests ------------------------------------------------------------------------------------
     def run_tests(self, lab, result, binary, gpu_lab):
         # A GPU lab is graded on its [gpu] tests only: its [cpu] tests check the harness side
@@ -346,16 +387,23 @@ class Grader:
                 item = Item(lab, kind, label, pool / len(tests), hidden=hidden)
                 result.items.append(item)
                 left = budget_end - time.monotonic()
+                limit, cut = self.hang_limit(result, min(self.args.timeout, left))
                 if left <= 1:
                     item.status = "notrun"
                     item.output = f"not run: the lab's test time ({self.args.lab_budget:.0f} s) was used up"
+                elif limit is None:
+                    item.status, item.output = "notrun", cut
                 else:
-                    self.run_one(lab, binary, name, item, min(self.args.timeout, left), index, kind)
+                    timed_out = self.run_one(lab, binary, name, item, limit, index, kind)
+                    self.note_hang(result, item, timed_out)
+                    if cut and item.status != "passed":
+                        item.output += "\n" + cut
                 if kind == "correctness" and item.status != "passed":
                     all_required_passed = False
         return all_required_passed
 
     def run_one(self, lab, binary, name, item, limit, index, kind):
+        """Run one test case into `item`; True when it timed out."""
         report = self.work / f"lab{lab}" / f"{kind}{index + 1}.xml"
         report.unlink(missing_ok=True)
         env = dict(os.environ, SAT_TEST_SEED=str(self.seed))
@@ -369,7 +417,7 @@ class Grader:
         if p.rc == 0 and not p.timed_out and (passed, failed, skipped) == (1, 0, 0) and xml_passed(report):
             item.score, item.status = item.max_score, "passed"
             item.output = f"passed in {p.seconds:.1f} s"
-            return
+            return False
         failures = xml_failures(report) or []
         if p.timed_out or (p.rc is not None and p.rc < 0):
             item.status = "error"
@@ -390,6 +438,7 @@ class Grader:
                           + clip(p.output, 1000)
         else:
             item.output = f"failed ({p.what_happened(limit)})\n{repro}\n" + clip(p.output, 1500)
+        return p.timed_out
 
     # -- speed ------------------------------------------------------------------------------------
     def time_runs(self, binary, lab, tag, rnd):
@@ -568,12 +617,17 @@ class Grader:
                                    f"(tools/sanitize.py variants_of), so {', '.join(left_out)} cannot be left out")
                     continue
                 cmd += ["--variant", ",".join(kept)]
-            run = Proc(cmd, self.root, self.args.sanitize_timeout)
+            limit, cut = self.hang_limit(result, self.args.sanitize_timeout)
+            if limit is None:   # it would run the kernel that hung, under the tool
+                item.status, item.output, ok = "notrun", f"{tool} {cut}", False
+                continue
+            run = Proc(cmd, self.root, limit)
+            self.note_hang(result, item, run.timed_out)
             item.seconds = run.seconds
             log = self.work / f"lab{lab}" / f"{tool}.log"
             log.write_text(" ".join(cmd) + "\n\n" + run.output)
             clean, text = tools_sanitize.verdict(tool, None if run.timed_out else run.rc, run.output,
-                                                 run.timed_out, self.args.sanitize_timeout, tool_only=True)
+                                                 run.timed_out, round(limit), tool_only=True)
             repro = "reproduce: " + " ".join(shlex.quote(c) for c in cmd)
             notes = "".join(f"\n{tool} leaves out {v}: {why}" for v, why in left_out.items())
             if clean:
@@ -582,7 +636,8 @@ class Grader:
             else:
                 ok = False
                 item.status = "error" if run.timed_out else "failed"
-                item.output = f"{tool} {text}{notes}\n{repro}\nfull log: {os.path.relpath(log, self.root)}"
+                item.output = (f"{tool} {text}{notes}" + (f"\n{cut}" if cut else "")
+                               + f"\n{repro}\nfull log: {os.path.relpath(log, self.root)}")
         return ok
 
 
@@ -701,6 +756,8 @@ def main(argv):
     ap.add_argument("--gpu", default="auto", choices=["auto", "yes", "no"], help="run the GPU labs (auto: if a GPU is present)")
     ap.add_argument("--timeout", type=float, default=TEST_TIMEOUT, help=f"seconds per test case (default {TEST_TIMEOUT})")
     ap.add_argument("--lab-budget", type=float, default=LAB_BUDGET, help=f"seconds of tests per lab (default {LAB_BUDGET})")
+    ap.add_argument("--hang-budget", type=float, default=HANG_BUDGET,
+                    help=f"seconds for all of a lab's later runs once one timed out (default {HANG_BUDGET})")
     ap.add_argument("--no-speed", action="store_true", help="skip the timed runs (speed scores zero)")
     ap.add_argument("--no-sanitize", action="store_true", help="skip racecheck and synccheck (their tests are skipped)")
     ap.add_argument("--sanitize-timeout", type=float, default=SANITIZE_TIMEOUT,
@@ -719,6 +776,7 @@ def main(argv):
         print(f"grade: --code {args.code}: no such folder under {root}", file=sys.stderr)
         return 2
     start = time.monotonic()
+    signal.signal(signal.SIGTERM, stop_children)
     grader = Grader(args, root)
     results = grader.grade(wanted)
     seconds = time.monotonic() - start

@@ -3,6 +3,7 @@
 
     python3 tools/mutants.py check                 every spec applies to solutions/ (CPU, fast)
     python3 tools/mutants.py run [--gpu auto|no] [--only NAME,...] [--lab ID,...] [--seed S]
+                                 [--budget SECONDS]
 
 tests/mutants/lab<ID>.json holds the specs of one lab: a list of
     {"name": ..., "category": one of CATEGORIES, "description": ...,
@@ -12,10 +13,12 @@ applied in order to solutions/lab<ID>_*.{cu,cpp} when the mutant is made, so the
 solution files as they change. `make mutants` (run) writes each mutant into
 build/mutants/<name>/ beside copies of the other solution files, grades it with tools/grade.py
 (--code build/mutants/<name>, no speed) and prints a table: mutant, lab, category, correctness
-points, caught. A mutant is caught when it loses correctness points. Without a GPU the GPU
-mutants are only compiled: one that does not compile is caught (zero points), the others are
-skipped. Exit status: 0 every graded mutant caught, 1 one was not (or a spec no longer applies),
-2 bad arguments.
+points, caught; each row is printed as soon as its mutant is graded. A mutant is caught when it
+loses correctness points. Without a GPU the GPU mutants are only compiled: one that does not
+compile is caught (zero points), the others are skipped. With --budget, grading stops after that
+many seconds: the mutant being graded then and the ones after it are listed "not run" (never as
+caught). Exit status: 0 every mutant graded and caught, 1 one was not caught, not run (budget),
+or a spec no longer applies, 2 bad arguments.
 """
 import argparse
 import json
@@ -29,6 +32,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+from grade import Proc, detect_gpu   # noqa: E402  (tools/grade.py: a child with a time limit)
 SPECS = ROOT / "tests" / "mutants"
 OUT = ROOT / "build" / "mutants"
 CATEGORIES = {
@@ -43,8 +48,9 @@ CATEGORIES = {
     "unbounded-spin": "a spin without a bound",
     "todo-left": "a skeleton with one TODO left",
 }
-# The grader's limits for a mutant: a hang costs one test (TIMEOUT s), never the whole run.
-TIMEOUT, LAB_BUDGET, SANITIZE_TIMEOUT = 60, 600, 300
+# The grader's limits for a mutant: a hang costs one test (TIMEOUT s), and everything left of
+# that lab then shares HANG_BUDGET s (tools/grade.py), so a hung mutant costs about 90 s of runs.
+TIMEOUT, LAB_BUDGET, SANITIZE_TIMEOUT, HANG_BUDGET = 60, 600, 300, 30
 BEGIN = re.compile(r"^(\s*)//\s*BEGIN SOLUTION\b(?:\s*hint:\s*(.*))?\s*$")
 END = re.compile(r"^\s*//\s*END SOLUTION\b")
 
@@ -150,19 +156,24 @@ def write_mutant(spec):
     return folder, folder / path.name
 
 
-def grade(spec, folder, gpu, seed):
-    """(points, max points, one-line note) of the mutant's correctness."""
+def grade(spec, folder, gpu, seed, limit=None):
+    """(points, max points, one-line note) of the mutant's correctness; (None, None, note) when the
+    grader did not finish, and (None, "budget", note) when it was stopped after `limit` seconds."""
     out = folder / "grade"
     cmd = [sys.executable, "tools/grade.py", "--code", folder.relative_to(ROOT).as_posix(), "--lab",
            spec["lab"], "--no-speed", "--quiet", "--gpu", gpu, "--seed", str(seed), "--out",
            out.relative_to(ROOT).as_posix(), "--timeout", str(TIMEOUT), "--lab-budget", str(LAB_BUDGET),
-           "--sanitize-timeout", str(SANITIZE_TIMEOUT)]
-    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
-    (folder / "grade.log").write_text(" ".join(cmd) + "\n\n" + p.stdout + p.stderr)
+           "--sanitize-timeout", str(SANITIZE_TIMEOUT), "--hang-budget", str(HANG_BUDGET)]
+    (out / "results.json").unlink(missing_ok=True)
+    p = Proc(cmd, ROOT, limit)   # (the whole grader and what it runs are stopped at the limit)
+    (folder / "grade.log").write_text(" ".join(cmd) + "\n\n" + p.output
+                                      + (f"\n[stopped after {limit:.0f} s]\n" if p.timed_out else ""))
+    if p.timed_out:
+        return None, "budget", f"not run: stopped when the --budget ran out ({folder.name}/grade.log)"
     try:
         results = json.loads((out / "results.json").read_text())
     except (OSError, ValueError):
-        return None, None, f"the grader did not finish (exit {p.returncode}; {folder.name}/grade.log)"
+        return None, None, f"the grader did not finish (exit {p.rc}; {folder.name}/grade.log)"
     tests = [t for t in results["tests"] if t["tags"][1] == "correctness"]
     lost = [t for t in tests if t["score"] < t["max_score"] - 1e-9]
     note = (lost[0]["name"] + ": " + (lost[0]["output"].strip().splitlines() or ["failed"])[0]) if lost else ""
@@ -202,43 +213,57 @@ def run(args):
     labs = lab_list()
     gpu = args.gpu
     if gpu == "auto":
-        sys.path.insert(0, str(ROOT / "tools"))
-        from grade import detect_gpu
         gpu = "yes" if detect_gpu("auto")[0] else "no"
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 2**63)
     print(f"make mutants: {len(specs)} mutants, GPU: {'yes' if gpu == 'yes' else 'no (GPU mutants: compile only)'}, "
           f"seed {seed}", flush=True)
+    start = time.monotonic()
     rows, not_caught, broken, made = [], 0, 0, []
+
+    def row(*values, seconds=None):     # one table row, printed at once
+        rows.append(values)
+        took = f" ({seconds:.0f} s)" if seconds is not None else ""
+        verdict = f"caught {values[4]}" if values[4] in ("yes", "NO", "no") else values[4]
+        print(f"  {values[0]} (lab {values[1]}): {values[3]}, {verdict}{took}"
+              + (f"; {values[5][:110]}" if values[4] != "yes" else ""), flush=True)
+
     for spec in specs:
         try:
             made.append((spec, *write_mutant(spec)))
         except SpecError as err:
-            rows.append((spec.get("name", "?"), spec.get("lab", "?"), spec.get("category", "?"), "-", "spec",
-                         str(err)))
+            row(spec.get("name", "?"), spec.get("lab", "?"), spec.get("category", "?"), "-", "spec", str(err))
             broken += 1
     # Every mutant file is compiled first, all at once in parallel (the grader then only links);
     # without a GPU that is all a GPU mutant gets.
     errors = compile_all([source for _, _, source in made], args.jobs) if made else {}
+    not_run = 0
     for spec, folder, source in made:
         if gpu != "yes" and labs.get(spec["lab"], {}).get("gpu", True):
             if errors[source]:
-                rows.append((spec["name"], spec["lab"], spec["category"], "0", "yes",
-                             "does not compile: " + errors[source]))
+                row(spec["name"], spec["lab"], spec["category"], "0", "yes", "does not compile: " + errors[source])
             else:
-                rows.append((spec["name"], spec["lab"], spec["category"], "-", "skipped", "GPU mutant, no GPU"))
+                row(spec["name"], spec["lab"], spec["category"], "-", "skipped", "GPU mutant, no GPU")
             continue
-        start = time.monotonic()
-        points, top, note = grade(spec, folder, gpu, seed)
-        seconds = time.monotonic() - start
+        left = None if args.budget is None else args.budget - (time.monotonic() - start)
+        if left is not None and left <= 1:
+            row(spec["name"], spec["lab"], spec["category"], "-", "not run",
+                f"not run: the --budget of {args.budget:.0f} s was used up")
+            not_run += 1
+            continue
+        began = time.monotonic()
+        points, top, note = grade(spec, folder, gpu, seed, left)
+        seconds = time.monotonic() - began
         if points is None:
-            rows.append((spec["name"], spec["lab"], spec["category"], "-", "no", note))
-            not_caught += 1
+            stopped = top == "budget"
+            row(spec["name"], spec["lab"], spec["category"], "-", "not run" if stopped else "no", note,
+                seconds=seconds)
+            not_run += stopped
+            not_caught += not stopped
             continue
         caught = top > 0 and points < top - 1e-9
         not_caught += not caught
-        rows.append((spec["name"], spec["lab"], spec["category"], f"{points:.4g}/{top:.4g}",
-                     "yes" if caught else "NO", note if caught else spec["description"]))
-        print(f"  {spec['name']}: {rows[-1][3]} caught {rows[-1][4]} ({seconds:.0f} s)", flush=True)
+        row(spec["name"], spec["lab"], spec["category"], f"{points:.4g}/{top:.4g}",
+            "yes" if caught else "NO", note if caught else spec["description"], seconds=seconds)
     header = ("mutant", "lab", "category", "correctness", "caught", "first lost test / why")
     widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(5)]
     lines = ["  ".join(str(v).ljust(widths[i]) for i, v in enumerate(r[:5])) + "  " + r[5][:110]
@@ -249,11 +274,12 @@ def run(args):
     skipped = sum(1 for r in rows if r[4] == "skipped")
     caught = sum(1 for r in rows if r[4] == "yes")
     summary = (f"{caught} of {graded} graded mutants caught, {skipped} skipped (GPU mutants without a GPU)"
+               + (f", {not_run} not run (--budget {args.budget:g} s used up)" if not_run else "")
                + (f", {broken} specs no longer apply" if broken else ""))
     print(summary)
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "table.txt").write_text(table + "\n" + summary + "\n")
-    return 1 if not_caught or broken else 0
+    return 1 if not_caught or broken or not_run else 0
 
 
 def main(argv):
@@ -266,6 +292,8 @@ def main(argv):
     r.add_argument("--only", action="append", default=[], help="mutant name(s), comma-separated")
     r.add_argument("--lab", action="append", default=[], help="only the mutants of these labs, e.g. 5,8x")
     r.add_argument("--seed", type=int, help="the grader's test seed (default: fresh, printed)")
+    r.add_argument("--budget", type=float, metavar="SECONDS",
+                   help="stop grading after this many seconds; the rest are listed as not run")
     r.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="parallel compiles")
     args = ap.parse_args(argv)
     if args.command == "check":
