@@ -11,6 +11,7 @@
 #include "gpu_timing.h"
 #include "harness.h"
 #include "io.h"
+#include "touch_pages.cuh"
 
 namespace sat {
 
@@ -161,28 +162,6 @@ __global__ void first_difference(const unsigned* a, const unsigned* b, std::size
 }
 
 constexpr std::size_t no_difference = ~std::size_t(0);
-
-// Distance between the loads of touch_pages: the smallest GPU page (64 KiB) that cudaMalloc uses.
-constexpr std::size_t touch_stride = std::size_t(64) << 10;
-
-// One volatile byte load every touch_stride bytes of [p, p + bytes), and one of its last byte:
-// each page of the buffer gets its address translation loaded into the GPU's TLBs.
-__global__ void touch_pages(const unsigned char* p, std::size_t bytes) {
-    const std::size_t k = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (k <= bytes / touch_stride)
-        (void)*reinterpret_cast<const volatile unsigned char*>(p + std::min(k * touch_stride, bytes - 1));
-}
-
-// The repetition check reads the checked run's copy and the output (4 GiB for f64 16384^2), which
-// can leave the TLBs holding those pages and not the input's, unlike back-to-back runs: touching
-// every page the timed run reads or writes, after the check and before the L2 flush, gives each
-// repetition the translations a back-to-back run finds.
-void touch_pages_async(const void* p, std::size_t bytes, cudaStream_t stream) {
-    if (!p || bytes == 0) return;
-    const std::size_t threads = bytes / touch_stride + 1;
-    touch_pages<<<unsigned((threads + 255) / 256), 256, 0, stream>>>(static_cast<const unsigned char*>(p), bytes);
-    SAT_CHECK_LAUNCH("touch_pages");
-}
 
 // Byte offset of the first difference between two host buffers of equal size, or no_difference.
 std::size_t first_difference_host(const std::vector<unsigned char>& a, const unsigned char* b) {
@@ -404,11 +383,14 @@ Measurement run_variant(const RunRequest& req) {
                 auto poison_output = [&] {
                     SAT_CUDA(cudaMemsetAsync(out_base + band, poison_byte, out_bytes, stream.s));
                 };
-                // Before a timed repetition: a poisoned output and the TLBs of a back-to-back run.
+                // Before a timed repetition: a poisoned output, then every page of the input and
+                // output touched. The check reads the checked run's copy and the output (4 GiB at
+                // f64 16384^2), which can leave the TLBs without the input's pages; touched, each
+                // repetition starts with the translations a back-to-back run finds.
                 auto prepare_repetition = [&] {
                     poison_output();
-                    touch_pages_async(in_dev.ptr, in_bytes, stream.s);
-                    touch_pages_async(out_base, out_bytes + 2 * band, stream.s);
+                    SAT_CUDA(touch_pages_async(in_dev.ptr, in_bytes, stream.s));
+                    SAT_CUDA(touch_pages_async(out_base, out_bytes + 2 * band, stream.s));
                 };
                 Stats t;
                 {  // the device copy of the checked run is freed before the copy below is timed

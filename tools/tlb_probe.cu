@@ -13,6 +13,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "touch_pages.cuh"
+
 #define PROBE_CUDA(call)                                                                    \
     do {                                                                                    \
         const cudaError_t err_ = (call);                                                    \
@@ -24,7 +26,6 @@
 
 namespace {
 
-constexpr std::size_t touch_stride = std::size_t(64) << 10;
 constexpr int reps = 20;
 
 __global__ void copy_words(const double* in, double* out, std::size_t n) {
@@ -38,17 +39,6 @@ __global__ void compare_words(const unsigned* a, const unsigned* b, std::size_t 
     unsigned acc = 0;
     for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) acc |= a[i] ^ b[i];
     if (acc) atomicOr(sink, acc);
-}
-
-__global__ void touch_pages(const unsigned char* p, std::size_t bytes) {
-    const std::size_t k = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (k <= bytes / touch_stride)
-        (void)*reinterpret_cast<const volatile unsigned char*>(p + std::min(k * touch_stride, bytes - 1));
-}
-
-void touch(const void* p, std::size_t bytes, cudaStream_t s) {
-    const std::size_t threads = bytes / touch_stride + 1;
-    touch_pages<<<unsigned((threads + 255) / 256), 256, 0, s>>>(static_cast<const unsigned char*>(p), bytes);
 }
 
 double median(std::vector<double> v) {
@@ -108,7 +98,10 @@ int main(int argc, char** argv) {
                                                          static_cast<unsigned*>(sink));
                     PROBE_CUDA(cudaMemsetAsync(out, 0x7F, bytes, s));
                 }
-                if (setting == 2) touch(in, bytes, s), touch(out, bytes, s);
+                if (setting == 2) {
+                    PROBE_CUDA(sat::touch_pages_async(in, bytes, s));
+                    PROBE_CUDA(sat::touch_pages_async(out, bytes, s));
+                }
                 PROBE_CUDA(cudaMemsetAsync(flush, 0, flush_bytes, s));
                 PROBE_CUDA(cudaEventRecord(start, s));
                 copy_words<<<blocks, 256, 0, s>>>(static_cast<const double*>(in), static_cast<double*>(out), words);
