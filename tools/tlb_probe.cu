@@ -1,6 +1,6 @@
 // tlb_probe — does the harness's between-repetition check (common/runner.cu: a bitwise compare
 // of the output with a device copy of the checked run, then a poison memset) slow the next timed
-// run, and does touching the timed run's pages (touch_pages in runner.cu) undo it?
+// run, and does touching the timed run's pages (common/touch_pages.cuh, as runner.cu does) undo it?
 // A streaming copy kernel (in -> out, 8-byte words) is timed with CUDA events, L2 flushed before
 // each repetition, in three settings:
 //   back-to-back   only the L2 flush between repetitions (the harness before the check existed)
