@@ -89,12 +89,15 @@ private:
 };
 
 // Time `body` reps times on `stream`, flushing L2 before each, with events around body only;
-// after(k) runs after repetition k (0-based) has finished, outside the timed region.
+// after(k) runs after repetition k (0-based) has finished, outside the timed region. The whole
+// device is idle before each flush, so no work enqueued before (by after(), on any stream) can
+// overlap the timed events.
 template <class Body, class After>
 Stats time_gpu(int reps, cudaStream_t stream, L2Flusher& flusher, Body body, After after) {
     Events ev;
     std::vector<double> times;
     for (int i = 0; i < reps; ++i) {
+        SAT_CUDA(cudaDeviceSynchronize());
         flusher.flush(stream);
         SAT_CUDA(cudaEventRecord(ev.start, stream));
         body();

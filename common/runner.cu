@@ -11,6 +11,7 @@
 #include "gpu_timing.h"
 #include "harness.h"
 #include "io.h"
+#include "touch_pages.cuh"
 
 namespace sat {
 
@@ -382,16 +383,25 @@ Measurement run_variant(const RunRequest& req) {
                 auto poison_output = [&] {
                     SAT_CUDA(cudaMemsetAsync(out_base + band, poison_byte, out_bytes, stream.s));
                 };
+                // Before a timed repetition: a poisoned output, then every page of the input and
+                // output touched. The check reads the checked run's copy and the output (4 GiB at
+                // f64 16384^2), which can leave the TLBs without the input's pages; touched, each
+                // repetition starts with the translations a back-to-back run finds.
+                auto prepare_repetition = [&] {
+                    poison_output();
+                    SAT_CUDA(touch_pages_async(in_dev.ptr, in_bytes, stream.s));
+                    SAT_CUDA(touch_pages_async(out_base, out_bytes + 2 * band, stream.s));
+                };
                 Stats t;
                 {  // the device copy of the checked run is freed before the copy below is timed
                     RepetitionCheck repeat(result, out_base, req.type, ref.shape, band, stream.s);
                     poison_output();
                     run_once();  // second warm-up: scratch now allocated, graphs instantiated
                     repeat.compare("the warm-up run");
-                    poison_output();
+                    prepare_repetition();
                     t = time_gpu(req.reps, stream.s, flusher, run_once, [&](int k) {
                         repeat.compare("timed repetition " + std::to_string(k + 1) + " of " + std::to_string(req.reps));
-                        poison_output();
+                        prepare_repetition();
                     });
                     repetition = repeat.first();
                 }
