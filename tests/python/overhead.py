@@ -2,7 +2,9 @@
 and a C library stand-in that returns SATLIB_OK at once (no GPU, no libsatlib.so). Prints
 microseconds per call (the fastest of 7 runs of N calls).
 Usage: python3 tests/python/overhead.py [N]   (N = 10000 calls by default)"""
-import os, statistics, sys, time
+import os
+import sys
+import time
 from unittest import mock
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
