@@ -10,6 +10,9 @@
  * array; rows x cols is the input's shape (the NPP layout makes outputs (rows+1) x (cols+1));
  * `stream` is a cudaStream_t (0 = the legacy default stream). Every function returns
  * SATLIB_OK or an error code; satlib_error_string() turns it into one line.
+ * Scratch is stream-ordered (cudaMallocAsync from the current device's memory pool); a release
+ * threshold of 0 on that pool (the CUDA default) is raised to 256 MiB, so that freed scratch
+ * stays mapped across synchronizations instead of being mapped again on every call.
  */
 #ifndef SATLIB_H
 #define SATLIB_H

@@ -2,6 +2,7 @@
 // (lookback_kernel.cuh), the C++ entry points of sat.hpp and the C ABI of satlib.h (batches,
 // squared sums, the NPP layout, box filters).
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 
 #include "lookback_kernel.cuh"
@@ -54,15 +55,48 @@ Layout layout_for(int rows, int cols) {
     return L;
 }
 
-// Blocks of `kernel` (with `smem` bytes of dynamic shared memory) resident at once.
+// Blocks of `kernel` (with `smem` bytes of dynamic shared memory) resident at once on the
+// current device. The answer depends only on the device and the kernel, so each instantiation
+// keeps it per device rather than asking the occupancy calculator on every call (0: not asked
+// yet; two threads racing both ask and store the same number).
+constexpr int max_cached_devices = 64;
 template <class Kernel>
 int resident_blocks(Kernel kernel, std::size_t smem) {
+    static std::atomic<int> cached[max_cached_devices];
     int device = 0, sms = 0, per_sm = 0;
     if (cudaGetDevice(&device) != cudaSuccess) return 0;
+    const bool cacheable = device >= 0 && device < max_cached_devices;
+    if (cacheable) {
+        const int known = cached[device].load(std::memory_order_relaxed);
+        if (known > 0) return known;
+    }
     if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) return 0;
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, smem) != cudaSuccess)
         return 0;
-    return std::max(1, sms * per_sm);
+    const int resident = std::max(1, sms * per_sm);
+    if (cacheable) cached[device].store(resident, std::memory_order_relaxed);
+    return resident;
+}
+
+// Stream-ordered scratch. The pool of cudaMallocAsync releases its free memory to the OS at every
+// synchronization while its release threshold is 0 (the CUDA default), so a caller that
+// synchronizes between calls (wait=True in Python, a benchmark) has the driver map the scratch
+// anew in every call. A threshold of 0 on the current device's pool is raised to
+// scratch_keep_bytes; a threshold the program set itself is left as it is. Asked on every call:
+// cheap host calls, and right again after a cudaDeviceReset.
+constexpr std::uint64_t scratch_keep_bytes = std::uint64_t(256) << 20;
+inline cudaError_t scratch_alloc(void** p, std::size_t bytes, cudaStream_t stream) {
+    int device = 0;
+    cudaMemPool_t pool = nullptr;
+    std::uint64_t keep = 0;
+    bool asked = cudaGetDevice(&device) == cudaSuccess && cudaDeviceGetMemPool(&pool, device) == cudaSuccess &&
+                 cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) == cudaSuccess;
+    if (asked && keep == 0) {
+        keep = scratch_keep_bytes;
+        asked = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) == cudaSuccess;
+    }
+    if (!asked) cudaGetLastError();  // a pool that cannot be asked or set only costs speed
+    return cudaMallocAsync(p, bytes, stream);
 }
 
 inline bool aligned(const void* p, std::size_t a) { return reinterpret_cast<std::uintptr_t>(p) % a == 0; }
@@ -106,11 +140,11 @@ cudaError_t scan_2d(const In* in, std::size_t in_pitch, Out* out, std::size_t ou
     void* values = opt.values;
     bool own_state = false, own_values = false;
     if (state == nullptr) {
-        if ((err = cudaMallocAsync(&state, L.state_bytes, stream)) != cudaSuccess) return err;
+        if ((err = scratch_alloc(&state, L.state_bytes, stream)) != cudaSuccess) return err;
         own_state = true;
     }
     if (values == nullptr) {
-        if ((err = cudaMallocAsync(&values, L.value_bytes, stream)) != cudaSuccess) {
+        if ((err = scratch_alloc(&values, L.value_bytes, stream)) != cudaSuccess) {
             if (own_state) cudaFreeAsync(state, stream);
             return err;
         }
@@ -326,7 +360,7 @@ int integral_typed(const satlib_integral_args& a, cudaStream_t stream, int check
     const std::size_t status_bytes = 256, state_at = status_bytes;
     const std::size_t values_at = align_up(state_at + need.state_bytes, 256);
     void* scratch = nullptr;
-    cudaError_t err = cudaMallocAsync(&scratch, values_at + need.value_bytes, stream);
+    cudaError_t err = scratch_alloc(&scratch, values_at + need.value_bytes, stream);
     if (err != cudaSuccess) return status_of(err);
     char* base = static_cast<char*>(scratch);
     int* status = reinterpret_cast<int*>(base);
@@ -334,7 +368,10 @@ int integral_typed(const satlib_integral_args& a, cudaStream_t stream, int check
     opt.state = base + state_at;
     opt.values = base + values_at;
     opt.status = status;
-    err = cudaMemsetAsync(status, 0, sizeof(int), stream);
+    // One memset clears the status word and the first launch's tile flags (they are adjacent);
+    // the launches after it clear the flags themselves (state_is_zero false).
+    err = cudaMemsetAsync(base, 0, state_at + need.state_bytes, stream);
+    opt.state_is_zero = true;
     for (int b = 0; b < a.batch && err == cudaSuccess; ++b) {
         const In* in_b = in + std::size_t(b) * a.in_batch_stride;
         Out* tables[2] = {sq != nullptr ? sq + std::size_t(b) * a.sq_batch_stride : nullptr,
@@ -351,6 +388,7 @@ int integral_typed(const satlib_integral_args& a, cudaStream_t stream, int check
             }
             err = k == 0 ? scan_2d<In, Out, true>(in_b, a.in_pitch, t, pitches[k], a.rows, a.cols, stream, opt)
                          : scan_2d<In, Out, false>(in_b, a.in_pitch, t, pitches[k], a.rows, a.cols, stream, opt);
+            opt.state_is_zero = false;
         }
     }
     int timed_out = 0;
@@ -427,7 +465,7 @@ int box_typed(const In* in, std::size_t in_pitch, std::size_t in_stride, Out* ou
     const bool squares = op == SATLIB_BOX_VARIANCE;
     const std::size_t n = std::size_t(rows) * cols;
     void* tables = nullptr;
-    cudaError_t err = cudaMallocAsync(&tables, n * sizeof(T) * (squares ? 2 : 1), stream);
+    cudaError_t err = scratch_alloc(&tables, n * sizeof(T) * (squares ? 2 : 1), stream);
     if (err != cudaSuccess) return status_of(err);
     T* sum = static_cast<T*>(tables);
     T* sq = squares ? sum + n : nullptr;

@@ -417,6 +417,53 @@ TEST_CASE("library C ABI: squares into the input's own buffer are refused, sums 
     CHECK(satlib_last_timeout() == 0);
 }
 
+TEST_CASE("library C ABI: the scratch pool keeps its memory across synchronizations", "[gpu][library]") {
+    // A release threshold of 0 on the device's current pool (the CUDA default) becomes 256 MiB;
+    // one the program set itself is kept. Results stay right over calls with a sync in between.
+    SAT_REQUIRE_GPU();
+    int device = 0, pools = 0;
+    REQUIRE(cudaGetDevice(&device) == cudaSuccess);
+    REQUIRE(cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, device) == cudaSuccess);
+    if (pools == 0) {
+        WARN("no stream-ordered memory pools on this device: nothing to check");
+        return;
+    }
+    cudaMemPool_t pool = nullptr;
+    REQUIRE(cudaDeviceGetMemPool(&pool, device) == cudaSuccess);
+    std::uint64_t before = 0, threshold = 0;
+    REQUIRE(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &before) == cudaSuccess);
+
+    const int rows = 70, cols = 600;
+    DeviceArray<float> in(std::size_t(rows) * cols), out(std::size_t(rows) * cols);
+    const std::vector<float> ones(std::size_t(rows) * cols, 1.0f);
+    REQUIRE(cudaMemcpy(in.p, ones.data(), ones.size() * 4, cudaMemcpyHostToDevice) == cudaSuccess);
+    satlib_integral_args args{};
+    args.in = in.p, args.in_type = SATLIB_F32, args.in_pitch = cols;
+    args.out = out.p, args.out_type = SATLIB_F32, args.out_pitch = cols;
+    args.batch = 1, args.rows = rows, args.cols = cols;
+    const std::uint64_t program_set = 12345;
+    for (const std::uint64_t set : {std::uint64_t(0), program_set}) {
+        INFO("release threshold set to " << set << " before the calls");
+        std::uint64_t value = set;
+        REQUIRE(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &value) == cudaSuccess);
+        for (int call = 0; call < 3; ++call) {
+            REQUIRE(cudaMemset(out.p, sat::poison_byte, ones.size() * 4) == cudaSuccess);
+            REQUIRE(satlib_integral(&args, nullptr, call % 2) == SATLIB_OK);
+            REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+            std::vector<float> sums(ones.size());
+            REQUIRE(cudaMemcpy(sums.data(), out.p, sums.size() * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
+            std::size_t wrong = 0;
+            for (int i = 0; i < rows; ++i)
+                for (int j = 0; j < cols; ++j) wrong += sums[std::size_t(i) * cols + j] != float((i + 1) * (j + 1));
+            CHECK(wrong == 0);
+        }
+        REQUIRE(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold) == cudaSuccess);
+        CHECK(threshold == (set == 0 ? std::uint64_t(256) << 20 : program_set));
+    }
+    CHECK(satlib_last_timeout() == 0);
+    REQUIRE(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &before) == cudaSuccess);
+}
+
 // ---- box filters -------------------------------------------------------------------------------
 
 namespace {

@@ -106,9 +106,9 @@ def _input(x):
     if len(a.shape) not in (2, 3):
         raise ValueError("satlib: expected a 2-D (H, W) or 3-D (B, H, W) array, got shape %s"
                          % (a.shape,))
-    if any(n == 0 for n in a.shape):
+    if 0 in a.shape:
         raise ValueError("satlib: the array is empty (shape %s)" % (a.shape,))
-    if any(n > _INT_MAX for n in a.shape):
+    if max(a.shape) > _INT_MAX:
         raise ValueError("satlib: a dimension of %s is above 2^31 - 1" % (a.shape,))
     if a.ptr == 0:
         raise ValueError("satlib: the array has a null data pointer")

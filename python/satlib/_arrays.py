@@ -25,8 +25,13 @@ def _type_name(x):
     return "%s.%s" % (t.__module__, t.__qualname__) if t.__module__ != "builtins" else t.__qualname__
 
 
+def _same(out):
+    return out
+
+
 class Array:
     """One caller's array. stream() and alloc() touch the framework (and the GPU) only when called."""
+    __slots__ = ("kind", "ptr", "dtype", "shape", "strides", "alloc", "stream", "guard", "finish")
 
     def __init__(self, kind, ptr, dtype, shape, strides, alloc, stream, guard=None, finish=None):
         self.kind = kind
@@ -37,7 +42,7 @@ class Array:
         self.alloc = alloc            # alloc(shape, dtype name) -> (array, device pointer)
         self.stream = stream          # stream() -> cudaStream_t as an int (0: legacy default)
         self.guard = guard or contextlib.nullcontext  # guard() -> context on the array's device
-        self.finish = finish or (lambda out: out)     # out array -> what the caller gets back
+        self.finish = finish or _same  # out array -> what the caller gets back
 
 
 def wrap(x):
@@ -79,14 +84,25 @@ def _torch(x):
     if not x.is_cuda:
         raise _cannot(x, "expected a CUDA tensor, not one on %s; move it with x.cuda()" % x.device)
     device = x.device
+    index = device.index if device.index is not None else torch.cuda.current_device()
 
     def alloc(shape, dtype):
         out = torch.empty(shape, dtype=getattr(torch, dtype), device=device)
         return out, out.data_ptr()
 
+    # The current stream's handle without building a torch.cuda.Stream object (microseconds per
+    # call); torch._C._cuda_getCurrentRawStream is what torch's own compiled code calls.
+    raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw_stream is not None:
+        stream = lambda: raw_stream(index)
+    else:
+        stream = lambda: torch.cuda.current_stream(device).cuda_stream
+
+    def guard():  # switching devices only when the tensor is on another one
+        return contextlib.nullcontext() if torch.cuda.current_device() == index else torch.cuda.device(index)
+
     return Array("torch", x.data_ptr(), str(x.dtype).replace("torch.", ""), x.shape, x.stride(), alloc,
-                 stream=lambda: torch.cuda.current_stream(device).cuda_stream,
-                 guard=lambda: torch.cuda.device(device))
+                 stream=stream, guard=guard)
 
 
 # ---- CuPy ------------------------------------------------------------------------------------
@@ -159,7 +175,7 @@ def _via_dlpack(x, finish):
 def _cai(x, numba):
     cai = x.__cuda_array_interface__
     try:
-        shape = tuple(int(n) for n in cai["shape"])
+        shape = tuple(map(int, cai["shape"]))
         typestr = str(cai["typestr"])
         ptr = int(cai["data"][0] or 0)
     except (KeyError, TypeError, ValueError, IndexError):
@@ -176,8 +192,9 @@ def _cai(x, numba):
     if strides is None:  # C-contiguous
         strides, step = [], 1
         for n in reversed(shape):
-            strides.insert(0, step)
+            strides.append(step)
             step *= max(n, 1)
+        strides.reverse()
     else:
         if size == 0 or any(int(s) % size for s in strides):
             raise ValueError("satlib: the array's strides %s are not whole elements" % (tuple(strides),))
