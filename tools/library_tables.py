@@ -23,16 +23,20 @@ def library_table(path):
     shapes = list(dict.fromkeys(f'{r["rows"]}x{r["cols"]}' for r in rows))
     types = list(dict.fromkeys(r["type"] for r in rows))
     ratio = lambda r: float(r["median_ms"]) / float(r["copy_ms"])
+    runs = sorted({r.get("run", "A") for r in rows})
     out = [f'{first["gpu"]}, driver {first["driver"]}, CUDA {first["cuda"]}, {first["date"]}: '
            "`build/peers --variant satlib,CUB-two-pass,NPP-integral --reps 10`, time / copy "
-           "(rows x cols; median time of satlib in ms in brackets).", "",
+           "(rows x cols; median time of satlib in ms in brackets)"
+           + (f"; {len(runs)} runs on that machine, rows marked * from run {runs[-1]}" if len(runs) > 1 else "")
+           + ".", "",
            "| shape | type | satlib | CUB two-pass | NPP (u8 only) |", "|---|---|---:|---:|---:|"]
     for s in shapes:
         for t in types:
             lib = by.get(("satlib", t, s))
             if not lib:
                 continue
-            cells = [f'{ratio(lib):.2f} ({float(lib["median_ms"]):.3f})']
+            mark = "*" if len(runs) > 1 and lib.get("run", "A") == runs[-1] else ""
+            cells = [f'{ratio(lib):.2f} ({float(lib["median_ms"]):.3f}){mark}']
             for v in ("CUB-two-pass", "NPP-integral"):
                 r = by.get((v, t, s))
                 cells.append(f"{ratio(r):.2f}" if r else "-")
@@ -45,7 +49,8 @@ def python_table(path):
     cases = list(dict.fromkeys(r["case"] for r in rows))
     methods = ["satlib", "satlib+squares", "torch", "cupy", "npp"]
     by = {(r["case"], r["method"]): float(r["ratio_to_copy"]) for r in rows}
-    out = [f'{rows[0]["gpu"]}: `tools/bench_python.py --quick` (time / copy, median).', "",
+    out = [f'{rows[0]["gpu"]}: `tools/bench_python.py --quick` (time / copy, median; one call per '
+           "timed repetition, asynchronous).", "",
            "| case | " + " | ".join(methods) + " |", "|---|" + "---:|" * len(methods)]
     for c in cases:
         out.append(f"| {c} | " + " | ".join(f"{by[(c, m)]:.2f}" if (c, m) in by else "-" for m in methods) + " |")
