@@ -45,8 +45,7 @@ def page(csv_path: Path, meta: dict, rows: list[dict]) -> str:
     failed, skipped = as_list(meta.get("failed")), as_list(meta.get("skipped"))
     rel = csv_path
     cuda = f" (CUDA {meta['cuda_driver_version']} driver API)" if meta.get("cuda_driver_version") else ""
-    started = meta.get("started_utc", "")
-    when = meta["date"] + (f", started {started[11:19]} UTC" if len(started) >= 19 else "")
+    when = meta["date"]  # the run's date (its start time is in the JSON)
     if meta.get("elapsed_s"):
         when += f"; {meta['elapsed_s']:.0f} s of benchmark"
     out = [
