@@ -12,7 +12,10 @@ and carries the device-to-device copy of the same bytes measured in the same pro
   reps    20 up to 4K, 10 at 8K-16K, 5 at 32K (median reported; L2 flushed before each run)
   lab 6   (1+r)R1W at r = 0.25 (the paper's 1.25R1W) at every size, plus an r sweep
           (--sweep, about 24 values of r) at 4K and 16K, f64 as in Kasagi et al. Table II
-  order   everything up to 16K first, then 32K type by type (f32, u8i32, f64; per type the peers
+  thin    1x16M, 16Mx1, 3x40M, 40Mx3, 33x4M, 4Mx33 (f32, u8i32): the library only (peers
+          `satlib`), whose dispatcher sends a short side <= 64 to its 1-D look-back; the labs'
+          2-D kernels take 10-200x a copy there (docs/thin.md); tabled apart from the squares
+  order   everything up to 16K first, then the thin shapes, then 32K type by type (f32, u8i32, f64; per type the peers
           first and lab 3 last) while the time budget (--budget, default 540 s) lasts; what did
           not fit is listed as skipped
 
@@ -56,6 +59,13 @@ SWEEP_TYPES = ["f64"]
 SWEEP_REPS = 10
 # DESIGN.md targets: time / copy, f32 16384x16384, best variant of the lab.
 TARGETS = {9: 1.11, 8: 1.3, 4: 1.8, 7: 2.2, 3: 4.5}
+# Thin shapes (rows x cols): the library's 1-D look-back; target <= 1.5 x copy (issue 22).
+THIN = ["1x16777216", "16777216x1", "3x40000000", "40000000x3", "33x4000000", "4000000x33"]
+THIN_TYPES = ["f32", "u8i32"]
+THIN_VARIANT = "satlib"
+THIN_REPS = 10
+THIN_TARGET = 1.5
+THIN_SIDE = 64  # a shape whose short side is at most this is "thin" in the tables
 TRANSPOSE_PREFIX = "transpose"  # lab 3's transpose variants compute a transpose, not a SAT
 
 
@@ -284,6 +294,13 @@ def plan_and_run(bench: Bench, sizes: list[Size], types: list[str], quick: bool,
             bench.run(f"lab6   (1+r)R1W --sweep  {s.text}  {','.join(st)}  reps {SWEEP_REPS}",
                       [str(lab6), "--sweep", "--sizes", s.text, "--type", ",".join(st), "--reps", str(SWEEP_REPS)])
 
+    # Thin shapes: the library only (one process per type).
+    if THIN_VARIANT in peer_variants and not args.no_thin and not quick:
+        thin = [Size(x) for x in THIN]
+        for t in [x for x in THIN_TYPES if x in types]:
+            bench.run(f"peers  {THIN_VARIANT}  thin shapes  {t}  reps {THIN_REPS}",
+                      command(peers, [THIN_VARIANT], thin, [t], THIN_REPS))
+
     if before_big:
         before_big()  # the pictures: cheap, and wanted even when 32K runs out of time
 
@@ -342,7 +359,17 @@ def read_rows(csv_path: Path) -> list[dict]:
 def size_label(rows: int, cols: int) -> str:
     if rows == cols:
         return f"{rows // 1024}K" if rows % 1024 == 0 else str(rows)
+    if min(rows, cols) <= THIN_SIDE:  # 3x40000000 -> 3x40M, 1x16777216 -> 1x16Mi
+        return "x".join(long_side(n) for n in (rows, cols))
     return f"{rows}x{cols}"
+
+
+def long_side(n: int) -> str:
+    if n >= 1 << 20 and n % (1 << 20) == 0:
+        return f"{n >> 20}Mi"
+    if n >= 1_000_000 and n % 1_000_000 == 0:
+        return f"{n // 1_000_000}M"
+    return str(n)
 
 
 def summary_tables(rows: list[dict], types: list[str]) -> tuple[str, str, dict]:
@@ -369,15 +396,16 @@ def summary_tables(rows: list[dict], types: list[str]) -> tuple[str, str, dict]:
     algos.sort(key=lambda a: a[0])  # by lab, variants in the order they ran
     order = sorted(shapes, key=lambda s: (s[0] != s[1], s[0] * s[1]))
     text, md = [], []
-    for t in types:
-        cols = [s for s in order if any((a, t, s) in cells for a in algos)]
+    for t, thin in [(t, thin) for thin in (False, True) for t in types]:
+        cols = [s for s in order if (min(s) <= THIN_SIDE) == thin and any((a, t, s) in cells for a in algos)]
         if not cols:
             continue
         heads = [size_label(*s) for s in cols]
-        title = f"time / copy time, {t} (median of the reps; copy = device-to-device copy of the same bytes)"
+        what = f"{t}, thin shapes (target <= {THIN_TARGET})" if thin else t
+        title = f"time / copy time, {what} (median of the reps; copy = device-to-device copy of the same bytes)"
         text.append(title)
         text.append(f"{'lab':>3} {'algorithm':20}" + "".join(f"{h:>10}" for h in heads))
-        md.append(f"\n**{t}** — time ÷ copy time (lower is better; 1.00 = copy speed)\n")
+        md.append(f"\n**{what}** — time ÷ copy time (lower is better; 1.00 = copy speed)\n")
         md.append("| lab | algorithm | " + " | ".join(heads) + " |")
         md.append("|---:|---|" + "---:|" * len(heads))
         copy_row = []
@@ -421,6 +449,7 @@ def main():
     ap.add_argument("--pictures", help="also write the box-filter and trace pictures into this folder")
     ap.add_argument("--no-peers", action="store_true")
     ap.add_argument("--no-sweep", action="store_true")
+    ap.add_argument("--no-thin", action="store_true", help="leave out the thin shapes (library only)")
     ap.add_argument("--no-build", action="store_true", help="do not run make build/peers")
     ap.add_argument("--summary-only", metavar="CSV", help="print the summary of an existing CSV and stop")
     args = ap.parse_args()
