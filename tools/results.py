@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "plots"))
 
-from bench import TARGETS, read_rows, summary_tables  # noqa: E402
+from bench import TARGETS, read_rows, summary_tables, target_name  # noqa: E402
 from bench_data import load_from_argv  # noqa: E402
 
 NEEDED = ["gpu", "driver", "nvcc", "date"]
@@ -75,14 +75,14 @@ def page(csv_path: Path, meta: dict, rows: list[dict]) -> str:
         "## Targets (DESIGN.md): f32 16384 x 16384, best variant per lab",
         "",
         "| lab | bound (time ÷ copy) | best variant | measured | |",
-        "|---:|---:|---|---:|---|",
+        "|---|---:|---|---:|---|",
     ]
-    for lab in sorted(TARGETS, reverse=True):
+    for lab in sorted(TARGETS, key=lambda lab: -lab if lab else -100):  # the library first
         bound, best = targets.get(lab, (TARGETS[lab], None))
         if best is None:
-            out.append(f"| {lab} | {bound} | not measured | | |")
+            out.append(f"| {target_name(lab)} | {bound} | not measured | | |")
         else:
-            out.append(f"| {lab} | {bound} | {best[0]} | {best[1]:.2f} | {'met' if best[1] <= bound else 'missed'} |")
+            out.append(f"| {target_name(lab)} | {bound} | {best[0]} | {best[1]:.2f} | {'met' if best[1] <= bound else 'missed'} |")
     missing = meta.get("missing") or {}
     if missing or skipped or failed:
         out += ["", "## Not measured", ""]
