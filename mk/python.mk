@@ -23,7 +23,7 @@ test-python: $(LIB_SO)
 	@$(PYTHON) tests/python/run.py
 
 bench-python: lib
-	PYTHONPATH=python$(if $(PYTHONPATH),:$(PYTHONPATH)) $(PYTHON) tools/bench_python.py $(BENCH_PYTHON_FLAGS)
+	PYTHONPATH=python$(if $(PYTHONPATH),:$(PYTHONPATH)) $(PYTHON) tools/bench_python.py --wheels $(WHEELS_DIR) $(BENCH_PYTHON_FLAGS)
 
 # kornia itself is pure Python, but the newest release that each CPython accepts differs (0.9
 # needs 3.11), so every package is fetched once per version; pip skips files already there.
