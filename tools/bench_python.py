@@ -22,8 +22,8 @@
 Integer outputs: u8 -> int32 for satlib, torch and CuPy (dtype= on both cumsums) and NPP; kornia
 keeps torch's default (int64).
 Usage: python3 tools/bench_python.py [--quick] [--reps N] [--csv PATH] [--wheels DIR]
-       (make bench-python). Exit 0; 1 if a satlib output was wrong or timed out (after the
-       table); 2 without PyTorch, a GPU or the built library, or for bad options
+       (make bench-python). Exit 0; 1 if a satlib call failed, was wrong or timed out (after
+       the table); 2 without PyTorch, a GPU or the built library, or for bad options
 """
 import argparse
 import csv
@@ -341,7 +341,8 @@ def main(argv=None):
         out.writerows(rows)
     print("\nwrote %s (%d rows)" % (args.csv, len(rows)))
     table(rows, gpu, missing)
-    wrong = [r for r in rows if r["method"].startswith("satlib") and ("MISMATCH" in r["note"] or "TIMEOUT" in r["note"])]
+    wrong = [r for r in rows if r["method"].startswith("satlib")
+             and any(w in r["note"] for w in ("MISMATCH", "TIMEOUT", "error:"))]
     for r in wrong:
         print("bench-python: %s %s: %s" % (r["case"], r["method"], r["note"]), file=sys.stderr)
     return 1 if wrong else 0
