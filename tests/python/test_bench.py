@@ -114,13 +114,15 @@ class TestKorniaWheels(unittest.TestCase):
                 target = os.path.join(tmp, how)
                 self.assertIsNone(install(WHEELS, target, names), how)
                 self.assertTrue(os.path.isfile(os.path.join(target, "kornia", "enhance", "integral.py")), how)
+                # this process's path first (torch, where it is), then the target, as the bench does
+                env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [os.environ.get("PYTHONPATH"), target])))
                 code = "import kornia_rs, sys; sys.exit(0 if kornia_rs.__file__.startswith(%r) else 1)" % target
-                p = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=target),
+                p = subprocess.run([sys.executable, "-c", code], env=env,
                                    capture_output=True, text=True, timeout=120)
                 self.assertEqual(p.returncode, 0, how + ": " + p.stderr)
                 if importlib.util.find_spec("torch") is not None:  # then kornia imports too
                     code = "from kornia.enhance import integral_image; print(integral_image.__module__)"
-                    p = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=target),
+                    p = subprocess.run([sys.executable, "-c", code], env=env,
                                        capture_output=True, text=True, timeout=300)
                     self.assertEqual(p.stdout.strip(), "kornia.enhance.integral", how + ": " + p.stderr)
 
