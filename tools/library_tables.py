@@ -9,8 +9,10 @@
     docs/data/python_h100.csv   tools/bench_python.py (satlib.integral against torch, CuPy, NPP):
                                 docs/library.md's Python table
     docs/data/thin_h100.csv     sat::thin on thin shapes (time, copy, scratch, check): docs/thin.md
+    plots/sample_bench.csv      the `make bench` run of docs/results.md (its metadata in
+                                plots/sample_bench.json): docs/lab8.md's Measurements tables
 
-Every CSV row carries its run's GPU, driver, CUDA version and date. Each table goes between its
+Every docs/data CSV row carries its run's GPU, driver, CUDA version and date. Each table goes between its
 <!-- BEGIN/END ... TABLE --> markers; nothing outside the markers is touched. --docs reads the
 docs (and DIR/data/) from another folder. --check writes nothing: it regenerates into a
 temporary folder, compares, and exits 1 naming every doc that differs (a hand edit).
@@ -18,6 +20,7 @@ temporary folder, compares, and exits 1 naming every doc that differs (a hand ed
 import argparse
 import csv
 import filecmp
+import json
 import sys
 import tempfile
 from pathlib import Path
@@ -121,12 +124,48 @@ def thin_table(path):
     return "\n".join(out)
 
 
-# doc -> its tables: (marker name, generator, CSV under data/)
+def lab8_table(path):
+    """Lab 8's rows of a `make bench` CSV: f32 at the largest square with times, then time / copy
+    for every type and square size."""
+    meta = json.loads(path.with_suffix(".json").read_text())
+    rows = [r for r in read_rows(path) if r["lab"] == "8"]
+    if not rows:
+        raise ValueError("no lab 8 rows")
+    variants = list(dict.fromkeys(r["variant"] for r in rows))
+    types = list(dict.fromkeys(r["type"] for r in rows))
+    squares = sorted({int(r["rows"]) for r in rows if r["rows"] == r["cols"]})
+    by = {(r["variant"], r["type"], int(r["rows"])): r for r in rows if r["rows"] == r["cols"]}
+    # The suite's target shape (DESIGN.md), else the largest square with every variant.
+    n = 16384 if all((v, "f32", 16384) in by for v in variants) else \
+        max(s for s in squares if all((v, "f32", s) in by for v in variants))
+    first = by[(variants[0], "f32", n)]
+    out = [f'{meta["gpu"]}, driver {meta["driver"]}, CUDA {meta["cuda_driver_version"]}, {meta["date"]}: '
+           f"`make bench` (plots/{path.name}, the run of docs/results.md), f32 {n}², "
+           f'median of {first["reps"]}; copy = a device-to-device copy of the same bytes in the same run, '
+           f'{float(first["copy_ms"]):.3f} ms:', "",
+           "| variant | ms | % of copy | time / copy |", "|---------|---:|---:|---:|"]
+    for v in variants:
+        r = by[(v, "f32", n)]
+        out.append(f'| {v} | {float(r["median_ms"]):.3f} | {float(r["pct_copy"]):.1f} | '
+                   f'{float(r["median_ms"]) / float(r["copy_ms"]):.2f} |')
+    out += ["", "Time ÷ copy for every square of that run:", "",
+            "| type | variant | " + " | ".join(f"{s}²" for s in squares) + " |",
+            "|---|---|" + "---:|" * len(squares)]
+    for t in types:
+        for v in variants:
+            cells = [f'{float(r["median_ms"]) / float(r["copy_ms"]):.2f}' if (r := by.get((v, t, s))) else "-"
+                     for s in squares]
+            out.append(f"| {t} | {v} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+# doc -> its tables: (marker name, generator, CSV: a name under docs/data/, or a path from the root)
 TABLES = {
     "library.md": [("LIBRARY TABLE", library_table, "library_h100.csv"),
                    ("MEASURED TABLE", python_table, "python_h100.csv")],
     "lab9.md": [("LAB9 TABLE", lab9_table, "library_h100.csv")],
     "thin.md": [("THIN TABLE", thin_table, "thin_h100.csv")],
+    "lab8.md": [("LAB8 TABLE", lab8_table, "plots/sample_bench.csv")],
 }
 
 
@@ -145,7 +184,8 @@ def generate(docs, out):
         text = (docs / doc).read_text()
         for name, make_table, data in tables:
             try:
-                text = replace(text, name, make_table(docs / "data" / data))
+                csv_path = ROOT / data if "/" in data else docs / "data" / data
+                text = replace(text, name, make_table(csv_path))
             except (ValueError, KeyError) as e:
                 raise ValueError(f"{doc}: {data}: {e}") from None
         texts[doc] = text
