@@ -126,6 +126,14 @@ int run_command(const std::string& command, std::string* output) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+std::string require_command(const std::string& command, int status) {
+    std::string out;
+    const int rc = run_command(command, &out);
+    INFO(command << " printed:\n" << out);
+    REQUIRE(rc == status);
+    return out;
+}
+
 }  // namespace sat_test
 
 namespace {

@@ -52,6 +52,8 @@ void require_trace_pictures(int lab, sat::Shape shape);
 // Run a shell command from the repository root; returns its exit status (-1 if it died on a
 // signal) and its stdout+stderr.
 int run_command(const std::string& command, std::string* output = nullptr);
+// run_command, REQUIRE its exit status to be `status` (its output shown when not); returns the output.
+std::string require_command(const std::string& command, int status = 0);
 
 }  // namespace sat_test
 
