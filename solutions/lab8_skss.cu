@@ -36,7 +36,7 @@ using progress_ref = cuda::atomic_ref<unsigned, cuda::thread_scope_device>;
 template <class Out>
 __device__ __forceinline__ void row_scan_with_carry(Out (&data)[w], Out& row_carry,
                                                     Out (*buffer)[w + 1], int lane) {
-    // BEGIN SOLUTION hint: lab7::brlt_transpose(data, buffer, lane) (now lane = row, data[j] = column c0 + j); data[0] += row_carry; lab7::serial_scan(data); row_carry = data[31]; lab7::brlt_transpose back (lane = column again)
+    // BEGIN SOLUTION hint: lab7::brlt_transpose(data, buffer, lane) (now lane = row, data[j] = column c0 + j); add row_carry to data[0]; lab7::serial_scan(data); row_carry = data[31]; lab7::brlt_transpose back (lane = column again)
     lab7::brlt_transpose(data, buffer, lane);  // lane = row, data[j] = column c0+j
     data[0] += row_carry;
     lab7::serial_scan(data);

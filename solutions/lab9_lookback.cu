@@ -134,7 +134,7 @@ __device__ __forceinline__ void local_scan(A (&x)[R][V], A (&col)[V], A (*s_warp
 template <class A>
 __device__ bool look_left(const Published<A>& pub, unsigned t, bool top_strip, const A* s_row_sum,
                           A* s_row_carry, A* s_left_sum) {
-    // BEGIN SOLUTION hint: for k = t-1, t-2, ...: st = pub.flags.wait(k, partial) (invalid: timed out); carry += __ldcg of row_prefix (st >= row_done: then stop) or row_sum at [k * R + lane]; if !__all_sync(full_mask, ok) return false; s_row_carry[lane] = carry; __stcg row_prefix[t * R + lane] = carry + s_row_sum[lane]; left = warp_sum(carry): lane 0 writes *s_left_sum, __stcg left_sum[t] (and corner_prefix[t] on the top strip); __syncwarp(), then lane 0 pub.flags.publish(t, row_done) (done on the top strip)
+    // BEGIN SOLUTION hint: for k = t-1, t-2, ...: st = pub.flags.wait(k, partial) (invalid: timed out); carry += __ldcg of row_prefix (st >= row_done: then stop) or row_sum at [k * R + lane]; if !__all_sync(full_mask, ok) return false; write s_row_carry[lane] = carry; __stcg row_prefix[t * R + lane] = carry + s_row_sum[lane]; left = warp_sum(carry): lane 0 writes *s_left_sum, __stcg left_sum[t] (and corner_prefix[t] on the top strip); __syncwarp(), then lane 0 pub.flags.publish(t, row_done) (done on the top strip)
     const int lane = threadIdx.x & 31;
     A carry = 0;
     bool ok = true;
