@@ -41,6 +41,26 @@ __device__ __forceinline__ void load_row_vectors(const In* in, int rows, int col
     }
 }
 
+// One round's warp totals meet in shared memory (lane = column): each warp writes its own, one
+// barrier, then every warp reads them all. Returns carry + the totals of the warps before this
+// one, and the round's total. Callers alternate two buffers between rounds, so one barrier a
+// round is enough: no warp overwrites totals another warp is still reading.
+template <class A>
+__device__ __forceinline__ A exchange_warp_totals(A (&totals)[scan_warps][w], A mine, int warp, int lane,
+                                                  A carry, A& round_total) {
+    totals[warp][lane] = mine;
+    __syncthreads();
+    A offset = carry;
+    round_total = 0;
+#pragma unroll
+    for (int k = 0; k < scan_warps; ++k) {
+        const A t = totals[k][lane];
+        if (k < warp) offset += t;
+        round_total += t;
+    }
+    return offset;
+}
+
 template <class Out>
 __global__ void __launch_bounds__(scan_warps * w) column_prefix_sums(Out* m, int rows, int cols) {
     using A = sat::Acc<Out>;
@@ -60,15 +80,8 @@ __global__ void __launch_bounds__(scan_warps * w) column_prefix_sums(Out* m, int
         if (round_row + round_rows < rows) load_rows(m, rows, cols, first + round_rows, j, next);
 #pragma unroll
         for (int u = 1; u < rows_per_warp; ++u) v[u] += v[u - 1];
-        warp_totals[buffer][warp][lane] = v[rows_per_warp - 1];
-        __syncthreads();
-        A offset = carry, round_total = 0;
-#pragma unroll
-        for (int k = 0; k < scan_warps; ++k) {
-            const A t = warp_totals[buffer][k][lane];
-            if (k < warp) offset += t;
-            round_total += t;
-        }
+        A round_total;
+        const A offset = exchange_warp_totals(warp_totals[buffer], v[rows_per_warp - 1], warp, lane, carry, round_total);
 #pragma unroll
         for (int u = 0; u < rows_per_warp; ++u) {
             const int i = first + u;
@@ -111,15 +124,8 @@ __device__ void strip_scan(T* m, std::size_t ld, int col, bool col_ok, int lo, i
         A before[scan_rows], run = 0;  // exclusive sums within this warp's rows
 #pragma unroll
         for (int u = 0; u < scan_rows; ++u) before[u] = run, run += v[u];
-        warp_totals[buffer][warp][lane] = run;
-        __syncthreads();
-        A offset = carry, round_total = 0;
-#pragma unroll
-        for (int q = 0; q < scan_warps; ++q) {
-            const A t = warp_totals[buffer][q][lane];
-            if (q < warp) offset += t;
-            round_total += t;
-        }
+        A round_total;
+        const A offset = exchange_warp_totals(warp_totals[buffer], run, warp, lane, carry, round_total);
 #pragma unroll
         for (int u = 0; u < scan_rows; ++u) {
             const int k = first + u;

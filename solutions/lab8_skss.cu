@@ -36,7 +36,7 @@ using progress_ref = cuda::atomic_ref<unsigned, cuda::thread_scope_device>;
 template <class Out>
 __device__ __forceinline__ void row_scan_with_carry(Out (&data)[w], Out& row_carry,
                                                     Out (*buffer)[w + 1], int lane) {
-    // BEGIN SOLUTION hint: lab7::brlt_transpose, then data[0] += row_carry and lab7::serial_scan, row_carry = data[31], transpose back
+    // BEGIN SOLUTION hint: lab7::brlt_transpose(data, buffer, lane) (now lane = row, data[j] = column c0 + j); add row_carry to data[0]; lab7::serial_scan(data); row_carry = data[31]; lab7::brlt_transpose back (lane = column again)
     lab7::brlt_transpose(data, buffer, lane);  // lane = row, data[j] = column c0+j
     data[0] += row_carry;
     lab7::serial_scan(data);
@@ -51,7 +51,7 @@ __device__ __forceinline__ void row_scan_with_carry(Out (&data)[w], Out& row_car
 __device__ __forceinline__ bool wait_for_strip_above(unsigned* progress_above, int step,
                                                      int* status) {
     bool ready = false;
-    // BEGIN SOLUTION hint: sat::bounded_spin until an acquire load of *progress_above exceeds step
+    // BEGIN SOLUTION hint: ready = sat::bounded_spin(a lambda that returns progress_ref(*progress_above).load(cuda::memory_order_acquire) > step, status)
     progress_ref progress(*progress_above);
     ready = sat::bounded_spin(
         [&] { return progress.load(cuda::memory_order_acquire) > unsigned(step); }, status);
@@ -61,7 +61,7 @@ __device__ __forceinline__ bool wait_for_strip_above(unsigned* progress_above, i
 
 // Called by one thread after the stores it announces are fenced.
 __device__ __forceinline__ void publish_progress(unsigned* my_progress, int steps_done) {
-    // BEGIN SOLUTION hint: release-store steps_done into *my_progress
+    // BEGIN SOLUTION hint: progress_ref(*my_progress).store(steps_done, cuda::memory_order_release)
     progress_ref(*my_progress).store(unsigned(steps_done), cuda::memory_order_release);
     // END SOLUTION
 }
@@ -70,7 +70,7 @@ __device__ __forceinline__ void publish_progress(unsigned* my_progress, int step
 template <class A, int V>
 __device__ __forceinline__ void publish_values(handover_word* words, const A (&values)[V]) {
     static_assert(sizeof(values) == words_per_lane * 4, "16 bytes of values per lane");
-    // BEGIN SOLUTION hint: split the 16 bytes into four 32-bit pieces; store (handover_tag | piece) with store_word_pair, twice
+    // BEGIN SOLUTION hint: memcpy the 16 bytes of values into unsigned pieces[4] (unpack_values in common/skss.cuh does the reverse); store_word_pair(words, handover_tag | pieces[0], handover_tag | pieces[1]), then the same at words + 2 with pieces[2], pieces[3]
     unsigned pieces[words_per_lane];
     memcpy(pieces, values, sizeof(pieces));
     store_word_pair(words, handover_tag | pieces[0], handover_tag | pieces[1]);
@@ -87,7 +87,7 @@ __device__ __forceinline__ bool wait_for_values_above(const handover_word* words
                                                       A (&values)[V], int* status) {
     handover_word got[words_per_lane] = {};
     bool ready = false;
-    // BEGIN SOLUTION hint: if all_tagged(first_read), unpack_values from it and return true; otherwise sat::bounded_spin over a lambda that reads the 4 words into got (load_words) and checks all_tagged(got)
+    // BEGIN SOLUTION hint: if all_tagged(first_read): unpack_values(first_read, values) and return true; otherwise ready = sat::bounded_spin(a lambda that does load_words(words, got) and returns all_tagged(got), status) (the lines below unpack got and return ready)
     if (all_tagged(first_read)) {
         unpack_values(first_read, values);
         return true;
@@ -117,7 +117,7 @@ __device__ __forceinline__ bool wait_for_values_above(const handover_word* words
 template <class A, int V>
 __device__ __forceinline__ void strip_local_sums(A (&x)[RT][V], A (&row_carry)[RT],
                                                  A (*column_totals)[w * V], int warp, int lane) {
-    // BEGIN SOLUTION hint: the thread's own 2-D prefix; add the lanes to the left (exclusive warp scan of each row's last value); bottom row to column_totals, barrier, add the warps above and row_carry; row_carry = lane 31's last column
+    // BEGIN SOLUTION hint: the thread's own RT x V prefix (down the columns, then along the rows); per row i: inclusive = sat::warp_inclusive_scan(x[i][V-1], lane), lanes > 0 add __shfl_up_sync(full_mask, inclusive, 1); x[RT-1][j] to column_totals[warp][lane * V + j]; __syncthreads(); above[j] = sum of column_totals[k][lane * V + j] over the warps k < warp; per row i: x[i][j] += above[j] + row_carry[i], then row_carry[i] = __shfl_sync(full_mask, x[i][V-1], 31)
     // The thread's own RT x V corner: down the columns, then along the rows.
 #pragma unroll
     for (int i = 1; i < RT; ++i)
@@ -286,7 +286,7 @@ skss_warp(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s,
 
     for (;;) {
         unsigned strip = strips;
-        // BEGIN SOLUTION hint: lane 0 takes a ticket with atomicAdd, __shfl_sync shares it with the warp
+        // BEGIN SOLUTION hint: lane 0 takes a ticket with atomicAdd(ticket_counter, 1); strip = __shfl_sync(full_mask, ticket, 0)
         unsigned ticket = 0;
         if (lane == 0) ticket = atomicAdd(ticket_counter, 1u);
         strip = __shfl_sync(full_mask, ticket, 0);
@@ -304,7 +304,7 @@ skss_warp(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s,
             for (int j = 0; j < w; ++j) data[j] = raw[j];
             if (tile_col + 1 < tiles_x) sat::load_register_tile(in, s, r0, c0 + w, lane, raw);  // look ahead
 
-            // BEGIN SOLUTION hint: column scan, row scan with carry; lane 0 waits for the strip above (wait_for_strip_above); ready = __shfl_sync(full_mask, ready, 0); __syncwarp(); if (!ready) return (the whole warp); add row_above(out, s, r0, c0 + lane) to every row
+            // BEGIN SOLUTION hint: column scan (lane = column, data[j] = row j: data[j] += data[j-1]); row_scan_with_carry(data, row_carry, transpose_buffer[warp], lane); int ready = 1; if strip > 0, lane 0: ready = wait_for_strip_above(my_progress - 1, tile_col, status) (strip 0 has nothing above: it must not wait); ready = __shfl_sync(full_mask, ready, 0); __syncwarp(); if (!ready) return (the whole warp); data[j] += row_above(out, s, r0, c0 + lane) for every j
 #pragma unroll
             for (int j = 1; j < w; ++j) data[j] += data[j - 1];
             row_scan_with_carry(data, row_carry, transpose_buffer[warp], lane);
@@ -323,7 +323,7 @@ skss_warp(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s,
             sat::store_register_tile(out, s, r0, c0, lane, data);
             if (lane == 0) sat::record_tile(trace, s, int(strip), tile_col);
 
-            // BEGIN SOLUTION hint: every lane __threadfence(), __syncwarp(), lane 0 publishes tile_col + 1
+            // BEGIN SOLUTION hint: every lane __threadfence(); __syncwarp(); lane 0: publish_progress(my_progress, tile_col + 1)
             __threadfence();
             __syncwarp();
             if (lane == 0) publish_progress(my_progress, tile_col + 1);

@@ -84,12 +84,14 @@ __device__ __forceinline__ void store_row(Out* out, const Grid& g, int i, int c,
     }
 }
 
-// TODO 1. The tile's local SAT pieces: col[v] = the sum of the thread's column v over the tile
-// (C); x[r][v] becomes the prefix of row r from the tile's left edge through the thread's column
-// v; s_row_sum[r] = the sum of tile row r (R). s_warp_total holds one total per warp and row.
+// TODO 1. The tile's local SAT pieces: col[v] = the sum of the thread's column v over the tile's
+// R rows, as loaded (published as col_sum); x[r][v] becomes the prefix of row r from the tile's
+// left edge through the thread's column v; s_row_sum[r] = the sum of tile row r (published as
+// row_sum). s_warp_total[k][r] holds warp k's total of row r. The kernel calls __syncthreads()
+// after this function, before anyone reads s_row_sum.
 template <class A, int V>
 __device__ __forceinline__ void local_scan(A (&x)[R][V], A (&col)[V], A (*s_warp_total)[R], A* s_row_sum) {
-    // BEGIN SOLUTION hint: col[] = column sums; per row: prefix over the thread's V values, warp scan (sat::warp_inclusive_scan, warp_exclusive), then add the totals of the warps to the left (s_warp_total, one __syncthreads); s_row_sum[r] = the total over all warps
+    // BEGIN SOLUTION hint: per row r: col[v] += x[r][v] first (col sums the loaded values), then the prefix over the thread's V values; through = sat::warp_inclusive_scan(x[r][V-1], lane), add warp_exclusive(through, lane) to the V values, lane 31 writes through to s_warp_total[warp][r]; one __syncthreads(); then add s_warp_total[k][r] of the warps k < warp; s_row_sum[r] = the sum over all warps (e.g. thread r < R)
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 #pragma unroll
     for (int r = 0; r < R; ++r) {
@@ -122,12 +124,17 @@ __device__ __forceinline__ void local_scan(A (&x)[R][V], A (&col)[V], A (*s_warp
 // TODO 2. One warp, tile t not on the left edge: the sum of each of the tile's rows left of the
 // tile (lane k: row k). Walk left one tile at a time: wait (pub.flags.wait) until it has at least
 // published its row sums; add its row prefixes and stop if it has them (row_done), else add its
-// row sums and go on. Then publish this tile's row prefixes and left sum (and, on the top strip,
-// its corner prefix) and raise its state. Returns false after a spin timeout.
+// row sums and go on. Each lane walks on its own and may stop at another tile than its
+// neighbours: each lane's sum is right either way. The walk ends at the latest at the left-edge
+// tile, which publishes its row sums as row prefixes. Then publish this tile's row prefixes
+// (carry + row sum) and left sum (the sum of the 32 carries), on the top strip also its corner
+// prefix (= the left sum: nothing is above), and raise its state (row_done; done on the top
+// strip, whose column sums are already its column prefixes). Returns false after a spin timeout,
+// publishing nothing.
 template <class A>
 __device__ bool look_left(const Published<A>& pub, unsigned t, bool top_strip, const A* s_row_sum,
                           A* s_row_carry, A* s_left_sum) {
-    // BEGIN SOLUTION hint: for k = t-1, t-2, ...: st = pub.flags.wait(k, partial); add row_prefix (st >= row_done: stop) or row_sum of row `lane`; __all_sync the timeouts; write s_row_carry, row_prefix, left_sum (warp_sum), corner_prefix on the top strip; __syncwarp, then one lane publishes row_done (done on the top strip)
+    // BEGIN SOLUTION hint: for k = t-1, t-2, ...: st = pub.flags.wait(k, partial) (invalid: timed out); carry += __ldcg of row_prefix (st >= row_done: then stop) or row_sum at [k * R + lane]; if !__all_sync(full_mask, ok) return false; write s_row_carry[lane] = carry; __stcg row_prefix[t * R + lane] = carry + s_row_sum[lane]; left = warp_sum(carry): lane 0 writes *s_left_sum, __stcg left_sum[t] (and corner_prefix[t] on the top strip); __syncwarp(), then lane 0 pub.flags.publish(t, row_done) (done on the top strip)
     const int lane = threadIdx.x & 31;
     A carry = 0;
     bool ok = true;
@@ -158,14 +165,15 @@ __device__ bool look_left(const Published<A>& pub, unsigned t, bool top_strip, c
 }
 
 // TODO 3. The whole block, tile t below the top strip: carry[v] = the sum of the thread's column
-// v above the tile, corner = the sum of everything above-left of the tile. Walk up one tile at a
-// time: one thread waits until the tile has published at least row_done and shares the state
-// through *s_state; add its column prefixes and corner prefix and stop if it is done, else its
-// column sums and left sum. Returns false (in every thread) after a spin timeout.
+// v above the tile, corner = the sum of everything above-left of the tile (both arrive zeroed).
+// Walk up one tile at a time: one thread waits until the tile has published at least row_done
+// and shares the state through *s_state; add its column prefixes and corner prefix and stop if it
+// is done, else its column sums and left sum. The walk ends at the latest at the top strip, whose
+// tiles publish done. Returns false (in every thread) after a spin timeout.
 template <class A, int V>
 __device__ bool look_up(const Published<A>& pub, const Grid& g, unsigned t, A (&carry)[V], A& corner,
                         unsigned* s_state) {
-    // BEGIN SOLUTION hint: for k = t - tiles_x, t - 2 tiles_x, ...: thread 0 waits (row_done) and writes *s_state; __syncthreads twice (read, then free to rewrite); invalid: return false; done: add col_prefix/corner_prefix and stop, else col_sum/left_sum (add_published for the V columns)
+    // BEGIN SOLUTION hint: for k = t - tiles_x, t - 2 tiles_x, ...: thread 0 writes pub.flags.wait(k, row_done) to *s_state; __syncthreads(); every thread reads it; __syncthreads() (before thread 0 rewrites it); invalid: return false; done: add_published(col_prefix + k * C + threadIdx.x * V, carry) and corner += __ldcg(corner_prefix + k), then return true; else the same with col_sum and left_sum (C = threads * V)
     constexpr int C = threads * V;
     for (unsigned k = t - unsigned(g.tiles_x);; k -= unsigned(g.tiles_x)) {  // the top strip is done
         if (threadIdx.x == 0) *s_state = pub.flags.wait(k, row_done);
@@ -187,7 +195,7 @@ __device__ bool look_up(const Published<A>& pub, const Grid& g, unsigned t, A (&
 template <class Out, class A, int V>
 __device__ __forceinline__ void write_tile(Out* out, const Grid& g, int i0, int c, bool vec, const A (&top)[V],
                                            const A (&x)[R][V], const A* s_row_carry) {
-    // BEGIN SOLUTION hint: a running sum down the rows, started at top: acc += row carry + local prefix; store_row each row
+    // BEGIN SOLUTION hint: acc[v] = top[v]; for each row r: acc[v] += s_row_carry[r] + x[r][v], then store_row<Out, A, V>(out, g, i0 + r, c, vec, acc)
     A acc[V];  // the SAT of row i0 + r at the thread's columns
     for (int v = 0; v < V; ++v) acc[v] = top[v];
 #pragma unroll

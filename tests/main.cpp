@@ -60,6 +60,16 @@ sat::Measurement check_variant(int lab_number, const std::string& variant, sat::
     return m;
 }
 
+void require_all_pass(int lab, const std::vector<std::string>& variants, const std::vector<sat::DType>& types,
+                      const std::vector<sat::Shape>& shapes) {
+    for (const std::string& variant : variants)
+        for (sat::DType t : types)
+            for (sat::Shape s : shapes) {
+                const auto m = check_variant(lab, variant, t, s);
+                REQUIRE(m.ok());
+            }
+}
+
 std::vector<sat::Shape> standard_shapes() {
     return {{1, 1}, {31, 33}, {97, 89}, {1, 100000}, {100000, 1}, {64, 96}, {1024, 1024}, {4096, 4096}};
 }
@@ -114,6 +124,14 @@ int run_command(const std::string& command, std::string* output) {
     const int status = pclose(pipe);
     if (output) *output = text;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string require_command(const std::string& command, int status) {
+    std::string out;
+    const int rc = run_command(command, &out);
+    INFO(command << " printed:\n" << out);
+    REQUIRE(rc == status);
+    return out;
 }
 
 }  // namespace sat_test

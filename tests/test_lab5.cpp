@@ -4,53 +4,34 @@
 #include "test_util.h"
 
 using sat::DType;
-using sat::Shape;
 
 namespace {
-const char* const variants[] = {"4R1W", "1R1W", "1R1W-graph"};
+const std::vector<std::string> variants = {"4R1W", "1R1W", "1R1W-graph"};
 }  // namespace
 
 TEST_CASE("lab5 every variant matches the reference for every type and standard shape",
           "[gpu][lab5]") {
     SAT_REQUIRE_GPU();
-    for (const char* variant : variants)
-        for (DType t : sat_test::all_types())
-            for (Shape s : sat_test::standard_shapes()) {
-                const auto m = sat_test::check_variant(5, variant, t, s);
-                REQUIRE(m.ok());
-            }
+    sat_test::require_all_pass(5, variants, sat_test::all_types(), sat_test::standard_shapes());
 }
 
 TEST_CASE("lab5 tile edges: one tile, one element past it, thin strips", "[gpu][lab5]") {
     SAT_REQUIRE_GPU();
-    const Shape shapes[] = {{32, 32}, {33, 33}, {31, 65}, {65, 31}, {2, 3000}, {3000, 2}, {100, 37}, {257, 129}};
-    for (const char* variant : variants)
-        for (DType t : {DType::f64, DType::i32, DType::u8i32})
-            for (Shape s : shapes) {
-                const auto m = sat_test::check_variant(5, variant, t, s);
-                REQUIRE(m.ok());
-            }
+    sat_test::require_all_pass(5, variants, {DType::f64, DType::i32, DType::u8i32},
+                               {{32, 32}, {33, 33}, {31, 65}, {65, 31}, {2, 3000}, {3000, 2}, {100, 37}, {257, 129}});
 }
 
 TEST_CASE("lab5 large matrix, 16384x16384: 1R1W in f32, 4R1W in f64", "[gpu][lab5][large]") {
     SAT_REQUIRE_GPU();
-    for (const char* variant : {"1R1W", "1R1W-graph"}) {
-        const auto m = sat_test::check_variant(5, variant, DType::f32, {16384, 16384});
-        REQUIRE(m.ok());
-    }
+    sat_test::require_all_pass(5, {"1R1W", "1R1W-graph"}, {DType::f32}, {{16384, 16384}});
     // 4R1W's formula (1) rounds each element's own value away in f32 once the sums pass 2^24
     // (docs/lab5.md), so its large test uses exact data in f64.
-    const auto m = sat_test::check_variant(5, "4R1W", DType::f64, {16384, 16384});
-    REQUIRE(m.ok());
+    sat_test::require_all_pass(5, {"4R1W"}, {DType::f64}, {{16384, 16384}});
 }
 
 TEST_CASE("lab5 exact types on a large non-square matrix", "[gpu][lab5][large]") {
     SAT_REQUIRE_GPU();
-    for (const char* variant : {"1R1W", "1R1W-graph"})
-        for (DType t : {DType::f64, DType::i32}) {
-            const auto m = sat_test::check_variant(5, variant, t, {3001, 5003});
-            REQUIRE(m.ok());
-        }
+    sat_test::require_all_pass(5, {"1R1W", "1R1W-graph"}, {DType::f64, DType::i32}, {{3001, 5003}});
 }
 
 TEST_CASE("lab5 1R1W-graph instantiates its graph once and replays it", "[gpu][lab5]") {

@@ -29,6 +29,11 @@ const sat::Variant& find_variant(int lab, const std::string& name);
 sat::Measurement check_variant(int lab, const std::string& variant, sat::DType type,
                                sat::Shape shape, double r = -1, int cpu_threads = 0);
 
+// A lab's sweep: check_variant for every variant x type x shape, each REQUIREd to pass (the first
+// failure stops the test and names lab, variant, type, shape and seed).
+void require_all_pass(int lab, const std::vector<std::string>& variants, const std::vector<sat::DType>& types,
+                      const std::vector<sat::Shape>& shapes);
+
 // 1x1, 31x33, 97x89 (primes), 1x100000, 100000x1, 64x96, 1024x1024, 4096x4096.
 std::vector<sat::Shape> standard_shapes();
 std::vector<sat::DType> all_types();
@@ -47,6 +52,8 @@ void require_trace_pictures(int lab, sat::Shape shape);
 // Run a shell command from the repository root; returns its exit status (-1 if it died on a
 // signal) and its stdout+stderr.
 int run_command(const std::string& command, std::string* output = nullptr);
+// run_command, REQUIRE its exit status to be `status` (its output shown when not); returns the output.
+std::string require_command(const std::string& command, int status = 0);
 
 }  // namespace sat_test
 

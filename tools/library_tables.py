@@ -1,30 +1,59 @@
 #!/usr/bin/env python3
-"""Regenerate the measured tables of docs/library.md from committed CSV (make library-tables).
+"""Regenerate the measured tables of the docs from committed CSV (make library-tables).
+
+    library_tables.py [--docs DIR] [--check]
 
     docs/data/library_h100.csv  the C++ library (build/peers variant satlib) beside NPP and CUB,
-                                measured through the harness (one row per variant, type, shape)
-    docs/data/python_h100.csv   tools/bench_python.py (satlib.integral against torch, kornia, CuPy, NPP)
+                                measured through the harness (one row per variant, type, shape):
+                                docs/library.md's library table and docs/lab9.md's Measured table
+    docs/data/python_h100.csv   tools/bench_python.py (satlib.integral against torch, kornia, CuPy, NPP):
+                                docs/library.md's Python table
+    docs/data/thin_h100.csv     sat::thin on thin shapes (time, copy, scratch, check): docs/thin.md
+    plots/sample_bench.csv      the `make bench` run of docs/results.md (its metadata in
+                                plots/sample_bench.json): docs/lab8.md's Measurements tables
 
-Each table goes between its <!-- BEGIN/END ... --> markers; every number is time / a device copy
-of the same bytes timed in the same process.
+Every docs/data CSV row carries its run's GPU, driver, CUDA version and date. Each table goes between its
+<!-- BEGIN/END ... TABLE --> markers; nothing outside the markers is touched. --docs reads the
+docs (and DIR/data/) from another folder. --check writes nothing: it regenerates into a
+temporary folder, compares, and exits 1 naming every doc that differs (a hand edit).
 """
+import argparse
 import csv
+import filecmp
+import json
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DOC = ROOT / "docs" / "library.md"
+
+
+def read_rows(path):
+    rows = list(csv.DictReader(open(path)))
+    if not rows:
+        raise ValueError(f"{path}: no rows")
+    return rows
+
+
+def run_line(first):
+    return f'{first["gpu"]}, driver {first["driver"]}, CUDA {first["cuda"]}, {first["date"]}'
+
+
+def ratio(r):
+    return float(r["median_ms"]) / float(r["copy_ms"])
+
+
+def shape(r):
+    return f'{r["rows"]}x{r["cols"]}'
 
 
 def library_table(path):
-    rows = list(csv.DictReader(open(path)))
-    first = rows[0]
-    by = {(r["variant"], r["type"], f'{r["rows"]}x{r["cols"]}'): r for r in rows}
-    shapes = list(dict.fromkeys(f'{r["rows"]}x{r["cols"]}' for r in rows))
+    rows = read_rows(path)
+    by = {(r["variant"], r["type"], shape(r)): r for r in rows}
+    shapes = list(dict.fromkeys(shape(r) for r in rows))
     types = list(dict.fromkeys(r["type"] for r in rows))
-    ratio = lambda r: float(r["median_ms"]) / float(r["copy_ms"])
     runs = sorted({r.get("run", "A") for r in rows})
-    out = [f'{first["gpu"]}, driver {first["driver"]}, CUDA {first["cuda"]}, {first["date"]}: '
+    out = [f"{run_line(rows[0])}: "
            "`build/peers --variant satlib,CUB-two-pass,NPP-integral --reps 10`, time / copy "
            "(rows x cols; median time of satlib in ms in brackets)"
            + (f"; {len(runs)} runs on that machine, rows marked * from run {runs[-1]}" if len(runs) > 1 else "")
@@ -44,8 +73,33 @@ def library_table(path):
     return "\n".join(out)
 
 
+def lab9_table(path):
+    """The library (satlib) on the square shapes of 4096² and up: time / copy per type."""
+    rows = [r for r in read_rows(path) if r["variant"] == "satlib"
+            and r["rows"] == r["cols"] and int(r["rows"]) >= 4096]
+    by = {(r["type"], int(r["rows"])): r for r in rows}
+    sizes = sorted({int(r["rows"]) for r in rows})
+    types = list(dict.fromkeys(r["type"] for r in rows))
+    label = {"u8i32": "u8→i32"}
+    runs = sorted({r.get("run", "A") for r in rows})
+    mark = lambda r: "*" if len(runs) > 1 and r.get("run", "A") == runs[-1] else ""
+    out = [f"{run_line(rows[0])}; `build/peers --variant satlib`, time ÷ a device-to-device copy "
+           "of the same bytes timed in the same process (median time and copy in ms in brackets"
+           + (f"; {len(runs)} runs on that machine, cells marked * from run {runs[-1]}, "
+              "as in docs/library.md" if len(runs) > 1 else "") + "):", "",
+           "| type | " + " | ".join(f"{n}²" for n in sizes) + " |", "|------|" + "-------|" * len(sizes)]
+    for t in types:
+        cells = []
+        for n in sizes:
+            r = by.get((t, n))
+            cells.append(f'{ratio(r):.2f} ({float(r["median_ms"]):.3f} / {float(r["copy_ms"]):.3f}){mark(r)}'
+                         if r else "-")
+        out.append(f"| {label.get(t, t)} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
 def python_table(path):
-    rows = list(csv.DictReader(open(path)))
+    rows = read_rows(path)
     cases = list(dict.fromkeys(r["case"] for r in rows))
     methods = ["satlib", "satlib+squares", "torch", "kornia", "cupy", "npp"]
     methods = [m for m in methods if any(r["method"] == m for r in rows)]
@@ -59,25 +113,109 @@ def python_table(path):
     return "\n".join(out)
 
 
-def replace(text, begin, end, table):
-    a, b = text.index(begin), text.index(end)
+def thin_table(path):
+    """sat::thin's run: the CSV's numbers as written (the ratio was taken from unrounded times)."""
+    rows = read_rows(path)
+    label = {"u8i32": "u8->i32"}
+    out = [f"{run_line(rows[0])}:", "",
+           "| shape | type | ms | copy ms | time / copy | scratch % | check |",
+           "|---|---|---:|---:|---:|---:|---|"]
+    for r in rows:
+        out.append(f'| {shape(r)} | {label.get(r["type"], r["type"])} | {r["ms"]} | {r["copy_ms"]} | '
+                   f'{r["time_per_copy"]} | {r["scratch_pct"]} | {r["check"]} |')
+    return "\n".join(out)
+
+
+def lab8_table(path):
+    """Lab 8's rows of a `make bench` CSV: f32 at the largest square with times, then time / copy
+    for every type and square size."""
+    meta = json.loads(path.with_suffix(".json").read_text())
+    rows = [r for r in read_rows(path) if r["lab"] == "8"]
+    if not rows:
+        raise ValueError("no lab 8 rows")
+    variants = list(dict.fromkeys(r["variant"] for r in rows))
+    types = list(dict.fromkeys(r["type"] for r in rows))
+    squares = sorted({int(r["rows"]) for r in rows if r["rows"] == r["cols"]})
+    by = {(r["variant"], r["type"], int(r["rows"])): r for r in rows if r["rows"] == r["cols"]}
+    # The suite's target shape (DESIGN.md), else the largest square with every variant.
+    n = 16384 if all((v, "f32", 16384) in by for v in variants) else \
+        max(s for s in squares if all((v, "f32", s) in by for v in variants))
+    first = by[(variants[0], "f32", n)]
+    out = [f'{meta["gpu"]}, driver {meta["driver"]}, CUDA {meta["cuda_driver_version"]}, {meta["date"]}: '
+           f"`make bench` (plots/{path.name}, the run of docs/results.md), f32 {n}², "
+           f'median of {first["reps"]}; copy = a device-to-device copy of the same bytes in the same run, '
+           f'{float(first["copy_ms"]):.3f} ms:', "",
+           "| variant | ms | % of copy | time / copy |", "|---------|---:|---:|---:|"]
+    for v in variants:
+        r = by[(v, "f32", n)]
+        out.append(f'| {v} | {float(r["median_ms"]):.3f} | {float(r["pct_copy"]):.1f} | '
+                   f'{float(r["median_ms"]) / float(r["copy_ms"]):.2f} |')
+    out += ["", "Time ÷ copy for every square of that run:", "",
+            "| type | variant | " + " | ".join(f"{s}²" for s in squares) + " |",
+            "|---|---|" + "---:|" * len(squares)]
+    for t in types:
+        for v in variants:
+            cells = [f'{float(r["median_ms"]) / float(r["copy_ms"]):.2f}' if (r := by.get((v, t, s))) else "-"
+                     for s in squares]
+            out.append(f"| {t} | {v} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+# doc -> its tables: (marker name, generator, CSV: a name under docs/data/, or a path from the root)
+TABLES = {
+    "library.md": [("LIBRARY TABLE", library_table, "library_h100.csv"),
+                   ("MEASURED TABLE", python_table, "python_h100.csv")],
+    "lab9.md": [("LAB9 TABLE", lab9_table, "library_h100.csv")],
+    "thin.md": [("THIN TABLE", thin_table, "thin_h100.csv")],
+    "lab8.md": [("LAB8 TABLE", lab8_table, "plots/sample_bench.csv")],
+}
+
+
+def replace(text, name, table):
+    begin, end = f"<!-- BEGIN {name} -->", f"<!-- END {name} -->"
+    a, b = text.find(begin), text.find(end)
+    if a < 0 or b < a:
+        raise ValueError(f"markers {begin} ... {end} not found")
     return text[: a + len(begin)] + "\n" + table + "\n" + text[b:]
 
 
-def main():
+def generate(docs, out):
+    """Writes every doc of TABLES, its tables regenerated from docs/data/, under out (all or none)."""
+    texts = {}
+    for doc, tables in TABLES.items():
+        text = (docs / doc).read_text()
+        for name, make_table, data in tables:
+            try:
+                csv_path = ROOT / data if "/" in data else docs / "data" / data
+                text = replace(text, name, make_table(csv_path))
+            except (ValueError, KeyError) as e:
+                raise ValueError(f"{doc}: {data}: {e}") from None
+        texts[doc] = text
+    for doc, text in texts.items():
+        (out / doc).write_text(text)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--docs", type=Path, default=ROOT / "docs", help="the docs folder (default: docs/)")
+    ap.add_argument("--check", action="store_true", help="compare only; exit 1 if a doc differs")
+    args = ap.parse_args(argv)
     try:
-        text = DOC.read_text()
-        text = replace(text, "<!-- BEGIN LIBRARY TABLE -->", "<!-- END LIBRARY TABLE -->",
-                       library_table(ROOT / "docs/data/library_h100.csv"))
-        text = replace(text, "<!-- BEGIN MEASURED TABLE -->", "<!-- END MEASURED TABLE -->",
-                       python_table(ROOT / "docs/data/python_h100.csv"))
+        if not args.check:
+            generate(args.docs, args.docs)
+            print("wrote " + ", ".join(str(args.docs / d) for d in TABLES))
+            return 0
+        with tempfile.TemporaryDirectory() as tmp:
+            generate(args.docs, Path(tmp))
+            stale = [d for d in TABLES if not filecmp.cmp(args.docs / d, Path(tmp) / d, shallow=False)]
+            for d in stale:
+                print(f"library_tables: {args.docs / d} differs from what its CSV in "
+                      f"{args.docs / 'data'} generates: edit the CSV and run make library-tables")
+            return 1 if stale else 0
     except (OSError, ValueError, KeyError) as e:
         print(f"library_tables: {e}", file=sys.stderr)
         return 2
-    DOC.write_text(text)
-    print(f"wrote {DOC.relative_to(ROOT)}")
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
