@@ -114,16 +114,27 @@ HARNESS_LABS := 1 2 3 4 5 6 7 8 8x 9
 TEST_EXTRA_harness += $(foreach id,$(filter $(HARNESS_LABS),$(LAB_IDS)),$(call lab_obj,$(SOL_DIR),$(id)))
 TEST_BINS    := $(BUILD)/tests/harness $(addprefix $(BUILD)/tests/lab,$(LAB_IDS))
 lab_code_objs = $(call lab_obj,$(1),$(2)) $(foreach d,$(LAB_USES_$(2)),$(call lab_obj,$(1),$(d)))
+# The labs whose flags go through common/progress_flag.cuh (their solution includes it): their
+# code in a test binary, here and in the grader's, is built under $(OBJ)/checked/ with
+# -DSAT_CHECK_ORDERING, which stops a kernel that reads a flag weaker than acquire or raises it
+# weaker than release. The lab programs (./labN, ./labN-ref, the grader's prog/labN) stay plain.
+ORDER_CHECKED_LABS := $(foreach f,$(shell grep -l '"progress_flag.cuh"' $(SOL_SRC) 2>/dev/null),$(patsubst $(SOL_DIR)/lab%,%,$(firstword $(subst _, ,$(basename $(f))))))
+ORDER_CHECK_FLAGS  := -DSAT_CHECK_ORDERING
+test_lab_obj = $(if $(filter $(2),$(ORDER_CHECKED_LABS)),$(patsubst $(OBJ)/%,$(OBJ)/checked/%,$(call lab_obj,$(1),$(2))),$(call lab_obj,$(1),$(2)))
+test_code_objs = $(call test_lab_obj,$(1),$(2)) $(foreach d,$(LAB_USES_$(2)),$(call test_lab_obj,$(1),$(d)))
+$(OBJ)/checked/%.cu.o: %.cu $(HEADERS) $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) $(ORDER_CHECK_FLAGS) -c $< -o $@
 # Objects (prerequisites) and flags (link line) of TEST_EXTRA_<bin>; expanded late, so that the
 # fragments included at the end of this Makefile count.
 test_extra_objs  = $(filter-out -%,$(TEST_EXTRA_$(1)))
 test_extra_flags = $(filter -%,$(TEST_EXTRA_$(1)))
 
 define LAB_TEST_RULES
-$(BUILD)/tests/lab$(1): $(TEST_MAIN) $(patsubst %,$(OBJ)/%.o,$(call LAB_TEST_SRC,$(1))) $(call lab_code_objs,$(SOL_DIR),$(1)) $(COMMON_OBJS) $$$$(call test_extra_objs,lab$(1))
+$(BUILD)/tests/lab$(1): $(TEST_MAIN) $(patsubst %,$(OBJ)/%.o,$(call LAB_TEST_SRC,$(1))) $(call test_code_objs,$(SOL_DIR),$(1)) $(COMMON_OBJS) $$$$(call test_extra_objs,lab$(1))
 	@mkdir -p $$(@D)
 	$(NVCC) $(LDFLAGS) $$^ -o $$@ $(LIBS) $$(call test_extra_flags,lab$(1))
-$(BUILD)/tests-$(STUDENT_TAG)/lab$(1): $(TEST_MAIN) $(patsubst %,$(OBJ)/%.o,$(call LAB_TEST_SRC,$(1))) $(call lab_code_objs,$(STUDENT_DIR),$(1)) $(COMMON_OBJS) $$$$(call test_extra_objs,lab$(1))
+$(BUILD)/tests-$(STUDENT_TAG)/lab$(1): $(TEST_MAIN) $(patsubst %,$(OBJ)/%.o,$(call LAB_TEST_SRC,$(1))) $(call test_code_objs,$(STUDENT_DIR),$(1)) $(COMMON_OBJS) $$$$(call test_extra_objs,lab$(1))
 	@mkdir -p $$(@D)
 	$(NVCC) $(LDFLAGS) $$^ -o $$@ $(LIBS) $$(call test_extra_flags,lab$(1))
 $(BUILD)/tests-$(STUDENT_TAG)/prog/lab$(1): $(call lab_code_objs,$(STUDENT_DIR),$(1)) $(OBJ)/main_$(1).o $(COMMON_OBJS)
@@ -150,8 +161,9 @@ test: $(TEST_BINS) refs
 	    $(addprefix --hook ,$(TEST_HOOKS)) $(TEST_BINS)
 
 # The labs as JSON (tools read this, not the Makefile): id, reference and student file, GPU or
-# CPU (lab<ID>_*.cpp is a CPU lab, .cu a GPU lab), the labs it reuses.
-lab_json = {"id": "$(1)", "solution": "$(call lab_src,$(SOL_DIR),$(1))", "student": "$(call lab_src,$(STUDENT_DIR),$(1))", "gpu": $(if $(filter %.cu,$(call lab_src,$(SOL_DIR),$(1))),true,false), "uses": [$(subst $(eval) ,$(comma),$(foreach d,$(LAB_USES_$(1)),"$(d)"))]}
+# CPU (lab<ID>_*.cpp is a CPU lab, .cu a GPU lab), whether its test objects are order-checked
+# ($(OBJ)/checked/), the labs it reuses.
+lab_json = {"id": "$(1)", "solution": "$(call lab_src,$(SOL_DIR),$(1))", "student": "$(call lab_src,$(STUDENT_DIR),$(1))", "gpu": $(if $(filter %.cu,$(call lab_src,$(SOL_DIR),$(1))),true,false), "order_checked": $(if $(filter $(1),$(ORDER_CHECKED_LABS)),true,false), "uses": [$(subst $(eval) ,$(comma),$(foreach d,$(LAB_USES_$(1)),"$(d)"))]}
 comma := ,
 print-labs:
 	@printf '%s\n' '{"solution_dir": "$(SOL_DIR)", "student_dir": "$(STUDENT_DIR)", "labs": [$(subst } {,}$(comma) {,$(foreach id,$(LAB_IDS),$(call lab_json,$(id))))]}'

@@ -361,13 +361,15 @@ Measurement run_variant(const RunRequest& req) {
                 SAT_CUDA(cudaMemsetAsync(ws.status, 0, sizeof(int), stream.s));
                 fn(in_dev.ptr, out_ptr, s, ws, stream.s);
             };
-            auto check_status = [&] {
+            // Read after every run (the next run clears it), so a spin timeout in any repetition
+            // is reported as the timeout, with the run it happened in.
+            auto check_status = [&](const std::string& which) {
+                SAT_CUDA(cudaStreamSynchronize(stream.s));
                 const std::string error = status_error(ws.status);
-                if (!error.empty()) throw Error(error);
+                if (!error.empty()) throw Error(which.empty() ? error : which + ": " + error);
             };
             run_once();
-            SAT_CUDA(cudaStreamSynchronize(stream.s));
-            check_status();
+            check_status("");
             SAT_CUDA(cudaMemcpy(result.data(), out_base, result.size(), cudaMemcpyDeviceToHost));
             if (trace.ptr) {
                 std::vector<unsigned long long> stamps(tiles);
@@ -397,15 +399,17 @@ Measurement run_variant(const RunRequest& req) {
                     RepetitionCheck repeat(result, out_base, req.type, ref.shape, band, stream.s);
                     poison_output();
                     run_once();  // second warm-up: scratch now allocated, graphs instantiated
+                    check_status("the warm-up run");
                     repeat.compare("the warm-up run");
                     prepare_repetition();
                     t = time_gpu(req.reps, stream.s, flusher, run_once, [&](int k) {
-                        repeat.compare("timed repetition " + std::to_string(k + 1) + " of " + std::to_string(req.reps));
+                        const std::string which = "timed repetition " + std::to_string(k + 1) + " of " + std::to_string(req.reps);
+                        check_status(which);
+                        repeat.compare(which);
                         prepare_repetition();
                     });
                     repetition = repeat.first();
                 }
-                check_status();
                 // The physical reference: a device copy moving the same bytes (read + write).
                 const std::size_t copy_bytes = (in_bytes + out_bytes) / 2;
                 DeviceBuffer copy_dst(copy_bytes);

@@ -19,6 +19,7 @@
 #define SAT_INCLUDED_BY_LAB          // lab 7's device functions, not its registration
 #include "lab7_register_cache.cu"    // lab7::brlt_transpose (this directory's: yours in a student build)
 #include "launch.cuh"
+#include "progress_flag.cuh"         // progress_ref: a strip's progress flag
 #include "register_tile.cuh"
 #include "skss.cuh"                  // hand-over words, the cluster ring, block shapes
 
@@ -30,7 +31,7 @@ using sat::w;
 [[maybe_unused]] constexpr unsigned full_mask = 0xffffffffu;
 
 // Progress of a strip: how many of its tile columns are in `out`; release after, acquire before.
-using progress_ref = cuda::atomic_ref<unsigned, cuda::thread_scope_device>;
+using sat::progress_ref;  // cuda::atomic_ref<unsigned, device scope>; checked in test builds
 
 // ---- SKSS-warp's per-tile work ---------------------------------------------------------------
 // Row scan of the tile (lane = column on entry and exit) with a carry from the tiles on the

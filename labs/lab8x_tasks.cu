@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "progress_flag.cuh"  // progress_ref: a strip's progress flag
 #include "task_arrays.cuh"  // parallelograms, knapsack rows: where the tasks' data lie
 #include "tasks.h"
 
@@ -30,7 +31,7 @@ constexpr int warps_per_block = 2;  // 64-thread blocks, as in the paper (warp-w
 
 // A strip's progress word: how many of its tasks are published. Stored after the data they
 // announce (fenced), read with acquire semantics before that data is read.
-using progress_ref = cuda::atomic_ref<unsigned, cuda::thread_scope_device>;
+using sat::progress_ref;  // cuda::atomic_ref<unsigned, device scope>; checked in test builds
 
 // Lane 0 of a warp waits until *word >= need. `seen` keeps the last value read (a lower bound
 // of the progress), so a warp that is far enough behind does not touch memory at all.

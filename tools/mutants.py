@@ -180,21 +180,36 @@ def grade(spec, folder, gpu, seed, limit=None):
     return sum(t["score"] for t in tests), sum(t["max_score"] for t in tests), note
 
 
-def compile_all(sources, jobs):
-    """{source: first error line or ""} for the mutant files, compiled in one parallel make -k."""
-    objs = {src: f"build/obj/{src.relative_to(ROOT).as_posix()}.o" for src in sources}
-    for obj in objs.values():
+def objects_of(source, lab, gpu):
+    """The objects the grader builds from a mutant file (Makefile rules): its test binary's, under
+    build/obj/checked/ with -DSAT_CHECK_ORDERING for an order-checked lab, and on a GPU also the
+    program's (racecheck and synccheck run it), the plain build/obj/ one."""
+    rel = source.relative_to(ROOT).as_posix()
+    plain = f"build/obj/{rel}.o"
+    if not lab.get("order_checked"):
+        return [plain]
+    return [f"build/obj/checked/{rel}.o"] + ([plain] if gpu == "yes" else [])
+
+
+def compile_all(objects, jobs):
+    """{source: first error line or ""} for the mutant files, whose objects ({source: [object]})
+    are compiled in one parallel make -k."""
+    every = [obj for objs in objects.values() for obj in objs]
+    for obj in every:
         (ROOT / obj).unlink(missing_ok=True)
-    subprocess.run(["make", "-k", f"-j{jobs}", "--no-print-directory"] + list(objs.values()), cwd=ROOT,
+    subprocess.run(["make", "-k", f"-j{jobs}", "--no-print-directory"] + every, cwd=ROOT,
                    capture_output=True, text=True)
     errors = {}
-    for src, obj in objs.items():
-        if (ROOT / obj).exists():
-            errors[src] = ""
-            continue
-        p = subprocess.run(["make", "--no-print-directory", obj], cwd=ROOT, capture_output=True, text=True)
-        errors[src] = next((line for line in (p.stdout + p.stderr).splitlines() if "error" in line),
-                           "no object file") if p.returncode else ""
+    for src, objs in objects.items():
+        errors[src] = ""
+        for obj in objs:
+            if (ROOT / obj).exists():
+                continue
+            p = subprocess.run(["make", "--no-print-directory", obj], cwd=ROOT, capture_output=True, text=True)
+            if p.returncode:
+                errors[src] = next((line for line in (p.stdout + p.stderr).splitlines() if "error" in line),
+                                   "no object file")
+                break
     return errors
 
 
@@ -235,7 +250,8 @@ def run(args):
             broken += 1
     # Every mutant file is compiled first, all at once in parallel (the grader then only links);
     # without a GPU that is all a GPU mutant gets.
-    errors = compile_all([source for _, _, source in made], args.jobs) if made else {}
+    errors = compile_all({source: objects_of(source, labs.get(spec["lab"], {}), gpu) for spec, _, source in made},
+                         args.jobs) if made else {}
     not_run = 0
     for spec, folder, source in made:
         if gpu != "yes" and labs.get(spec["lab"], {}).get("gpu", True):
