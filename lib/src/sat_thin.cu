@@ -327,8 +327,9 @@ __device__ __forceinline__ void write_wide(Out* out, const Args& g, const Plan& 
 // One block per chunk; chunks are handed out by ticket, so every chunk a block waits for was
 // handed to a block that is already running (no deadlock for any grid). A batch: the tickets
 // run over the images one after the other; the records of ticket t sit at index t, and a chunk
-// looks back only as far as its image's first chunk.
-template <class In, class Out, bool Tall>
+// looks back only as far as its image's first chunk (Batched; one image: false, the code of a
+// single image).
+template <class In, class Out, bool Tall, bool Batched>
 __global__ void __launch_bounds__(block_threads, SAT_THIN_MIN_BLOCKS)
 thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>* incl) {
     using A = Acc<Out>;
@@ -351,12 +352,16 @@ thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>*
         s_nearest[0] = block_threads;
     }
     __syncthreads();
-    const unsigned ticket = s_chunk;                      // indexes flags and published sums
-    const unsigned image = ticket / p.chunks;
-    const unsigned chunk = ticket - image * p.chunks;     // within the image
-    const long long first = (long long)ticket - chunk;    // the image's first ticket
-    in += std::size_t(image) * g.in_stride;
-    out += std::size_t(image) * g.out_stride;
+    const unsigned ticket = s_chunk;  // indexes flags and published sums
+    unsigned chunk = ticket;          // within the image
+    long long first = 0;              // the image's first ticket
+    if constexpr (Batched) {
+        const unsigned image = ticket / p.chunks;
+        chunk = ticket - image * p.chunks;
+        first = (long long)ticket - chunk;
+        in += std::size_t(image) * g.in_stride;
+        out += std::size_t(image) * g.out_stride;
+    }
     const int K = p.K, M = p.M;
     const long long start = (long long)chunk * p.lines;  // first row (tall) / column (wide)
     const long long left_over = (Tall ? g.rows : g.cols) - start;
@@ -548,7 +553,8 @@ cudaError_t scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_p
         A* agg = values;
         A* incl = values + tickets * p.K;
         const std::size_t smem = p.smem_elems * sizeof(A);
-        auto kernel = p.tall ? thin_sat_kernel<In, Out, true> : thin_sat_kernel<In, Out, false>;
+        auto kernel = images > 1 ? (p.tall ? thin_sat_kernel<In, Out, true, true> : thin_sat_kernel<In, Out, false, true>)
+                                 : (p.tall ? thin_sat_kernel<In, Out, true, false> : thin_sat_kernel<In, Out, false, false>);
         err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
         if (err == cudaSuccess) {
             kernel<<<unsigned(tickets), block_threads, smem, stream>>>(in, out, g, p, agg, incl);
