@@ -42,9 +42,9 @@ std::size_t tiles_per_image(int rows, int cols) {
 }
 
 // The most images one launch takes. Tickets are 32-bit and tile rows over the batch an int, so
-// a launch has at most 2^30 tiles (a thin image has no more chunks than tiles); a batch beyond
-// that takes several launches.
-constexpr std::size_t max_launch_tiles = std::size_t(1) << 30;
+// a launch has at most 2^29 tiles (a thin image has at most twice as many chunks as tiles, and
+// the thin kernel's grid is one block per chunk); a batch beyond that takes several launches.
+constexpr std::size_t max_launch_tiles = std::size_t(1) << 29;
 template <class In, class Out>
 int images_per_launch(int rows, int cols, int batch) {
     const std::size_t fit = std::max<std::size_t>(1, max_launch_tiles / tiles_per_image<In, Out>(rows, cols));
