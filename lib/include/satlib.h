@@ -3,8 +3,9 @@
  * One entry point computes, for every image b of a batch,
  *     out[b](i, j)    = sum of in[b](i', j')   over i' <= i, j' <= j
  *     sq_out[b](i, j) = sum of in[b](i', j')^2 over i' <= i, j' <= j   (optional)
- * in one pass that reads the input once. The C++ API (sat.hpp) is the typed face of the same
- * code; this header is what the Python package binds with ctypes.
+ * in one pass that reads the input once (the squared table: a second pass). The whole batch is
+ * one kernel launch per table. The C++ API (sat.hpp) is the typed face of the same code; this
+ * header is what the Python package binds with ctypes.
  *
  * Conventions: device pointers; pitches and batch strides counted in ELEMENTS of their own
  * array; rows x cols is the input's shape (the NPP layout makes outputs (rows+1) x (cols+1));
@@ -58,7 +59,9 @@ typedef struct {
     satlib_layout layout;
 } satlib_integral_args;
 
-/* The integral image (and optionally the squared one). Synchronous error checking of the
+/* The integral image (and optionally the squared one). in == out (in place) is allowed with the
+ * same element size, pitch and batch stride in the plain layout; any other overlap of the input
+ * and an output is refused (SATLIB_ERR_ARGUMENT). Synchronous error checking of the
  * arguments; the kernel runs asynchronously on `stream`. SATLIB_ERR_TIMEOUT is returned when the
  * kernel's spin timed out: to be able to say so, this call waits for `stream` when
  * `check_timeout` is non-zero (the Python package passes 1; C++ callers who want no host

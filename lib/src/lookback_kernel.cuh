@@ -14,6 +14,10 @@
 //   5. looks back UP its tile column for its column carries and the corner   -> state done
 //   6. adds the carries to its local SAT and writes it out.
 // Sq: the same kernel summing squares of the input (the squared-sum table).
+// Batched: a batch of images in one launch. The tickets run over the images one after the
+// other (ticket t: image t / tiles per image, its tiles row-major), so the rule above still
+// holds; tile rows are counted over the whole batch (records of tile t at index t), and a look
+// up its tile column stops at its image's first tile row.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -81,7 +85,8 @@ template <> struct TileShape<uint8_t, float> : Shape<4, 28, 6> {};     // u8 -> 
 template <> struct TileShape<uint16_t, double> : Shape<12, 20, 5> {};  // u16 -> f64 as f64
 template <> struct TileShape<float, double> : Shape<12, 20, 5> {};     // f32 -> f64 as f64
 
-// What tiles publish for each other (scratch). Tile t = ticket = tile_row * tiles_x + tile_col.
+// What tiles publish for each other (scratch). Tile t = ticket = tile_row * tiles_x + tile_col,
+// tile rows counted over the batch (image b's are b * tiles_y .. b * tiles_y + tiles_y - 1).
 template <class A>
 struct TileRecords {
     unsigned* ticket;   // next ticket to hand out (zeroed)
@@ -95,10 +100,11 @@ struct TileRecords {
 };
 
 struct Geometry {
-    int rows, cols;
+    int rows, cols;                   // of one image
     std::size_t in_pitch, out_pitch;  // elements
-    int tiles_x, tiles_y;
-    unsigned tiles;
+    int tiles_x, tiles_y;             // of one image
+    unsigned tiles;                   // of the launch: tiles_x * tiles_y * images
+    std::size_t in_batch_stride, out_batch_stride;  // elements between images (Batched only)
 };
 
 // ---- memory access helpers -------------------------------------------------------------------
@@ -272,12 +278,12 @@ __device__ __forceinline__ void local_tile_scan(A (&x)[TileShape<In, A>::RR][V],
 // those, stop. Publishes this tile's row_prefix and left_sum (state row_done; done for the top
 // strip, whose column prefixes are its column sums). Returns false on a spin timeout.
 template <int R, class A>
-__device__ bool row_look_back(const TileRecords<A>& rec, const Geometry& g, int ty, int tx,
+__device__ bool row_look_back(const TileRecords<A>& rec, const Geometry& g, int batch_ty, int tx,
                               bool top_strip, const A* s_row_sum, A* s_row_carry, A* s_left_sum,
                               int* status) {
     constexpr int Q = R / 32;  // rows per lane: lane, lane + 32, ...
     const int lane = threadIdx.x & 31;
-    const std::size_t strip = std::size_t(ty) * g.tiles_x;
+    const std::size_t strip = std::size_t(batch_ty) * g.tiles_x;  // tile row over the batch
     A carry[Q];
 #pragma unroll
     for (int q = 0; q < Q; ++q) carry[q] = 0;
@@ -303,7 +309,7 @@ __device__ bool row_look_back(const TileRecords<A>& rec, const Geometry& g, int 
         }
         if (has_prefix) break;
     }
-    const std::size_t t = std::size_t(ty) * g.tiles_x + tx;
+    const std::size_t t = std::size_t(batch_ty) * g.tiles_x + tx;
     A mine = 0;
 #pragma unroll
     for (int q = 0; q < Q; ++q) {
@@ -333,23 +339,23 @@ struct ColumnWindow {
 
 // One warp: examine tiles `above`, above-1, ..., above-31 of tile column tx. Waits until each
 // has published at least row_done (its column sums and left sum), then finds the nearest that
-// is done. Rows above row 0 count as done with zero sums.
+// is done. Rows above `first_row` (the image's top tile row) count as done with zero sums.
 template <class A>
 __device__ ColumnWindow<A> column_window(const TileRecords<A>& rec, const Geometry& g, int above,
-                                         int tx, int* status) {
+                                         int first_row, int tx, int* status) {
     ColumnWindow<A> win{0, true, A(0)};
     const int lane = threadIdx.x & 31;
     const int a = above - lane;
     unsigned st = done;
     bool ok = true;
     const std::size_t t = std::size_t(a) * g.tiles_x + tx;
-    if (a >= 0) ok = sat::bounded_spin([&] { return (st = load_acquire(rec.state + t)) >= row_done; }, status);
+    if (a >= first_row) ok = sat::bounded_spin([&] { return (st = load_acquire(rec.state + t)) >= row_done; }, status);
     ok = __all_sync(full_mask, ok);
     const unsigned found = __ballot_sync(full_mask, st == done);
     win.depth = ok ? (found ? __ffs(found) : 32) : -1;
     win.found = found != 0;
     A part = 0;
-    if (ok && a >= 0 && lane < win.depth) part = __ldcg((st == done ? rec.corner_prefix : rec.left_sum) + t);
+    if (ok && a >= first_row && lane < win.depth) part = __ldcg((st == done ? rec.corner_prefix : rec.left_sum) + t);
     win.corner_part = warp_sum(part);
     return win;
 }
@@ -419,8 +425,9 @@ constexpr std::size_t smem_bytes() {
 }
 
 // The single-pass SAT kernel: a persistent grid of any size; each block takes tickets until
-// the tiles run out. Vec: 16-byte accesses are aligned (checked on the host).
-template <class In, class Out, bool Vec, bool Sq = false>
+// the tiles run out. Vec: 16-byte accesses are aligned (checked on the host). Batched: several
+// images (one image: false, the same code as before batches existed).
+template <class In, class Out, bool Vec, bool Sq = false, bool Batched = false>
 __global__ void __launch_bounds__(block_threads, TileShape<In, sat::Acc<Out>>::min_blocks)
 lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out>> rec,
                     int* status, unsigned long long* trace) {
@@ -453,13 +460,22 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
     __syncthreads();
     unsigned ticket = s_ticket;
     while (ticket < g.tiles) {
-        const int ty = int(ticket / unsigned(g.tiles_x)), tx = int(ticket % unsigned(g.tiles_x));
+        // Tile row over the batch (indexes the records), the image, its first tile row, and the
+        // tile row within it (places the tile in the image).
+        const int batch_ty = int(ticket / unsigned(g.tiles_x)), tx = int(ticket % unsigned(g.tiles_x));
+        int image = 0, first_row = 0, ty = batch_ty;
+        if constexpr (Batched) {
+            image = batch_ty / g.tiles_y;
+            first_row = image * g.tiles_y;
+            ty = batch_ty - first_row;
+        }
+        const In* image_in = Batched ? in + image * g.in_batch_stride : in;
         const int i0 = ty * R, c = tx * C + tid * V;  // this thread: rows i0.., columns c..c+V-1
         const std::size_t t = ticket;
         const bool top_strip = ty == 0, left_edge = tx == 0;
 
         A x[RR][V];
-        load_tile<In, A, V, Vec, Sq>(in, g, i0, c, x, sm);
+        load_tile<In, A, V, Vec, Sq>(image_in, g, i0, c, x, sm);
 
         // Local SAT of the tile, and its aggregates R and C.
         A col[V];
@@ -493,7 +509,7 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         // Look back: warp 0 along the tile row while warp `poll_warp` examines the first
         // window up the tile column; then the whole block adds the column sums it found.
         if (warp == 0 && !left_edge) {
-            const bool ok = row_look_back<R>(rec, g, ty, tx, top_strip, s_row_sum, s_row_carry,
+            const bool ok = row_look_back<R>(rec, g, batch_ty, tx, top_strip, s_row_sum, s_row_carry,
                                           &s_left_sum, status);
             if (!ok && lane == 0) s_failed = 1;
         }
@@ -505,9 +521,9 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
             __syncthreads();  // the row look-back's s_row_carry, s_left_sum
             if (s_failed) return;  // a spin timed out: leave, the harness reports it
         } else {
-            for (int above = ty - 1;; above -= 32) {
+            for (int above = batch_ty - 1;; above -= 32) {
                 if (warp == poll_warp) {
-                    const ColumnWindow<A> win = column_window(rec, g, above, tx, status);
+                    const ColumnWindow<A> win = column_window(rec, g, above, first_row, tx, status);
                     if (lane == 0) s_window = win;
                 }
                 __syncthreads();
@@ -516,7 +532,7 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
                 corner += win.corner_part;
 #pragma unroll 4
                 for (int k = 0; k < win.depth; ++k) {
-                    if (above - k < 0) break;
+                    if (above - k < first_row) break;
                     const std::size_t tk = std::size_t(above - k) * g.tiles_x + tx;
                     const A* src = (win.found && k == win.depth - 1) ? rec.col_prefix : rec.col_sum;
                     add_published(src + tk * C + tid * V, carry);
@@ -555,8 +571,9 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
 #pragma unroll
         for (int v = 0; v < V; ++v) top[v] += top_before + before;
 
-        write_tile<In, Out, A, V, Vec, Sq>(out, g, i0, c, top, x, sm, s_warp_total, s_row_carry);
-        if (trace != nullptr && c < g.cols && c % sat::w == 0)
+        Out* image_out = Batched ? out + image * g.out_batch_stride : out;
+        write_tile<In, Out, A, V, Vec, Sq>(image_out, g, i0, c, top, x, sm, s_warp_total, s_row_carry);
+        if (!Batched && trace != nullptr && c < g.cols && c % sat::w == 0)
             for (int r = 0; r < R && i0 + r < g.rows; r += sat::w)
                 sat::record_tile(trace, sat::Shape{g.rows, g.cols}, (i0 + r) / sat::w, c / sat::w);
 

@@ -95,11 +95,12 @@ struct Scratch {
     std::size_t state_bytes, value_bytes;
 };
 template <class In, class Out>
-Scratch scratch_for(const Plan& p) {
+Scratch scratch_for(const Plan& p, int images) {
+    const std::size_t chunks = std::size_t(p.chunks) * std::size_t(images);
     Scratch s;
-    s.state_bytes = (std::size_t(state_header_words) + p.chunks) * sizeof(unsigned);
+    s.state_bytes = (std::size_t(state_header_words) + chunks) * sizeof(unsigned);
     s.state_bytes = (s.state_bytes + 255) / 256 * 256;
-    s.value_bytes = 2 * std::size_t(p.chunks) * p.K * sizeof(Acc<Out>);
+    s.value_bytes = 2 * chunks * p.K * sizeof(Acc<Out>);
     return s;
 }
 
@@ -151,7 +152,8 @@ __device__ __forceinline__ void smem_load_group(const A* p, A (&x)[G]) {
 
 struct Args {
     std::size_t in_pitch, out_pitch;
-    int rows, cols;
+    std::size_t in_stride, out_stride;  // elements between the images of a batch
+    int rows, cols;                     // of one image
     bool vec_in, vec_out;  // 16-byte (of output) groups are allowed (contiguity, alignment)
     unsigned* ticket;
     unsigned* flags;
@@ -323,8 +325,11 @@ __device__ __forceinline__ void write_wide(Out* out, const Args& g, const Plan& 
 // ---- the kernel ------------------------------------------------------------------------------
 
 // One block per chunk; chunks are handed out by ticket, so every chunk a block waits for was
-// handed to a block that is already running (no deadlock for any grid).
-template <class In, class Out, bool Tall>
+// handed to a block that is already running (no deadlock for any grid). A batch: the tickets
+// run over the images one after the other; the records of ticket t sit at index t, and a chunk
+// looks back only as far as its image's first chunk (Batched; one image: false, the code of a
+// single image).
+template <class In, class Out, bool Tall, bool Batched>
 __global__ void __launch_bounds__(block_threads, SAT_THIN_MIN_BLOCKS)
 thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>* incl) {
     using A = Acc<Out>;
@@ -347,7 +352,16 @@ thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>*
         s_nearest[0] = block_threads;
     }
     __syncthreads();
-    const unsigned chunk = s_chunk;
+    const unsigned ticket = s_chunk;  // indexes flags and published sums
+    unsigned chunk = ticket;          // within the image
+    long long first = 0;              // the image's first ticket
+    if constexpr (Batched) {
+        const unsigned image = ticket / p.chunks;
+        chunk = ticket - image * p.chunks;
+        first = (long long)ticket - chunk;
+        in += std::size_t(image) * g.in_stride;
+        out += std::size_t(image) * g.out_stride;
+    }
     const int K = p.K, M = p.M;
     const long long start = (long long)chunk * p.lines;  // first row (tall) / column (wide)
     const long long left_over = (Tall ? g.rows : g.cols) - start;
@@ -387,12 +401,12 @@ thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>*
         }
         s_agg[tid] = run;
         // Publish the aggregate at once (chunk 0: it is also the inclusive prefix).
-        __stcg((chunk == 0 ? incl : agg) + std::size_t(chunk) * K + tid, run);
+        __stcg((chunk == 0 ? incl : agg) + std::size_t(ticket) * K + tid, run);
         if (chunk == 0) s_carry[tid] = 0;
         __threadfence();
     }
     __syncthreads();
-    if (tid == block_threads - 1) publish_state(g.flags + chunk, chunk == 0 ? inclusive : aggregate);
+    if (tid == block_threads - 1) publish_state(g.flags + ticket, chunk == 0 ? inclusive : aggregate);
     if (warp > 0)
         for (int b = 0; b < K; ++b) seg[last + b * p.sb] += s_warp[warp][b];
     __syncthreads();  // last lines final before step 4 reads the previous thread's
@@ -408,11 +422,11 @@ thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>*
         const int q = tid % K, slot = tid / K;
         A sum = 0;
         int examined = 0;  // chunks summed so far (all rounds)
-        for (long long left = (long long)chunk - 1, round = 0;; left -= block_threads, ++round) {
+        for (long long left = (long long)ticket - 1, round = 0;; left -= block_threads, ++round) {
             int* nearest_slot = &s_nearest[round & 1];
             const long long c = left - tid;
-            unsigned st = inclusive;  // before chunk 0: nothing to add, stop there
-            if (c >= 0 &&
+            unsigned st = inclusive;  // before the image's chunk 0: nothing to add, stop there
+            if (c >= first &&
                 !bounded_spin([&] { return (st = load_acquire(g.flags + c)) != invalid; }, g.status))
                 s_failed = 1;
             if (st == inclusive) atomicMin(nearest_slot, tid);
@@ -426,7 +440,7 @@ thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>*
 #pragma unroll 4
                 for (int k = slot; k < depth; k += P) {
                     const long long ck = left - k;
-                    if (ck < 0) break;
+                    if (ck < first) break;
                     sum += __ldcg((found && k == depth - 1 ? incl : agg) + std::size_t(ck) * K + q);
                 }
             }
@@ -442,11 +456,11 @@ thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>*
                 const int used = examined < P ? examined : P;
                 for (int s2 = 0; s2 < used; ++s2) carry += s_part[s2 * K + tid];
                 s_carry[tid] = carry;
-                __stcg(incl + std::size_t(chunk) * K + tid, A(carry + s_agg[tid]));
+                __stcg(incl + std::size_t(ticket) * K + tid, A(carry + s_agg[tid]));
                 __threadfence();
             }
             __syncthreads();
-            if (tid == 0) publish_state(g.flags + chunk, inclusive);
+            if (tid == 0) publish_state(g.flags + ticket, inclusive);
         }
     }
     if (s_failed) return;  // a spin timed out: the status word says so
@@ -480,19 +494,20 @@ bool applicable(int rows, int cols) {
 }
 
 template <class In, class Out>
-std::size_t scratch_bytes(int rows, int cols) {
-    if (!applicable<In, Out>(rows, cols)) return 0;
+std::size_t scratch_bytes(int rows, int cols, int images) {
+    if (!applicable<In, Out>(rows, cols) || images < 1) return 0;
     if (rows == 1) std::swap(rows, cols);  // as scan does
-    const Scratch s = scratch_for<In, Out>(plan_for<In, Out>(rows, cols));
+    const Scratch s = scratch_for<In, Out>(plan_for<In, Out>(rows, cols), images);
     return s.state_bytes + s.value_bytes;
 }
 
 template <class In, class Out>
 cudaError_t scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows,
-                 int cols, cudaStream_t stream, void* scratch, int* status) {
+                 int cols, cudaStream_t stream, void* scratch, int* status, int images,
+                 std::size_t in_stride, std::size_t out_stride) {
     using A = Acc<Out>;
     constexpr int G = int(16 / sizeof(Out));
-    if (rows < 0 || cols < 0) return cudaErrorInvalidValue;
+    if (rows < 0 || cols < 0 || images < 1) return cudaErrorInvalidValue;
     if (rows == 0 || cols == 0) return cudaSuccess;
     if (!applicable<In, Out>(rows, cols) || in == nullptr || out == nullptr ||
         in_pitch < std::size_t(cols) || out_pitch < std::size_t(cols) || !aligned(scratch, 16))
@@ -504,7 +519,9 @@ cudaError_t scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_p
         in_pitch = out_pitch = 1;
     }
     const Plan p = plan_for<In, Out>(rows, cols);
-    const Scratch sz = scratch_for<In, Out>(p);
+    const Scratch sz = scratch_for<In, Out>(p, images);
+    const std::size_t tickets = std::size_t(p.chunks) * std::size_t(images);
+    if (tickets > std::size_t(INT32_MAX)) return cudaErrorInvalidValue;  // grid.x and the ticket
 
     cudaError_t err = cudaSuccess;
     bool own = false;
@@ -520,6 +537,8 @@ cudaError_t scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_p
         Args g;
         g.in_pitch = in_pitch;
         g.out_pitch = out_pitch;
+        g.in_stride = images > 1 ? in_stride : 0;
+        g.out_stride = images > 1 ? out_stride : 0;
         g.rows = rows;
         g.cols = cols;
         g.ticket = words;
@@ -528,15 +547,17 @@ cudaError_t scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_p
         // Groups of G elements: tall chunks need contiguous rows, wide ones whole-group pitches.
         const bool contiguous_in = p.tall ? (in_pitch == std::size_t(cols) || rows == 1) : in_pitch % G == 0;
         const bool contiguous_out = p.tall ? (out_pitch == std::size_t(cols) || rows == 1) : out_pitch % G == 0;
-        g.vec_in = contiguous_in && aligned(in, G * sizeof(In));
-        g.vec_out = contiguous_out && aligned(out, 16);
+        // Every image's first element aligned as the first one's: strides in whole groups.
+        g.vec_in = contiguous_in && aligned(in, G * sizeof(In)) && g.in_stride % G == 0;
+        g.vec_out = contiguous_out && aligned(out, 16) && g.out_stride % G == 0;
         A* agg = values;
-        A* incl = values + std::size_t(p.chunks) * p.K;
+        A* incl = values + tickets * p.K;
         const std::size_t smem = p.smem_elems * sizeof(A);
-        auto kernel = p.tall ? thin_sat_kernel<In, Out, true> : thin_sat_kernel<In, Out, false>;
+        auto kernel = images > 1 ? (p.tall ? thin_sat_kernel<In, Out, true, true> : thin_sat_kernel<In, Out, false, true>)
+                                 : (p.tall ? thin_sat_kernel<In, Out, true, false> : thin_sat_kernel<In, Out, false, false>);
         err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
         if (err == cudaSuccess) {
-            kernel<<<p.chunks, block_threads, smem, stream>>>(in, out, g, p, agg, incl);
+            kernel<<<unsigned(tickets), block_threads, smem, stream>>>(in, out, g, p, agg, incl);
             err = cudaGetLastError();
         }
     }
@@ -549,9 +570,9 @@ cudaError_t scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_p
 
 #define SAT_THIN_INSTANTIATE(In, Out)                                                         \
     template bool applicable<In, Out>(int, int);                                              \
-    template std::size_t scratch_bytes<In, Out>(int, int);                                    \
+    template std::size_t scratch_bytes<In, Out>(int, int, int);                               \
     template cudaError_t scan<In, Out>(const In*, std::size_t, Out*, std::size_t, int, int,   \
-                                       cudaStream_t, void*, int*);
+                                       cudaStream_t, void*, int*, int, std::size_t, std::size_t);
 SAT_THIN_INSTANTIATE(float, float)
 SAT_THIN_INSTANTIATE(double, double)
 SAT_THIN_INSTANTIATE(int32_t, int32_t)

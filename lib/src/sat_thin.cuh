@@ -27,20 +27,23 @@ bool applicable(int rows, int cols);
 
 // Device scratch the call needs: a zeroed part (ticket, flags) followed by a value part (the
 // published K-vectors). Zeroing all of it is simplest and costs little (it is < 1 % of the
-// output). 0 for an empty or non-applicable shape.
+// output). 0 for an empty or non-applicable shape. images: a batch of that many (scan).
 template <class In, class Out>
-std::size_t scratch_bytes(int rows, int cols);
+std::size_t scratch_bytes(int rows, int cols, int images = 1);
 
 // Launch on `stream`. scratch: >= scratch_bytes, zeroed by the caller on `stream` (or nullptr:
 // allocated, zeroed and freed stream-ordered inside). status: device int set to
 // sat::status_spin_timeout when a chunk waited 2 s for another one (may be null). Pitches in
 // elements (>= cols; any value). Returns cudaErrorInvalidValue for a bad argument or a shape
-// that is not applicable; rows or cols of 0 do nothing.
+// that is not applicable; rows or cols of 0 do nothing. A batch of `images` rows x cols images,
+// image b at in + b * in_stride and out + b * out_stride (elements), is one launch: chunks are
+// handed out image after image.
 // Instantiated for (float, float), (double, double), (int32_t, int32_t), (uint8_t, int32_t),
 // (uint8_t, float), (uint16_t, double), (float, double).
 template <class In, class Out>
 cudaError_t scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows,
-                 int cols, cudaStream_t stream, void* scratch, int* status);
+                 int cols, cudaStream_t stream, void* scratch, int* status, int images = 1,
+                 std::size_t in_stride = 0, std::size_t out_stride = 0);
 
 }  // namespace thin
 }  // namespace sat

@@ -9,6 +9,7 @@
 #include "sat_thin.cuh"
 #include "sat.hpp"
 #include "satlib.h"
+#include "satlib_testing.h"
 
 #ifndef SATLIB_VERSION
 #define SATLIB_VERSION "1.0.0"
@@ -18,6 +19,12 @@ namespace satlib {
 
 constexpr std::size_t align_up(std::size_t x, std::size_t a) { return (x + a - 1) / a * a; }
 
+// The images of one call: how many, and where each starts, in elements from the first one.
+struct Images {
+    int count = 1;
+    std::size_t in_stride = 0, out_stride = 0;
+};
+
 struct Layout {
     Geometry g;
     std::size_t state_bytes, value_bytes;
@@ -26,8 +33,27 @@ struct Layout {
 
 constexpr int state_header_words = 32;  // ticket, internal status; tile states start at 128 B
 
+// Tiles of one rows x cols image.
 template <class In, class Out>
-Layout layout_for(int rows, int cols) {
+std::size_t tiles_per_image(int rows, int cols) {
+    constexpr int C = block_threads * vec_of<Out>();
+    constexpr int R = TileShape<In, sat::Acc<Out>>::R;
+    return std::size_t((cols + C - 1) / C) * std::size_t((rows + R - 1) / R);
+}
+
+// The most images one launch takes. Tickets are 32-bit and tile rows over the batch an int, so
+// a launch has at most 2^29 tiles (a thin image has at most twice as many chunks as tiles, and
+// the thin kernel's grid is one block per chunk); a batch beyond that takes several launches.
+constexpr std::size_t max_launch_tiles = std::size_t(1) << 29;
+template <class In, class Out>
+int images_per_launch(int rows, int cols, int batch) {
+    const std::size_t fit = std::max<std::size_t>(1, max_launch_tiles / tiles_per_image<In, Out>(rows, cols));
+    return int(std::min<std::size_t>(std::size_t(batch), fit));
+}
+
+// Scratch of one launch of `images` rows x cols images: records for every tile of every image.
+template <class In, class Out>
+Layout layout_for(int rows, int cols, int images = 1) {
     using A = sat::Acc<Out>;
     constexpr int C = block_threads * vec_of<Out>();
     constexpr int R = TileShape<In, A>::R;
@@ -36,7 +62,7 @@ Layout layout_for(int rows, int cols) {
     L.g.cols = cols;
     L.g.tiles_x = (cols + C - 1) / C;
     L.g.tiles_y = (rows + R - 1) / R;
-    L.g.tiles = unsigned(L.g.tiles_x) * unsigned(L.g.tiles_y);
+    L.g.tiles = unsigned(tiles_per_image<In, Out>(rows, cols) * std::size_t(images));
     const std::size_t tiles = L.g.tiles;
     L.state_bytes = (state_header_words + tiles) * sizeof(unsigned);
     std::size_t off = 0;
@@ -53,6 +79,31 @@ Layout layout_for(int rows, int cols) {
     L.off_corner = take(tiles);
     L.value_bytes = off;
     return L;
+}
+
+// Thin matrices (a short side of at most sat::thin::max_width) take the one-dimensional
+// look-back of sat_thin.cu: tiles of the 2-D kernel would be mostly empty there, and its scratch
+// would outgrow the output. The squared table and the harness's instrumented runs take the 2-D
+// kernel.
+template <class In, class Out, bool Sq>
+bool takes_thin(int rows, int cols, const sat::ScanOptions& opt) {
+    return !Sq && opt.grid_blocks == 0 && opt.trace == nullptr && sat::thin::applicable<In, Out>(rows, cols);
+}
+
+// Scratch one call of scan_images needs for `batch` images (launches after the first reuse it).
+template <class In, class Out, bool Sq>
+sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanOptions& opt = {}) {
+    sat::ScanScratchSize size;
+    if (rows <= 0 || cols <= 0 || batch <= 0) return size;
+    const int images = images_per_launch<In, Out>(rows, cols, batch);
+    if (takes_thin<In, Out, Sq>(rows, cols, opt)) {  // one zeroed block
+        size.state_bytes = sat::thin::scratch_bytes<In, Out>(rows, cols, images);
+        return size;
+    }
+    const Layout L = layout_for<In, Out>(rows, cols, images);
+    size.state_bytes = L.state_bytes;
+    size.value_bytes = L.value_bytes;
+    return size;
 }
 
 // Blocks of `kernel` (with `smem` bytes of dynamic shared memory) resident at once on the
@@ -104,36 +155,65 @@ inline bool aligned(const void* p, std::size_t a) { return reinterpret_cast<std:
 // The library's own status word: spin timeouts of calls that passed no status of their own.
 __device__ int library_status;
 
-// One image: the plain table (Sq false) or the squared one.
+// What the library's tests ask about its launches (satlib_testing.h).
+std::atomic<unsigned long long> scan_launches{0};
+std::atomic<unsigned long long> last_launch_tiles{0};
+std::atomic<unsigned> last_launch_grid{0};
+void log_launch(unsigned grid, unsigned long long tiles) {
+    scan_launches.fetch_add(1, std::memory_order_relaxed);
+    last_launch_grid.store(grid, std::memory_order_relaxed);
+    last_launch_tiles.store(tiles, std::memory_order_relaxed);
+}
+namespace testing {
+LaunchLog launch_log() {
+    return {scan_launches.load(), last_launch_tiles.load(), last_launch_grid.load()};
+}
+}  // namespace testing
+
+// The 2-D look-back kernel for these accesses (Vec) and image counts (Batched).
+template <class In, class Out, bool Sq, bool Batched>
+auto lookback_kernel_for(bool vec) {
+    return vec ? lookback_sat_kernel<In, Out, true, Sq, Batched> : lookback_sat_kernel<In, Out, false, Sq, Batched>;
+}
+
+// A batch of images (one image: count 1), in one launch per images_per_launch images: the plain
+// tables (Sq false) or the squared ones.
 template <class In, class Out, bool Sq = false>
-cudaError_t scan_2d(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows,
-                    int cols, cudaStream_t stream, const sat::ScanOptions& opt) {
+cudaError_t scan_images(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows,
+                        int cols, const Images& im, cudaStream_t stream, const sat::ScanOptions& opt) {
     using A = sat::Acc<Out>;
     constexpr int V = vec_of<Out>();
-    if (rows < 0 || cols < 0) return cudaErrorInvalidValue;
+    if (rows < 0 || cols < 0 || im.count < 1) return cudaErrorInvalidValue;
     if (rows == 0 || cols == 0) return cudaSuccess;
     if (in == nullptr || out == nullptr || in_pitch < std::size_t(cols) ||
-        out_pitch < std::size_t(cols) || !aligned(opt.values, 16))
+        out_pitch < std::size_t(cols) || !aligned(opt.values, 16) || (im.count > 1 && opt.trace != nullptr))
         return cudaErrorInvalidValue;
     int* status = opt.status;
     cudaError_t err = cudaSuccess;
     if (status == nullptr && (err = cudaGetSymbolAddress(reinterpret_cast<void**>(&status), library_status)) != cudaSuccess)
         return err;
-    // Thin matrices (a short side of at most sat::thin::max_width) take the one-dimensional
-    // look-back of sat_thin.cu: tiles of this kernel would be mostly empty there, and its scratch
-    // would outgrow the output. Its scratch is the caller's `state` (sized by
-    // inclusive_scan_2d_scratch), or its own.
-    if constexpr (!Sq) {
-        if (opt.grid_blocks == 0 && opt.trace == nullptr && sat::thin::applicable<In, Out>(rows, cols)) {
-            if (opt.state != nullptr && !opt.state_is_zero &&
-                (err = cudaMemsetAsync(opt.state, 0, sat::thin::scratch_bytes<In, Out>(rows, cols), stream)) != cudaSuccess)
-                return err;
-            return sat::thin::scan<In, Out>(in, in_pitch, out, out_pitch, rows, cols, stream, opt.state, status);
+    const int group = images_per_launch<In, Out>(rows, cols, im.count);  // images per launch
+    // Thin images: the 1-D look-back, its scratch the caller's `state` (sized by scratch_for) or
+    // its own.
+    if (takes_thin<In, Out, Sq>(rows, cols, opt)) {
+        const std::size_t bytes = sat::thin::scratch_bytes<In, Out>(rows, cols, group);
+        for (int first = 0; first < im.count && err == cudaSuccess; first += group) {
+            const int n = std::min(group, im.count - first);
+            if (opt.state != nullptr && (first > 0 || !opt.state_is_zero))
+                err = cudaMemsetAsync(opt.state, 0, bytes, stream);
+            if (err == cudaSuccess)
+                err = sat::thin::scan<In, Out>(in + std::size_t(first) * im.in_stride, in_pitch,
+                                               out + std::size_t(first) * im.out_stride, out_pitch, rows, cols,
+                                               stream, opt.state, status, n, im.in_stride, im.out_stride);
+            if (err == cudaSuccess) log_launch(0, 0);
         }
+        return err;
     }
-    Layout L = layout_for<In, Out>(rows, cols);
+    Layout L = layout_for<In, Out>(rows, cols, group);
     L.g.in_pitch = in_pitch;
     L.g.out_pitch = out_pitch;
+    L.g.in_batch_stride = im.in_stride;
+    L.g.out_batch_stride = im.out_stride;
 
     // Scratch: the caller's, or allocated for this call (stream-ordered).
     void* state = opt.state;
@@ -150,41 +230,46 @@ cudaError_t scan_2d(const In* in, std::size_t in_pitch, Out* out, std::size_t ou
         }
         own_values = true;
     }
-    if (own_state || !opt.state_is_zero) err = cudaMemsetAsync(state, 0, L.state_bytes, stream);
+    TileRecords<A> rec;
+    unsigned* words = static_cast<unsigned*>(state);
+    char* base = static_cast<char*>(values);
+    rec.ticket = words;
+    rec.state = words + state_header_words;
+    rec.row_sum = reinterpret_cast<A*>(base + L.off_row_sum);
+    rec.row_prefix = reinterpret_cast<A*>(base + L.off_row_prefix);
+    rec.col_sum = reinterpret_cast<A*>(base + L.off_col_sum);
+    rec.col_prefix = reinterpret_cast<A*>(base + L.off_col_prefix);
+    rec.left_sum = reinterpret_cast<A*>(base + L.off_left);
+    rec.corner_prefix = reinterpret_cast<A*>(base + L.off_corner);
 
-    if (err == cudaSuccess) {
-        TileRecords<A> rec;
-        unsigned* words = static_cast<unsigned*>(state);
-        char* base = static_cast<char*>(values);
-        rec.ticket = words;
-        rec.state = words + state_header_words;
-        rec.row_sum = reinterpret_cast<A*>(base + L.off_row_sum);
-        rec.row_prefix = reinterpret_cast<A*>(base + L.off_row_prefix);
-        rec.col_sum = reinterpret_cast<A*>(base + L.off_col_sum);
-        rec.col_prefix = reinterpret_cast<A*>(base + L.off_col_prefix);
-        rec.left_sum = reinterpret_cast<A*>(base + L.off_left);
-        rec.corner_prefix = reinterpret_cast<A*>(base + L.off_corner);
-
-        // Vector accesses need aligned rows: base pointers and pitches in whole vectors.
-        const bool vec = aligned(in, V * sizeof(In)) && aligned(out, 16) && in_pitch % V == 0 &&
-                         out_pitch % V == 0;
-        auto kernel = vec ? lookback_sat_kernel<In, Out, true, Sq> : lookback_sat_kernel<In, Out, false, Sq>;
-        constexpr std::size_t smem = smem_bytes<In, Out>();
-        err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
-        if (err == cudaSuccess) {
-            int grid = opt.grid_blocks;
-            if (grid <= 0) {
-                // As many blocks as fit. If that makes two rounds, the second would run part
-                // full (512 tiles on 396 blocks): half as many blocks each take two tiles
-                // (4096^2 f32 on an H200: 0.068 instead of 0.074 ms). With more rounds every
-                // block is needed (8192^2 was 5 % slower evened out).
-                const unsigned resident = unsigned(std::max(1, resident_blocks(kernel, smem)));
-                const unsigned rounds = (L.g.tiles + resident - 1) / resident;
-                grid = int(rounds == 2 ? (L.g.tiles + 1) / 2 : std::min(L.g.tiles, resident));
-            }
-            kernel<<<grid, block_threads, smem, stream>>>(in, out, L.g, rec, status, opt.trace);
-            err = cudaGetLastError();
+    // Vector accesses need aligned rows: base pointers, pitches and batch strides in whole vectors.
+    const bool vec = aligned(in, V * sizeof(In)) && aligned(out, 16) && in_pitch % V == 0 && out_pitch % V == 0 &&
+                     (im.count == 1 || (im.in_stride % V == 0 && im.out_stride % V == 0));
+    constexpr std::size_t smem = smem_bytes<In, Out>();
+    for (int first = 0; first < im.count && err == cudaSuccess; first += group) {
+        const int n = std::min(group, im.count - first);
+        // Flags zero: the caller's, unless it says they are, and every launch after the first.
+        if (own_state || first > 0 || !opt.state_is_zero) err = cudaMemsetAsync(state, 0, L.state_bytes, stream);
+        if (err != cudaSuccess) break;
+        auto kernel = n > 1 ? lookback_kernel_for<In, Out, Sq, true>(vec) : lookback_kernel_for<In, Out, Sq, false>(vec);
+        if ((err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem))) != cudaSuccess)
+            break;
+        Geometry g = L.g;
+        g.tiles = unsigned(tiles_per_image<In, Out>(rows, cols) * std::size_t(n));
+        int grid = opt.grid_blocks;
+        if (grid <= 0) {
+            // As many blocks as fit. If that makes two rounds, the second would run part full
+            // (512 tiles on 396 blocks): half as many blocks each take two tiles (4096^2 f32 on
+            // an H200: 0.068 instead of 0.074 ms). With more rounds every block is needed
+            // (8192^2 was 5 % slower evened out).
+            const unsigned resident = unsigned(std::max(1, resident_blocks(kernel, smem)));
+            const unsigned rounds = (g.tiles + resident - 1) / resident;
+            grid = int(rounds == 2 ? (g.tiles + 1) / 2 : std::min(g.tiles, resident));
         }
+        kernel<<<grid, block_threads, smem, stream>>>(in + std::size_t(first) * im.in_stride,
+                                                       out + std::size_t(first) * im.out_stride, g, rec,
+                                                       status, opt.trace);
+        if ((err = cudaGetLastError()) == cudaSuccess) log_launch(unsigned(grid), g.tiles);
     }
     if (own_values) cudaFreeAsync(values, stream);
     if (own_state) cudaFreeAsync(state, stream);
@@ -199,24 +284,16 @@ namespace sat {
 
 template <class In, class Out>
 ScanScratchSize inclusive_scan_2d_scratch(int rows, int cols) {
-    ScanScratchSize size;
-    if (rows <= 0 || cols <= 0) return size;
-    if (thin::applicable<In, Out>(rows, cols)) {  // the thin path: one zeroed block
-        size.state_bytes = thin::scratch_bytes<In, Out>(rows, cols);
-        return size;
-    }
-    const satlib::Layout L = satlib::layout_for<In, Out>(rows, cols);
-    size.state_bytes = L.state_bytes;
-    size.value_bytes = L.value_bytes;
-    return size;
+    return satlib::scratch_for<In, Out, false>(rows, cols, 1);
 }
 
-#define SAT_SCAN_2D_DEF(In, Out)                                                                 \
-    template ScanScratchSize inclusive_scan_2d_scratch<In, Out>(int, int);                       \
-    cudaError_t inclusive_scan_2d(const In* in, std::size_t in_pitch, Out* out,                  \
+#define SAT_SCAN_2D_DEF(In, Out)                                                                  \
+    template ScanScratchSize inclusive_scan_2d_scratch<In, Out>(int, int);                        \
+    cudaError_t inclusive_scan_2d(const In* in, std::size_t in_pitch, Out* out,                   \
                                   std::size_t out_pitch, int rows, int cols, cudaStream_t stream, \
-                                  const ScanOptions& options) {                                  \
-        return satlib::scan_2d(in, in_pitch, out, out_pitch, rows, cols, stream, options);       \
+                                  const ScanOptions& options) {                                   \
+        return satlib::scan_images(in, in_pitch, out, out_pitch, rows, cols, satlib::Images{},    \
+                                   stream, options);                                              \
     }
 SAT_SCAN_2D_DEF(float, float)
 SAT_SCAN_2D_DEF(double, double)
@@ -304,12 +381,18 @@ int check_args(const satlib_integral_args* a) {
         if (a->out_batch_stride < out_span) return SATLIB_ERR_ARGUMENT;
         if (a->sq_out != nullptr && a->sq_batch_stride < sq_span) return SATLIB_ERR_ARGUMENT;
     }
+    const std::size_t n = std::size_t(a->batch) - 1;
+    const std::size_t in_bytes = (n * a->in_batch_stride + in_span) * in_size;
+    const std::size_t out_bytes = (n * a->out_batch_stride + out_span) * out_size;
+    // Sums in place: the input's own elements, same size, pitch and batch stride (a tile reads
+    // its input before it writes, and reads no other tile's input). Any other overlap would have
+    // tiles read input that others, of any image of the batch, already overwrote.
+    const bool in_place = a->in == a->out && in_size == out_size && a->in_pitch == a->out_pitch &&
+                          (a->batch == 1 || a->in_batch_stride == a->out_batch_stride) && extra == 0;
+    if (!in_place && overlap(a->in, in_bytes, a->out, out_bytes)) return SATLIB_ERR_ARGUMENT;
     // The squared table is written first and read from nowhere: it must not overlap the input
-    // or the sums (in place, in == out, is allowed for the sums alone).
+    // or the sums.
     if (a->sq_out != nullptr) {
-        const std::size_t n = std::size_t(a->batch) - 1;
-        const std::size_t in_bytes = (n * a->in_batch_stride + in_span) * in_size;
-        const std::size_t out_bytes = (n * a->out_batch_stride + out_span) * out_size;
         const std::size_t sq_bytes = (n * a->sq_batch_stride + sq_span) * out_size;
         if (overlap(a->sq_out, sq_bytes, a->in, in_bytes) || overlap(a->sq_out, sq_bytes, a->out, out_bytes))
             return SATLIB_ERR_ARGUMENT;
@@ -328,13 +411,17 @@ int device_status() {
     return count > 0 ? SATLIB_OK : SATLIB_ERR_NO_DEVICE;
 }
 
-__global__ void zero_border(void* out, std::size_t pitch_bytes, std::size_t elem, int rows, int cols) {
-    // NPP layout: row 0 (cols + 1 elements) and column 0 (rows + 1 elements) are zero.
-    char* base = static_cast<char*>(out);
+// NPP layout: row 0 (cols + 1 elements) and column 0 (rows + 1 elements) of each of `images`
+// tables are zero; blockIdx.y walks the images.
+__global__ void zero_border(void* out, std::size_t pitch_bytes, std::size_t stride_bytes, std::size_t elem,
+                            int rows, int cols, int images) {
     const std::size_t n = std::size_t(cols) + 1 + std::size_t(rows);
-    for (std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; k < n; k += std::size_t(gridDim.x) * blockDim.x) {
-        char* p = k <= std::size_t(cols) ? base + k * elem : base + (k - cols) * pitch_bytes;
-        for (std::size_t b = 0; b < elem; ++b) p[b] = 0;
+    for (int image = blockIdx.y; image < images; image += gridDim.y) {
+        char* base = static_cast<char*>(out) + std::size_t(image) * stride_bytes;
+        for (std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; k < n; k += std::size_t(gridDim.x) * blockDim.x) {
+            char* p = k <= std::size_t(cols) ? base + k * elem : base + (k - cols) * pitch_bytes;
+            for (std::size_t b = 0; b < elem; ++b) p[b] = 0;
+        }
     }
 }
 
@@ -349,13 +436,14 @@ int integral_typed(const satlib_integral_args& a, cudaStream_t stream, int check
     Out* sq = static_cast<Out*>(a.sq_out);
     const bool npp = a.layout == SATLIB_LAYOUT_NPP;
     // One scratch for every launch of the call: this call's status word, the tile flags
-    // (cleared before each launch) and the published sums.
-    // (The squared table always takes the 2-D look-back, so its layout is needed with squares.)
-    sat::ScanScratchSize need = sat::inclusive_scan_2d_scratch<In, Out>(a.rows, a.cols);
+    // (cleared before each launch) and the published sums. Each table of the whole batch is one
+    // launch (a batch beyond images_per_launch: a few); the squared table always takes the 2-D
+    // look-back.
+    sat::ScanScratchSize need = scratch_for<In, Out, false>(a.rows, a.cols, a.batch);
     if (sq != nullptr) {
-        const Layout L = layout_for<In, Out>(a.rows, a.cols);
-        need.state_bytes = std::max(need.state_bytes, L.state_bytes);
-        need.value_bytes = std::max(need.value_bytes, L.value_bytes);
+        const sat::ScanScratchSize sq_need = scratch_for<In, Out, true>(a.rows, a.cols, a.batch);
+        need.state_bytes = std::max(need.state_bytes, sq_need.state_bytes);
+        need.value_bytes = std::max(need.value_bytes, sq_need.value_bytes);
     }
     const std::size_t status_bytes = 256, state_at = status_bytes;
     const std::size_t values_at = align_up(state_at + need.state_bytes, 256);
@@ -372,24 +460,22 @@ int integral_typed(const satlib_integral_args& a, cudaStream_t stream, int check
     // the launches after it clear the flags themselves (state_is_zero false).
     err = cudaMemsetAsync(base, 0, state_at + need.state_bytes, stream);
     opt.state_is_zero = true;
-    for (int b = 0; b < a.batch && err == cudaSuccess; ++b) {
-        const In* in_b = in + std::size_t(b) * a.in_batch_stride;
-        Out* tables[2] = {sq != nullptr ? sq + std::size_t(b) * a.sq_batch_stride : nullptr,
-                          out + std::size_t(b) * a.out_batch_stride};
-        const std::size_t pitches[2] = {a.sq_pitch, a.out_pitch};
-        for (int k = 0; k < 2 && err == cudaSuccess; ++k) {  // squares first: sums may be in place
-            Out* t = tables[k];
-            if (t == nullptr) continue;
-            if (npp) {
-                zero_border<<<std::min(64, (a.rows + a.cols + 256) / 256), 256, 0, stream>>>(
-                    t, pitches[k] * sizeof(Out), sizeof(Out), a.rows, a.cols);
-                if ((err = cudaGetLastError()) != cudaSuccess) break;
-                t += pitches[k] + 1;
-            }
-            err = k == 0 ? scan_2d<In, Out, true>(in_b, a.in_pitch, t, pitches[k], a.rows, a.cols, stream, opt)
-                         : scan_2d<In, Out, false>(in_b, a.in_pitch, t, pitches[k], a.rows, a.cols, stream, opt);
-            opt.state_is_zero = false;
+    Out* tables[2] = {sq, out};
+    const std::size_t pitches[2] = {a.sq_pitch, a.out_pitch}, strides[2] = {a.sq_batch_stride, a.out_batch_stride};
+    for (int k = 0; k < 2 && err == cudaSuccess; ++k) {  // squares first: sums may be in place
+        Out* t = tables[k];
+        if (t == nullptr) continue;
+        if (npp) {
+            const dim3 grid(std::min(64, (a.rows + a.cols + 256) / 256), std::min(a.batch, 65535));
+            zero_border<<<grid, 256, 0, stream>>>(t, pitches[k] * sizeof(Out), strides[k] * sizeof(Out), sizeof(Out),
+                                                  a.rows, a.cols, a.batch);
+            if ((err = cudaGetLastError()) != cudaSuccess) break;
+            t += pitches[k] + 1;
         }
+        const Images im{a.batch, a.in_batch_stride, strides[k]};
+        err = k == 0 ? scan_images<In, Out, true>(in, a.in_pitch, t, pitches[k], a.rows, a.cols, im, stream, opt)
+                     : scan_images<In, Out, false>(in, a.in_pitch, t, pitches[k], a.rows, a.cols, im, stream, opt);
+        opt.state_is_zero = false;
     }
     int timed_out = 0;
     if (err == cudaSuccess) {

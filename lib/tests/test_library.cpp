@@ -18,6 +18,7 @@
 #include "gpu_timing.h"
 #include "sat_scan.h"
 #include "satlib.h"
+#include "../src/satlib_testing.h"
 #include "../../tests/test_util.h"
 
 namespace {
@@ -291,6 +292,8 @@ void check_abi(const AbiCase& c) {
     long long lo = 0, hi = 3;
     if (c.out_type == SATLIB_I32) lo = c.in_type == SATLIB_I32 ? -1000 : 0, hi = c.in_type == SATLIB_I32 ? 1000 : 255;
     if (c.out_type == SATLIB_F64) lo = c.in_type == SATLIB_U16 ? 0 : -8, hi = c.in_type == SATLIB_U16 ? 4095 : 8;
+    // f32 squares of a large image (1080 x 1920): values 0 and 1 keep them below 2^24.
+    if (c.out_type == SATLIB_F32 && double(c.rows) * c.cols * double(hi * hi) >= 16777216.0) hi = 1;
     std::mt19937_64 rng(seed);
     std::uniform_int_distribution<long long> dist(lo, hi);
     std::vector<long long> values(in_elems, 0);
@@ -378,6 +381,108 @@ TEST_CASE("library C ABI: batches with a batch stride, squares and the NPP layou
         check_abi({p[0], p[1], 2, 70, 600, 0, 0, 0, 0, true, SATLIB_LAYOUT_NPP});           // NPP, packed
         check_abi({p[0], p[1], 3, 31, 257, 2, 6, 11, 13, false, SATLIB_LAYOUT_NPP});        // NPP, strided
     }
+}
+
+namespace {
+
+// check_abi of a batch that must take one launch per table (sums; squares), and, for
+// `oversubscribed`, more tiles than blocks (blocks take several tickets, across images).
+void check_abi_batch(const AbiCase& c, bool oversubscribed = false) {
+    const satlib::testing::LaunchLog before = satlib::testing::launch_log();
+    check_abi(c);
+    const satlib::testing::LaunchLog after = satlib::testing::launch_log();
+    INFO(c.batch << " x " << c.rows << "x" << c.cols << (c.squares ? " with squares" : "") << ": "
+         << after.scans - before.scans << " launches, the last " << after.last_tiles << " tiles on "
+         << after.last_grid << " blocks");
+    CHECK(after.scans - before.scans == (c.squares ? 2u : 1u));
+    if (oversubscribed) CHECK(after.last_tiles > after.last_grid);
+}
+
+}  // namespace
+
+TEST_CASE("library C ABI: a batch is one launch per table: odd shapes, gaps between images, every pair",
+          "[gpu][library][batch]") {
+    SAT_REQUIRE_GPU();
+    for (const auto& p : pairs)
+        for (bool squares : {false, true}) {
+            // Batch strides beyond the image (gaps), odd pitches (element path) and packed ones.
+            check_abi_batch({p[0], p[1], 3, 37, 1001, 0, 0, 101, 57, squares});
+            check_abi_batch({p[0], p[1], 3, 37, 1001, 3, 7, 0, 0, squares, SATLIB_LAYOUT_NPP});
+            check_abi_batch({p[0], p[1], 4, 130, 1100, 4, 8, 8, 16, squares});  // vector path, gaps
+            check_abi_batch({p[0], p[1], 2, 1080, 1920, 0, 0, 1920 * 3, 4096, squares, squares ? SATLIB_LAYOUT_NPP : SATLIB_LAYOUT_SAME});
+            // Thin images (1-D look-back for the sums): 1x1, a row, a column, 3 x N, N x 3.
+            check_abi_batch({p[0], p[1], 5, 1, 1, 0, 0, 2, 3, squares});
+            check_abi_batch({p[0], p[1], 5, 1, 1, 0, 0, 0, 0, squares, SATLIB_LAYOUT_NPP});
+            check_abi_batch({p[0], p[1], 3, 1, 20011, 0, 0, 5, 0, squares});
+            check_abi_batch({p[0], p[1], 3, 20011, 1, 0, 0, 0, 7, squares});
+            check_abi_batch({p[0], p[1], 2, 20012, 1, 0, 0, 0, 0, squares});  // packed: vector path
+            check_abi_batch({p[0], p[1], 4, 3, 20012, 0, 0, 0, 0, squares});  // whole-vector pitch
+            check_abi_batch({p[0], p[1], 4, 20011, 3, 0, 2, 13, 0, squares, SATLIB_LAYOUT_NPP});
+            check_abi_batch({p[0], p[1], 3, 33, 9001, 1, 0, 0, 0, squares});
+        }
+}
+
+TEST_CASE("library C ABI: a batch with more tiles than resident blocks, in one launch", "[gpu][library][batch]") {
+    SAT_REQUIRE_GPU();
+    // 65 x 65 images take the 2-D look-back with 2 (f32) or 3 tiles each: a batch of as many
+    // images as blocks could ever be resident has at least twice as many tiles as blocks, so
+    // blocks take tickets of several images and wait on tiles handed out long before.
+    const int batch = int(std::min(sat_test::resident_block_bound(), 20000L));
+    for (const auto& p : pairs) check_abi_batch({p[0], p[1], batch, 65, 65, 0, 0, 3, 0, true}, true);
+    check_abi_batch({SATLIB_F32, SATLIB_F32, batch, 65, 65, 1, 0, 0, 0, false}, true);
+    check_abi_batch({SATLIB_U8, SATLIB_I32, batch, 65, 65, 0, 0, 0, 0, false}, true);
+}
+
+TEST_CASE("library C ABI: a batch in place (in == out, same pitch and stride)", "[gpu][library][batch]") {
+    SAT_REQUIRE_GPU();
+    const std::uint64_t seed = sat_test::fresh_seed();
+    const int batch = 3, rows = 130, cols = 1100;
+    const std::size_t pitch = 1104, stride = pitch * rows + 8, n = stride * batch;
+    INFO(batch << " x " << rows << "x" << cols << " f32 in place, pitch " << pitch << ", stride " << stride
+               << ", seed " << seed);
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<int> dist(0, 3);
+    std::vector<float> host(n);
+    for (float& v : host) v = float(dist(rng));
+    DeviceArray<float> m(n);
+    REQUIRE(cudaMemcpy(m.p, host.data(), n * 4, cudaMemcpyHostToDevice) == cudaSuccess);
+    satlib_integral_args a{};
+    a.in = m.p, a.in_type = SATLIB_F32, a.in_pitch = pitch, a.in_batch_stride = stride;
+    a.out = m.p, a.out_type = SATLIB_F32, a.out_pitch = pitch, a.out_batch_stride = stride;
+    a.batch = batch, a.rows = rows, a.cols = cols;
+    REQUIRE(satlib_integral(&a, nullptr, 1) == SATLIB_OK);
+    std::vector<float> got(n);
+    REQUIRE(cudaMemcpy(got.data(), m.p, n * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
+    std::size_t wrong = 0, changed_gaps = 0;
+    std::vector<long long> column(cols);
+    for (int b = 0; b < batch; ++b) {
+        std::fill(column.begin(), column.end(), 0);
+        for (int i = 0; i < rows; ++i) {
+            long long row = 0;
+            const std::size_t at = b * stride + std::size_t(i) * pitch;
+            for (int j = 0; j < cols; ++j) {
+                row += (long long)host[at + j];
+                column[j] += row;
+                wrong += got[at + j] != float(column[j]);
+            }
+            for (std::size_t j = cols; j < pitch && at + j < n; ++j) changed_gaps += got[at + j] != host[at + j];
+        }
+    }
+    CHECK(wrong == 0);
+    CHECK(changed_gaps == 0);
+    // In place with a different output stride, or in the NPP layout, is refused.
+    a.out_batch_stride = stride + 4;
+    CHECK(satlib_integral(&a, nullptr, 1) == SATLIB_ERR_ARGUMENT);
+}
+
+TEST_CASE("library C ABI: a small batch for compute-sanitizer", "[gpu][library][batch][sanitize]") {
+    // Small enough for racecheck: 2-D batches with squares (vector and element paths, NPP) and a
+    // thin batch, every one checked.
+    SAT_REQUIRE_GPU();
+    check_abi_batch({SATLIB_F32, SATLIB_F32, 3, 130, 1100, 0, 0, 0, 8, true});
+    check_abi_batch({SATLIB_U8, SATLIB_I32, 3, 37, 1001, 1, 3, 5, 7, true, SATLIB_LAYOUT_NPP});
+    check_abi_batch({SATLIB_F64, SATLIB_F64, 2, 70, 300, 0, 0, 0, 0, false});
+    check_abi_batch({SATLIB_F32, SATLIB_F32, 3, 3, 5000, 0, 0, 0, 0, false});
 }
 
 TEST_CASE("library C ABI: shapes 1x1, primes and thin (1xN, Nx1, 3xN, Nx3, 33xN)", "[gpu][library]") {
@@ -622,6 +727,17 @@ TEST_CASE("library C ABI: bad arguments are refused before any CUDA call", "[cpu
     CHECK(call(a) == SATLIB_ERR_ARGUMENT);  // misaligned f32
     a = good, a.rows = 2147483647, a.layout = SATLIB_LAYOUT_NPP, a.out_pitch = 101;
     CHECK(call(a) == SATLIB_ERR_ARGUMENT);  // rows + 1 overflows
+    // Sums over the input: only exactly in place (same element size, pitch, batch stride, layout).
+    a = good, a.out = static_cast<char*>(in) + 400;
+    CHECK(call(a) == SATLIB_ERR_ARGUMENT);
+    a = good, a.out = in, a.out_batch_stride = 100 * 51;
+    CHECK(call(a) == SATLIB_ERR_ARGUMENT);
+    a = good, a.out = in, a.out_pitch = 101, a.out_batch_stride = 101 * 50;
+    CHECK(call(a) == SATLIB_ERR_ARGUMENT);
+    a = good, a.out = in, a.out_type = SATLIB_F64, a.in_type = SATLIB_F32;
+    CHECK(call(a) == SATLIB_ERR_ARGUMENT);
+    a = good, a.out = in, a.out_pitch = 101, a.out_batch_stride = 101 * 51, a.layout = SATLIB_LAYOUT_NPP;
+    CHECK(call(a) == SATLIB_ERR_ARGUMENT);
 
     // Box filters.
     auto box = [&](const void* i, satlib_dtype it, void* o, satlib_dtype ot, int batch, int rows, int cols, int r,

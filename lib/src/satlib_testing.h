@@ -1,0 +1,16 @@
+// satlib_testing.h — what the library's own tests (lib/tests/) may ask about its launches; not
+// installed, not part of the API.
+#pragma once
+
+namespace satlib {
+namespace testing {
+
+struct LaunchLog {
+    unsigned long long scans;       // SAT kernel launches (2-D and thin) since the program started
+    unsigned long long last_tiles;  // the last 2-D launch's tiles, all images (thin: 0)
+    unsigned last_grid;             // and its blocks (thin: 0)
+};
+LaunchLog launch_log();
+
+}  // namespace testing
+}  // namespace satlib
