@@ -7,7 +7,8 @@
 
 namespace lab7 {
 
-using sat::w;
+using sat::ceil_div, sat::w;
+[[maybe_unused]] constexpr unsigned full_mask = 0xffffffffu;  // shuffles: all 32 lanes take part
 
 // Block shapes, in warps (tuned on an H200 at 16384^2; docs/lab7.md).
 // The strip pass: NR strips of 32 rows stacked x NC tiles side by side. A warp needs its own

@@ -13,32 +13,27 @@
 
 namespace lab7 {
 
-using sat::ceil_div, sat::w;
-[[maybe_unused]] constexpr unsigned full_mask = 0xffffffffu;  // all 32 lanes always take part
-
 // ---- Warp and block building blocks -----------------------------------------------------------
 // Inclusive scan of x across the 32 lanes with shuffles: Kogge-Stone (Alg. 3) or Ladner-Fischer
 // (Alg. 4: in step d the upper half of every group of 2d lanes adds the last of the lower half).
 template <RowScan scan, class T>
 __device__ __forceinline__ T warp_scan(T x, int lane) {
+    // BEGIN SOLUTION hint: for d = 1, 2, 4, 8, 16: Kogge-Stone: up = __shfl_up_sync(full_mask, x, d), lanes >= d add up; Ladner-Fischer: v = __shfl_sync(full_mask, x, (lane & ~(2d-1)) + d - 1), lanes with bit d set add v
     if constexpr (scan == RowScan::ladner_fischer) {
-        // BEGIN SOLUTION hint: Ladner-Fischer: for d = 1..16 (doubling): v = __shfl_sync(full_mask, x, (lane & ~(2d-1)) + d - 1); lanes with bit d set add v
 #pragma unroll
         for (int d = 1; d < w; d *= 2) {
             const int last_of_lower_half = (lane & ~(2 * d - 1)) + d - 1;
             const T v = __shfl_sync(full_mask, x, last_of_lower_half);
             if (lane & d) x += v;
         }
-        // END SOLUTION
     } else {
-        // BEGIN SOLUTION hint: Kogge-Stone: for d = 1, 2, 4, 8, 16: up = __shfl_up_sync(full_mask, x, d); lanes >= d add up
 #pragma unroll
         for (int d = 1; d < w; d *= 2) {
             const T up = __shfl_up_sync(full_mask, x, d);
             if (lane >= d) x += up;
         }
-        // END SOLUTION
     }
+    // END SOLUTION
     return x;
 }
 
@@ -57,12 +52,12 @@ __device__ __forceinline__ void brlt_transpose(T (&data)[w], T (*buffer)[w + 1],
     // END SOLUTION
 }
 
-// Serial inclusive scan along the registers of one thread (Alg. 2): no communication at all.
-template <class T>
-__device__ __forceinline__ void serial_scan(T (&data)[w]) {
-    // BEGIN SOLUTION hint: data[j] += data[j - 1] for j = 1 .. 31
+// Serial inclusive scan along the N registers of one thread (Alg. 2): no communication at all.
+template <class T, int N>
+__device__ __forceinline__ void serial_scan(T (&data)[N]) {
+    // BEGIN SOLUTION hint: data[j] += data[j - 1] for j = 1 .. N-1
 #pragma unroll
-    for (int j = 1; j < w; ++j) data[j] += data[j - 1];
+    for (int j = 1; j < N; ++j) data[j] += data[j - 1];
     // END SOLUTION
 }
 
@@ -98,8 +93,7 @@ __global__ void __launch_bounds__(NR * NC * w)
 scan_rows_transposed(const In* __restrict__ in, Out* __restrict__ out_t, sat::Shape s) {
     extern __shared__ __align__(16) unsigned char shared_bytes[];
     auto& sh = *reinterpret_cast<StripShared<Out, NR, NC>*>(shared_bytes);
-    const int lane = threadIdx.x % w, warp = threadIdx.x / w;
-    const int tile_r = warp / NC, tile_c = warp % NC;
+    const int lane = threadIdx.x % w, warp = threadIdx.x / w, tile_r = warp / NC, tile_c = warp % NC;
     const int r0 = (blockIdx.x * NR + tile_r) * w;  // this warp's strip: rows r0 .. r0+31
     Out row_carry = 0;  // sum of row r0+lane over all columns left of this chunk
     // Look-ahead: the next chunk's loads are in flight during this one's scans, BRLT and stores.
@@ -180,8 +174,7 @@ template <class Out, int NR, int NC>
 __global__ void __launch_bounds__(NR * NC * w)
 scan_columns(const Out* in, Out* out, sat::Shape s) {
     __shared__ Out warp_column_totals[NC][NR][w];
-    const int lane = threadIdx.x % w, warp = threadIdx.x / w;
-    const int tile_r = warp / NC, tile_c = warp % NC;
+    const int lane = threadIdx.x % w, warp = threadIdx.x / w, tile_r = warp / NC, tile_c = warp % NC;
     const int c0 = (blockIdx.x * NC + tile_c) * w;  // this warp's band: columns c0 .. c0+31
     const int c = c0 + lane;
     Out column_carry = 0;  // sum of column c above this step
@@ -224,9 +217,8 @@ scan_columns_16b(const Out* in, Out* out, sat::Shape s) {
 #pragma unroll
         for (int i = 0; i < RT; ++i) data[i] = next[i];
         if (chunk + TD * RT < s.rows) load_rows_16_bytes(in, s, r0 + TD * RT, c, next);
-        // BEGIN SOLUTION hint: serial scan down the RT rows (data[i] += data[i - 1]: Cols adds its V columns), then carry_from_warps_before(tile_totals, 0, tile, lane, data[RT - 1], column_carry), added to every data[i]
-#pragma unroll
-        for (int i = 1; i < RT; ++i) data[i] += data[i - 1];
+        // BEGIN SOLUTION hint: serial_scan down the RT rows (Cols adds its V columns with +=), then carry_from_warps_before(tile_totals, 0, tile, lane, data[RT - 1], column_carry), added to every data[i]
+        serial_scan(data);
         const Cols above_tile =
             carry_from_warps_before(tile_totals, 0, tile, lane, data[RT - 1], column_carry);
 #pragma unroll
@@ -241,17 +233,15 @@ scan_columns_16b(const Out* in, Out* out, sat::Shape s) {
 template <RowScan scan, class In, class Out>
 void run_twice_transposed(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cudaStream_t stream) {
     constexpr int NR = strip_rows_per_block<Out>(), NC = strip_tiles_per_block<Out>();
-    constexpr int shared_bytes = int(sizeof(StripShared<Out, NR, NC>));
-    auto pass1 = scan_rows_transposed<In, Out, scan, NR, NC>;
-    auto pass2 = scan_rows_transposed<Out, Out, scan, NR, NC>;
-    SAT_CUDA(cudaFuncSetAttribute(pass1, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));
-    SAT_CUDA(cudaFuncSetAttribute(pass2, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));
+    constexpr int bytes = int(sizeof(StripShared<Out, NR, NC>));
+    auto pass = [&](auto kernel, const auto* from, Out* to, sat::Shape from_shape) {
+        SAT_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+        kernel<<<ceil_div(from_shape.rows, NR * w), NR * NC * w, bytes, stream>>>(from, to, from_shape);
+        SAT_CHECK_LAUNCH("scan_rows_transposed");
+    };
     Out* rows_scanned_t = ws.get<Out>(s.n());  // cols x rows: row prefix sums, transposed
-    pass1<<<ceil_div(s.rows, NR * w), NR * NC * w, shared_bytes, stream>>>(in, rows_scanned_t, s);
-    SAT_CHECK_LAUNCH("scan_rows_transposed (pass 1)");
-    const sat::Shape t{s.cols, s.rows};
-    pass2<<<ceil_div(t.rows, NR * w), NR * NC * w, shared_bytes, stream>>>(rows_scanned_t, out, t);
-    SAT_CHECK_LAUNCH("scan_rows_transposed (pass 2)");
+    pass(scan_rows_transposed<In, Out, scan, NR, NC>, in, rows_scanned_t, s);
+    pass(scan_rows_transposed<Out, Out, scan, NR, NC>, rows_scanned_t, out, sat::Shape{s.cols, s.rows});
 }
 
 // ScanRowColumn: ScanRow into out, then ScanColumn in place.
@@ -265,15 +255,11 @@ void run_scan_row_column(const In* in, Out* out, sat::Shape s, sat::Workspace&, 
         scan_rows<In, Out, scan, NW, 1><<<ceil_div(s.rows, NW), NW * w, 0, stream>>>(in, out, s);
     }
     SAT_CHECK_LAUNCH("scan_rows");
-    if (columns_16_bytes && columns_fit_16_bytes(out, s)) {
-        constexpr int TD = band16_warps<Out>(), RT = band16_rows_per_thread;
-        const int bands = ceil_div(s.cols, w * sat::vec_of<Out>());
-        scan_columns_16b<Out, TD, RT><<<bands, TD * w, 0, stream>>>(out, out, s);
-        SAT_CHECK_LAUNCH("scan_columns_16b");
-        return;
-    }
     constexpr int NC = band_cols_per_block<Out>(), NR = NW / NC, WC = wide_band_cols<Out>();
-    if (s.cols >= wide_min_cols)  // the same NR tiles down, WC bands across
+    constexpr int TD = band16_warps<Out>(), RT = band16_rows_per_thread, V = sat::vec_of<Out>();
+    if (columns_16_bytes && columns_fit_16_bytes(out, s))
+        scan_columns_16b<Out, TD, RT><<<ceil_div(s.cols, w * V), TD * w, 0, stream>>>(out, out, s);
+    else if (s.cols >= wide_min_cols)  // the same NR tiles down, WC bands across
         scan_columns<Out, NR, WC><<<ceil_div(s.cols, WC * w), NR * WC * w, 0, stream>>>(out, out, s);
     else
         scan_columns<Out, NR, NC><<<ceil_div(s.cols, NC * w), NR * NC * w, 0, stream>>>(out, out, s);
