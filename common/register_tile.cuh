@@ -14,6 +14,9 @@
 //   load_register_row(row, cols, c0, lane, data)     1024 elements of one row: data[j] = element
 //                                                    c0 + 32j + lane (coalesced), 0 past cols
 //   store_register_row(row, cols, c0, lane, data)    the same 1024 elements back, none past cols
+//   copy_registers(from, to)                         to[j] = from[j] (a look-ahead's registers become
+//                                                    this step's: register moves, no memory)
+//   add_to_each(data, x)                             data[j] += x for every j (a carry)
 //
 // Turning lane = column into lane = row is lab 7's brlt_transpose.
 #pragma once
@@ -73,6 +76,18 @@ __device__ __forceinline__ void store_register_row(Out* row, int cols, int c0, i
         const int c = c0 + j * w + lane;
         if (c < cols) row[c] = Out(data[j]);
     }
+}
+
+template <class T, int N>
+__device__ __forceinline__ void copy_registers(const T (&from)[N], T (&to)[N]) {
+#pragma unroll
+    for (int j = 0; j < N; ++j) to[j] = from[j];
+}
+
+template <class T, int N>
+__device__ __forceinline__ void add_to_each(T (&data)[N], T x) {
+#pragma unroll
+    for (int j = 0; j < N; ++j) data[j] += x;
 }
 
 }  // namespace sat

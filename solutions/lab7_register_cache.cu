@@ -19,16 +19,13 @@ namespace lab7 {
 template <RowScan scan, class T>
 __device__ __forceinline__ T warp_scan(T x, int lane) {
     // BEGIN SOLUTION hint: for d = 1, 2, 4, 8, 16: Kogge-Stone: up = __shfl_up_sync(full_mask, x, d), lanes >= d add up; Ladner-Fischer: v = __shfl_sync(full_mask, x, (lane & ~(2d-1)) + d - 1), lanes with bit d set add v
-    if constexpr (scan == RowScan::ladner_fischer) {
 #pragma unroll
-        for (int d = 1; d < w; d *= 2) {
+    for (int d = 1; d < w; d *= 2) {
+        if constexpr (scan == RowScan::ladner_fischer) {
             const int last_of_lower_half = (lane & ~(2 * d - 1)) + d - 1;
             const T v = __shfl_sync(full_mask, x, last_of_lower_half);
             if (lane & d) x += v;
-        }
-    } else {
-#pragma unroll
-        for (int d = 1; d < w; d *= 2) {
+        } else {
             const T up = __shfl_up_sync(full_mask, x, d);
             if (lane >= d) x += up;
         }
@@ -101,8 +98,7 @@ scan_rows_transposed(const In* __restrict__ in, Out* __restrict__ out_t, sat::Sh
     sat::load_register_tile(in, s, r0, tile_c * w, lane, next);  // lane = column, next[j] = row r0+j
     for (int chunk = 0; chunk < s.cols; chunk += NC * w) {
         const int c0 = chunk + tile_c * w;  // this warp's tile: columns c0 .. c0+31
-#pragma unroll
-        for (int j = 0; j < w; ++j) data[j] = next[j];
+        sat::copy_registers(next, data);
         if (chunk + NC * w < s.cols) sat::load_register_tile(in, s, r0, c0 + NC * w, lane, next);
         // BEGIN SOLUTION hint: ScanRow-BRLT: warp_scan<scan> on each register, then brlt_transpose into sh.transpose_buffer[warp]; BRLT-ScanRow: brlt_transpose, then serial_scan. Then carry_from_warps_before(sh.warp_row_totals, tile_r, tile_c, lane, data[31], row_carry), added to every data[j]
         if constexpr (scan != RowScan::serial)  // ScanRow-BRLT: row j of the tile is register j
@@ -110,10 +106,8 @@ scan_rows_transposed(const In* __restrict__ in, Out* __restrict__ out_t, sat::Sh
             for (int j = 0; j < w; ++j) data[j] = warp_scan<scan>(data[j], lane);
         brlt_transpose(data, sh.transpose_buffer[warp], lane);  // lane = row r0+lane, data[j] = column c0+j
         if constexpr (scan == RowScan::serial) serial_scan(data);  // BRLT-ScanRow
-        const Out left_of_tile = carry_from_warps_before(sh.warp_row_totals, tile_r, tile_c, lane,
-                                                         data[w - 1], row_carry);
-#pragma unroll
-        for (int j = 0; j < w; ++j) data[j] += left_of_tile;
+        sat::add_to_each(data, carry_from_warps_before(sh.warp_row_totals, tile_r, tile_c, lane,
+                                                       data[w - 1], row_carry));
         // END SOLUTION
         sat::store_register_tile_transposed(out_t, s, r0, c0, lane, data);
     }
@@ -141,8 +135,7 @@ scan_rows(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s) {
     sat::load_register_row(in_row, cols, part * piece, lane, next);
     for (int chunk = 0; chunk < s.cols; chunk += step) {
         const int c0 = chunk + part * piece;  // this warp's piece: columns c0 .. c0+1023
-#pragma unroll
-        for (int j = 0; j < w; ++j) data[j] = next[j];
+        sat::copy_registers(next, data);
         if (chunk + step < s.cols) sat::load_register_row(in_row, cols, c0 + step, lane, next);
         // BEGIN SOLUTION hint: warp_scan<scan> on every register; chain the 32 groups in order (group j's total is data[j] of lane 31: __shfl_sync); then add the carry from the pieces on the left: row_carry, and with NC > 1 carry_from_warps_before(piece_totals, row_in_block, part, 0, piece_total, row_carry)
 #pragma unroll
@@ -161,8 +154,7 @@ scan_rows(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s) {
                                                     piece_total, row_carry);
         else
             row_carry += piece_total;
-#pragma unroll
-        for (int j = 0; j < w; ++j) data[j] += left_of_piece;
+        sat::add_to_each(data, left_of_piece);
         // END SOLUTION
         sat::store_register_row(out_row, cols, c0, lane, data);
     }
@@ -171,8 +163,7 @@ scan_rows(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s) {
 // ScanColumn: a block of NR x NC warps walks down NC bands of 32 columns, NR tiles at a time; a
 // thread scans its column serially. In place (in == out): a thread reads an element, then writes it.
 template <class Out, int NR, int NC>
-__global__ void __launch_bounds__(NR * NC * w)
-scan_columns(const Out* in, Out* out, sat::Shape s) {
+__global__ void __launch_bounds__(NR * NC * w) scan_columns(const Out* in, Out* out, sat::Shape s) {
     __shared__ Out warp_column_totals[NC][NR][w];
     const int lane = threadIdx.x % w, warp = threadIdx.x / w, tile_r = warp / NC, tile_c = warp % NC;
     const int c0 = (blockIdx.x * NC + tile_c) * w;  // this warp's band: columns c0 .. c0+31
@@ -182,15 +173,12 @@ scan_columns(const Out* in, Out* out, sat::Shape s) {
     sat::load_register_tile(in, s, tile_r * w, c0, lane, next);  // lane = column, next[j] = row
     for (int chunk = 0; chunk < s.rows; chunk += NR * w) {
         const int r0 = chunk + tile_r * w;
-#pragma unroll
-        for (int j = 0; j < w; ++j) data[j] = next[j];
+        sat::copy_registers(next, data);
         if (chunk + NR * w < s.rows) sat::load_register_tile(in, s, r0 + NR * w, c0, lane, next);
         // BEGIN SOLUTION hint: serial_scan down the registers, then carry_from_warps_before(warp_column_totals, tile_c, tile_r, lane, data[31], column_carry), added to every data[j]
         serial_scan(data);
-        const Out above_tile = carry_from_warps_before(warp_column_totals, tile_c, tile_r, lane,
-                                                       data[w - 1], column_carry);
-#pragma unroll
-        for (int j = 0; j < w; ++j) data[j] += above_tile;
+        sat::add_to_each(data, carry_from_warps_before(warp_column_totals, tile_c, tile_r, lane,
+                                                       data[w - 1], column_carry));
         // END SOLUTION
         if (c < s.cols)
 #pragma unroll
@@ -203,8 +191,7 @@ scan_columns(const Out* in, Out* out, sat::Shape s) {
 // 16 / sizeof(Out) adjacent columns and RT rows a step, so a warp access covers 512 bytes of a row.
 // TD warps are stacked down a band of 32 * V columns. Runs in place, as scan_columns.
 template <class Out, int TD, int RT>
-__global__ void __launch_bounds__(TD * w)
-scan_columns_16b(const Out* in, Out* out, sat::Shape s) {
+__global__ void __launch_bounds__(TD * w) scan_columns_16b(const Out* in, Out* out, sat::Shape s) {
     using Cols = ColumnsOf16Bytes<Out>;
     __shared__ Cols tile_totals[1][TD][w];
     const int lane = threadIdx.x % w, tile = threadIdx.x / w;  // tile: this warp's RT rows a step
@@ -214,15 +201,12 @@ scan_columns_16b(const Out* in, Out* out, sat::Shape s) {
     load_rows_16_bytes(in, s, tile * RT, c, next);
     for (int chunk = 0; chunk < s.rows; chunk += TD * RT) {
         const int r0 = chunk + tile * RT;
-#pragma unroll
-        for (int i = 0; i < RT; ++i) data[i] = next[i];
+        sat::copy_registers(next, data);
         if (chunk + TD * RT < s.rows) load_rows_16_bytes(in, s, r0 + TD * RT, c, next);
         // BEGIN SOLUTION hint: serial_scan down the RT rows (Cols adds its V columns with +=), then carry_from_warps_before(tile_totals, 0, tile, lane, data[RT - 1], column_carry), added to every data[i]
         serial_scan(data);
-        const Cols above_tile =
-            carry_from_warps_before(tile_totals, 0, tile, lane, data[RT - 1], column_carry);
-#pragma unroll
-        for (int i = 0; i < RT; ++i) data[i] += above_tile;
+        sat::add_to_each(data, carry_from_warps_before(tile_totals, 0, tile, lane, data[RT - 1],
+                                                       column_carry));
         // END SOLUTION
         store_rows_16_bytes(out, s, r0, c, data);
     }
