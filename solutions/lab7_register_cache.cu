@@ -7,7 +7,8 @@
 //   ScanRow-BRLT  (run twice)  load, shuffle row scan, BRLT, store transposed.
 //   ScanRowColumn              ScanRow: a warp shuffle-scans a row, 1024 elements a step;
 //                              ScanColumn: each thread scans its column serially, in place.
-// Scanning rows and storing transposed, twice, is the SAT. Integer sums wrap modulo 2^32.
+// Scanning rows and storing transposed, twice, is the SAT. Sums are kept in A = sat::Acc<Out>:
+// unsigned for integers, which wrap modulo 2^32 (defined, and what the checker expects).
 #include "register_cache.cuh"  // block shapes, shared-memory layouts, the variants, registration
 #include "register_tile.cuh"   // loads and stores of register tiles and rows
 
@@ -88,13 +89,14 @@ __device__ __forceinline__ T carry_from_warps_before(T (&totals)[G][K][L], int g
 template <class In, class Out, RowScan scan, int NR, int NC>
 __global__ void __launch_bounds__(NR * NC * w)
 scan_rows_transposed(const In* __restrict__ in, Out* __restrict__ out_t, sat::Shape s) {
+    using A = sat::Acc<Out>;
     extern __shared__ __align__(16) unsigned char shared_bytes[];
-    auto& sh = *reinterpret_cast<StripShared<Out, NR, NC>*>(shared_bytes);
+    auto& sh = *reinterpret_cast<StripShared<A, NR, NC>*>(shared_bytes);
     const int lane = threadIdx.x % w, warp = threadIdx.x / w, tile_r = warp / NC, tile_c = warp % NC;
     const int r0 = (blockIdx.x * NR + tile_r) * w;  // this warp's strip: rows r0 .. r0+31
-    Out row_carry = 0;  // sum of row r0+lane over all columns left of this chunk
+    A row_carry = 0;  // sum of row r0+lane over all columns left of this chunk
     // Look-ahead: the next chunk's loads are in flight during this one's scans, BRLT and stores.
-    Out next[w], data[w];
+    A next[w], data[w];
     sat::load_register_tile(in, s, r0, tile_c * w, lane, next);  // lane = column, next[j] = row r0+j
     for (int chunk = 0; chunk < s.cols; chunk += NC * w) {
         const int c0 = chunk + tile_c * w;  // this warp's tile: columns c0 .. c0+31
@@ -121,7 +123,8 @@ scan_rows_transposed(const In* __restrict__ in, Out* __restrict__ out_t, sat::Sh
 template <class In, class Out, RowScan scan, int NR, int NC>
 __global__ void __launch_bounds__(NR * NC * w, NC > 1 ? 2 : 0)
 scan_rows(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s) {
-    __shared__ Out piece_totals[NR][NC][1];  // a piece's total is the same in every lane
+    using A = sat::Acc<Out>;
+    __shared__ A piece_totals[NR][NC][1];  // a piece's total is the same in every lane
     const int lane = threadIdx.x % w, warp = threadIdx.x / w;
     const int row_in_block = warp / NC, part = warp % NC;  // part: which piece of NC
     const int row = blockIdx.x * NR + row_in_block;
@@ -129,9 +132,9 @@ scan_rows(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s) {
     const int cols = row < s.rows ? s.cols : 0;
     const In* in_row = in + std::size_t(row < s.rows ? row : 0) * s.cols;
     Out* out_row = out + std::size_t(row) * s.cols;
-    Out row_carry = 0;  // sum of the row left of this step, the same in every lane
+    A row_carry = 0;  // sum of the row left of this step, the same in every lane
     constexpr int piece = w * w, step = NC * piece;
-    Out next[w], data[w];  // look-ahead, as in scan_rows_transposed
+    A next[w], data[w];  // look-ahead, as in scan_rows_transposed
     sat::load_register_row(in_row, cols, part * piece, lane, next);
     for (int chunk = 0; chunk < s.cols; chunk += step) {
         const int c0 = chunk + part * piece;  // this warp's piece: columns c0 .. c0+1023
@@ -141,14 +144,14 @@ scan_rows(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s) {
 #pragma unroll
         for (int j = 0; j < w; ++j) data[j] = warp_scan<scan>(data[j], lane);
         // The 32 scans are independent; only the cheap chain below is serial.
-        Out piece_total = 0;
+        A piece_total = 0;
 #pragma unroll
         for (int j = 0; j < w; ++j) {
-            const Out group_total = __shfl_sync(full_mask, data[j], w - 1);
+            const A group_total = __shfl_sync(full_mask, data[j], w - 1);
             data[j] += piece_total;
             piece_total += group_total;
         }
-        Out left_of_piece = row_carry;
+        A left_of_piece = row_carry;
         if constexpr (NC > 1)
             left_of_piece = carry_from_warps_before(piece_totals, row_in_block, part, 0,
                                                     piece_total, row_carry);
@@ -164,12 +167,13 @@ scan_rows(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s) {
 // thread scans its column serially. In place (in == out): a thread reads an element, then writes it.
 template <class Out, int NR, int NC>
 __global__ void __launch_bounds__(NR * NC * w) scan_columns(const Out* in, Out* out, sat::Shape s) {
-    __shared__ Out warp_column_totals[NC][NR][w];
+    using A = sat::Acc<Out>;
+    __shared__ A warp_column_totals[NC][NR][w];
     const int lane = threadIdx.x % w, warp = threadIdx.x / w, tile_r = warp / NC, tile_c = warp % NC;
     const int c0 = (blockIdx.x * NC + tile_c) * w;  // this warp's band: columns c0 .. c0+31
     const int c = c0 + lane;
-    Out column_carry = 0;  // sum of column c above this step
-    Out next[w], data[w];  // look-ahead, as in scan_rows_transposed
+    A column_carry = 0;  // sum of column c above this step
+    A next[w], data[w];  // look-ahead, as in scan_rows_transposed
     sat::load_register_tile(in, s, tile_r * w, c0, lane, next);  // lane = column, next[j] = row
     for (int chunk = 0; chunk < s.rows; chunk += NR * w) {
         const int r0 = chunk + tile_r * w;
@@ -183,7 +187,7 @@ __global__ void __launch_bounds__(NR * NC * w) scan_columns(const Out* in, Out* 
         if (c < s.cols)
 #pragma unroll
             for (int j = 0; j < w; ++j)
-                if (r0 + j < s.rows) out[std::size_t(r0 + j) * s.cols + c] = data[j];
+                if (r0 + j < s.rows) out[std::size_t(r0 + j) * s.cols + c] = Out(data[j]);
     }
 }
 
@@ -192,7 +196,7 @@ __global__ void __launch_bounds__(NR * NC * w) scan_columns(const Out* in, Out* 
 // TD warps are stacked down a band of 32 * V columns. Runs in place, as scan_columns.
 template <class Out, int TD, int RT>
 __global__ void __launch_bounds__(TD * w) scan_columns_16b(const Out* in, Out* out, sat::Shape s) {
-    using Cols = ColumnsOf16Bytes<Out>;
+    using Cols = ColumnsOf16Bytes<sat::Acc<Out>>;
     __shared__ Cols tile_totals[1][TD][w];
     const int lane = threadIdx.x % w, tile = threadIdx.x / w;  // tile: this warp's RT rows a step
     const int c = (blockIdx.x * w + lane) * sat::vec_of<Out>();  // this thread's columns: c .. c+V-1
@@ -217,7 +221,7 @@ __global__ void __launch_bounds__(TD * w) scan_columns_16b(const Out* in, Out* o
 template <RowScan scan, class In, class Out>
 void run_twice_transposed(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cudaStream_t stream) {
     constexpr int NR = strip_rows_per_block<Out>(), NC = strip_tiles_per_block<Out>();
-    constexpr int bytes = int(sizeof(StripShared<Out, NR, NC>));
+    constexpr int bytes = int(sizeof(StripShared<sat::Acc<Out>, NR, NC>));
     auto pass = [&](auto kernel, const auto* from, Out* to, sat::Shape from_shape) {
         SAT_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
         kernel<<<ceil_div(from_shape.rows, NR * w), NR * NC * w, bytes, stream>>>(from, to, from_shape);
