@@ -3,12 +3,11 @@
 //   loaded   (lane = column)  data[j] = tile[j][lane]   what a coalesced load gives
 //   BRLT'ed  (lane = row)     data[j] = tile[lane][j]   after brlt_transpose
 // A scan along a thread's registers is serial (no communication); across the lanes it shuffles.
-//   BRLT-ScanRow  (run twice)  load, BRLT, serial row scan, store transposed.
-//   ScanRow-BRLT  (run twice)  load, shuffle row scan, BRLT, store transposed.
-//   ScanRowColumn              ScanRow: a warp shuffle-scans a row, 1024 elements a step;
-//                              ScanColumn: each thread scans its column serially, in place.
-// Scanning rows and storing transposed, twice, is the SAT. Sums are kept in A = sat::Acc<Out>:
-// unsigned for integers, which wrap modulo 2^32 (defined, and what the checker expects).
+//   BRLT-ScanRow / ScanRow-BRLT  load, BRLT + serial row scan / shuffle row scan + BRLT, store
+//                                transposed; run twice, that is the SAT.
+//   ScanRowColumn  ScanRow (a warp shuffle-scans 1024 elements of a row a step), then ScanColumn
+//                  (each thread scans its column serially, in place).
+// Sums are kept in A = sat::Acc<Out>: unsigned for integers, which wrap modulo 2^32 (defined).
 #include "register_cache.cuh"  // block shapes, shared-memory layouts, the variants, registration
 #include "register_tile.cuh"   // loads and stores of register tiles and rows
 
@@ -23,8 +22,7 @@ __device__ __forceinline__ T warp_scan(T x, int lane) {
 #pragma unroll
     for (int d = 1; d < w; d *= 2) {
         if constexpr (scan == RowScan::ladner_fischer) {
-            const int last_of_lower_half = (lane & ~(2 * d - 1)) + d - 1;
-            const T v = __shfl_sync(full_mask, x, last_of_lower_half);
+            const T v = __shfl_sync(full_mask, x, (lane & ~(2 * d - 1)) + d - 1);  // lower half's last
             if (lane & d) x += v;
         } else {
             const T up = __shfl_up_sync(full_mask, x, d);
@@ -83,9 +81,8 @@ __device__ __forceinline__ T carry_from_warps_before(T (&totals)[G][K][L], int g
 }
 
 // ---- BRLT-ScanRow and ScanRow-BRLT: one pass = row prefix sums, stored transposed ------------
-// A block of NR x NC warps owns NR strips of 32 rows and walks them left to right, NC tiles at a
-// time; warp (tile_r, tile_c) takes tile tile_c of strip tile_r. out_t is the cols x rows
-// transpose: out_t[c * rows + r] = sum_{c' <= c} in[r][c'].
+// A block of NR x NC warps walks NR strips of 32 rows left to right, NC tiles at a time; warp
+// (tile_r, tile_c) takes tile tile_c of strip tile_r. out_t[c * rows + r] = sum_{c' <= c} in[r][c'].
 template <class In, class Out, RowScan scan, int NR, int NC>
 __global__ void __launch_bounds__(NR * NC * w)
 scan_rows_transposed(const In* __restrict__ in, Out* __restrict__ out_t, sat::Shape s) {
@@ -95,8 +92,7 @@ scan_rows_transposed(const In* __restrict__ in, Out* __restrict__ out_t, sat::Sh
     const int lane = threadIdx.x % w, warp = threadIdx.x / w, tile_r = warp / NC, tile_c = warp % NC;
     const int r0 = (blockIdx.x * NR + tile_r) * w;  // this warp's strip: rows r0 .. r0+31
     A row_carry = 0;  // sum of row r0+lane over all columns left of this chunk
-    // Look-ahead: the next chunk's loads are in flight during this one's scans, BRLT and stores.
-    A next[w], data[w];
+    A next[w], data[w];  // look-ahead: next's loads are in flight during the work on data
     sat::load_register_tile(in, s, r0, tile_c * w, lane, next);  // lane = column, next[j] = row r0+j
     for (int chunk = 0; chunk < s.cols; chunk += NC * w) {
         const int c0 = chunk + tile_c * w;  // this warp's tile: columns c0 .. c0+31
@@ -116,18 +112,16 @@ scan_rows_transposed(const In* __restrict__ in, Out* __restrict__ out_t, sat::Sh
 }
 
 // ---- ScanRowColumn ----------------------------------------------------------------------------
-// ScanRow (Fig. 4): register j of lane L holds column c0 + 32j + L of the warp's row (coalesced);
-// each group of 32 is shuffle-scanned and the groups are chained. A block has NR rows x NC warps a
-// row: with NC > 1 (wide rows) the warps take consecutive pieces of 1024 and chain them, and
-// ptxas is told to fit 2 blocks an SM (docs/lab7.md measured why).
+// ScanRow (Fig. 4): register j of lane L holds column c0 + 32j + L of the warp's row (coalesced).
+// A block has NR rows x NC warps a row: with NC > 1 (wide rows) the warps take consecutive pieces
+// of 1024 and chain them, and ptxas is told to fit 2 blocks an SM (docs/lab7.md measured why).
 template <class In, class Out, RowScan scan, int NR, int NC>
 __global__ void __launch_bounds__(NR * NC * w, NC > 1 ? 2 : 0)
 scan_rows(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s) {
     using A = sat::Acc<Out>;
     __shared__ A piece_totals[NR][NC][1];  // a piece's total is the same in every lane
     const int lane = threadIdx.x % w, warp = threadIdx.x / w;
-    const int row_in_block = warp / NC, part = warp % NC;  // part: which piece of NC
-    const int row = blockIdx.x * NR + row_in_block;
+    const int row_in_block = warp / NC, part = warp % NC, row = blockIdx.x * NR + row_in_block;
     // A warp past the last row takes part in the block barriers: it loads zeros, stores nothing.
     const int cols = row < s.rows ? s.cols : 0;
     const In* in_row = in + std::size_t(row < s.rows ? row : 0) * s.cols;
@@ -143,7 +137,6 @@ scan_rows(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s) {
         // BEGIN SOLUTION hint: warp_scan<scan> on every register; chain the 32 groups in order (group j's total is data[j] of lane 31: __shfl_sync); then add the carry from the pieces on the left: row_carry, and with NC > 1 carry_from_warps_before(piece_totals, row_in_block, part, 0, piece_total, row_carry)
 #pragma unroll
         for (int j = 0; j < w; ++j) data[j] = warp_scan<scan>(data[j], lane);
-        // The 32 scans are independent; only the cheap chain below is serial.
         A piece_total = 0;
 #pragma unroll
         for (int j = 0; j < w; ++j) {
@@ -170,8 +163,7 @@ __global__ void __launch_bounds__(NR * NC * w) scan_columns(const Out* in, Out* 
     using A = sat::Acc<Out>;
     __shared__ A warp_column_totals[NC][NR][w];
     const int lane = threadIdx.x % w, warp = threadIdx.x / w, tile_r = warp / NC, tile_c = warp % NC;
-    const int c0 = (blockIdx.x * NC + tile_c) * w;  // this warp's band: columns c0 .. c0+31
-    const int c = c0 + lane;
+    const int c0 = (blockIdx.x * NC + tile_c) * w, c = c0 + lane;  // this warp's band: c0 .. c0+31
     A column_carry = 0;  // sum of column c above this step
     A next[w], data[w];  // look-ahead, as in scan_rows_transposed
     sat::load_register_tile(in, s, tile_r * w, c0, lane, next);  // lane = column, next[j] = row
@@ -191,9 +183,8 @@ __global__ void __launch_bounds__(NR * NC * w) scan_columns(const Out* in, Out* 
     }
 }
 
-// ScanColumn with 16-byte accesses (ScanRowColumn-16B; beyond the paper): a thread owns V =
-// 16 / sizeof(Out) adjacent columns and RT rows a step, so a warp access covers 512 bytes of a row.
-// TD warps are stacked down a band of 32 * V columns. Runs in place, as scan_columns.
+// ScanColumn with 16-byte accesses (ScanRowColumn-16B; beyond the paper): a thread owns V = 16 /
+// sizeof(Out) columns and RT rows a step (a warp access: 512 bytes of a row); TD warps a band.
 template <class Out, int TD, int RT>
 __global__ void __launch_bounds__(TD * w) scan_columns_16b(const Out* in, Out* out, sat::Shape s) {
     using Cols = ColumnsOf16Bytes<sat::Acc<Out>>;
@@ -235,13 +226,11 @@ void run_twice_transposed(const In* in, Out* out, sat::Shape s, sat::Workspace& 
 // ScanRowColumn: ScanRow into out, then ScanColumn in place.
 template <RowScan scan, bool columns_16_bytes, class In, class Out>
 void run_scan_row_column(const In* in, Out* out, sat::Shape s, sat::Workspace&, cudaStream_t stream) {
-    constexpr int NW = warps_per_block<Out>();
-    if (rows_side_by_side<In, Out>(s)) {  // NW warps side by side on one row
-        if constexpr (side_by_side_rows_ok<In, Out>())
-            scan_rows<In, Out, scan, 1, NW><<<s.rows, NW * w, 0, stream>>>(in, out, s);
-    } else {  // NW rows stacked, one warp each
+    constexpr int NW = warps_per_block<Out>(), SR = side_by_side_rows_ok<In, Out>() ? 1 : NW;
+    if (rows_side_by_side<In, Out>(s))  // NW warps side by side on SR = 1 row (never for u8 input)
+        scan_rows<In, Out, scan, SR, NW / SR><<<ceil_div(s.rows, SR), NW * w, 0, stream>>>(in, out, s);
+    else  // NW rows stacked, one warp each
         scan_rows<In, Out, scan, NW, 1><<<ceil_div(s.rows, NW), NW * w, 0, stream>>>(in, out, s);
-    }
     SAT_CHECK_LAUNCH("scan_rows");
     constexpr int NC = band_cols_per_block<Out>(), NR = NW / NC, WC = wide_band_cols<Out>();
     constexpr int TD = band16_warps<Out>(), RT = band16_rows_per_thread, V = sat::vec_of<Out>();
