@@ -18,7 +18,7 @@ namespace lab7 {
 // (Alg. 4: in step d the upper half of every group of 2d lanes adds the last of the lower half).
 template <RowScan scan, class T>
 __device__ __forceinline__ T warp_scan(T x, int lane) {
-    // BEGIN SOLUTION hint: for d = 1, 2, 4, 8, 16: Kogge-Stone: up = __shfl_up_sync(full_mask, x, d), lanes >= d add up; Ladner-Fischer: v = __shfl_sync(full_mask, x, (lane & ~(2d-1)) + d - 1), lanes with bit d set add v
+    // BEGIN SOLUTION hint: for d = 1, 2, 4, 8, 16, with if constexpr (scan == RowScan::ladner_fischer) choosing: Kogge-Stone: up = __shfl_up_sync(full_mask, x, d), lanes >= d add up; Ladner-Fischer: v = __shfl_sync(full_mask, x, (lane & ~(2d-1)) + d - 1), lanes with bit d set add v
 #pragma unroll
     for (int d = 1; d < w; d *= 2) {
         if constexpr (scan == RowScan::ladner_fischer) {
@@ -98,7 +98,7 @@ scan_rows_transposed(const In* __restrict__ in, Out* __restrict__ out_t, sat::Sh
         const int c0 = chunk + tile_c * w;  // this warp's tile: columns c0 .. c0+31
         sat::copy_registers(next, data);
         if (chunk + NC * w < s.cols) sat::load_register_tile(in, s, r0, c0 + NC * w, lane, next);
-        // BEGIN SOLUTION hint: ScanRow-BRLT: warp_scan<scan> on each register, then brlt_transpose into sh.transpose_buffer[warp]; BRLT-ScanRow: brlt_transpose, then serial_scan. Then carry_from_warps_before(sh.warp_row_totals, tile_r, tile_c, lane, data[31], row_carry), added to every data[j]
+        // BEGIN SOLUTION hint: ScanRow-BRLT: warp_scan<scan> on each register, then brlt_transpose(data, sh.transpose_buffer[warp], lane); BRLT-ScanRow (scan == RowScan::serial): brlt_transpose, then serial_scan. Then sat::add_to_each(data, carry_from_warps_before(sh.warp_row_totals, tile_r, tile_c, lane, data[31], row_carry))
         if constexpr (scan != RowScan::serial)  // ScanRow-BRLT: row j of the tile is register j
 #pragma unroll
             for (int j = 0; j < w; ++j) data[j] = warp_scan<scan>(data[j], lane);
@@ -134,7 +134,7 @@ scan_rows(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s) {
         const int c0 = chunk + part * piece;  // this warp's piece: columns c0 .. c0+1023
         sat::copy_registers(next, data);
         if (chunk + step < s.cols) sat::load_register_row(in_row, cols, c0 + step, lane, next);
-        // BEGIN SOLUTION hint: warp_scan<scan> on every register; chain the 32 groups in order (group j's total is data[j] of lane 31: __shfl_sync); then add the carry from the pieces on the left: row_carry, and with NC > 1 carry_from_warps_before(piece_totals, row_in_block, part, 0, piece_total, row_carry)
+        // BEGIN SOLUTION hint: warp_scan<scan> on every register; chain the 32 groups in order (group j's total is data[j] of lane 31, __shfl_sync; group j adds piece_total, the sum of groups 0..j-1); then the carry from the pieces on the left, added to every data[j]: NC == 1: row_carry, then row_carry += piece_total; NC > 1: carry_from_warps_before(piece_totals, row_in_block, part, 0, piece_total, row_carry)
 #pragma unroll
         for (int j = 0; j < w; ++j) data[j] = warp_scan<scan>(data[j], lane);
         A piece_total = 0;
@@ -171,7 +171,7 @@ __global__ void __launch_bounds__(NR * NC * w) scan_columns(const Out* in, Out* 
         const int r0 = chunk + tile_r * w;
         sat::copy_registers(next, data);
         if (chunk + NR * w < s.rows) sat::load_register_tile(in, s, r0 + NR * w, c0, lane, next);
-        // BEGIN SOLUTION hint: serial_scan down the registers, then carry_from_warps_before(warp_column_totals, tile_c, tile_r, lane, data[31], column_carry), added to every data[j]
+        // BEGIN SOLUTION hint: serial_scan down the registers, then sat::add_to_each(data, carry_from_warps_before(warp_column_totals, tile_c, tile_r, lane, data[31], column_carry))
         serial_scan(data);
         sat::add_to_each(data, carry_from_warps_before(warp_column_totals, tile_c, tile_r, lane,
                                                        data[w - 1], column_carry));
@@ -198,7 +198,7 @@ __global__ void __launch_bounds__(TD * w) scan_columns_16b(const Out* in, Out* o
         const int r0 = chunk + tile * RT;
         sat::copy_registers(next, data);
         if (chunk + TD * RT < s.rows) load_rows_16_bytes(in, s, r0 + TD * RT, c, next);
-        // BEGIN SOLUTION hint: serial_scan down the RT rows (Cols adds its V columns with +=), then carry_from_warps_before(tile_totals, 0, tile, lane, data[RT - 1], column_carry), added to every data[i]
+        // BEGIN SOLUTION hint: serial_scan down the RT rows (Cols adds its V columns with +=), then sat::add_to_each(data, carry_from_warps_before(tile_totals, 0, tile, lane, data[RT - 1], column_carry))
         serial_scan(data);
         sat::add_to_each(data, carry_from_warps_before(tile_totals, 0, tile, lane, data[RT - 1],
                                                        column_carry));
