@@ -1,6 +1,7 @@
-// register_cache.cuh — lab 7's block shapes and the host-side choices between them (tuned on an
-// H200 at 16384^2; docs/lab7.md), the types its kernels keep in shared memory and registers, and
-// the 16-byte row pieces of ScanRowColumn-16B. The kernels are in solutions/lab7_register_cache.cu.
+// register_cache.cuh — what lab 7's kernels (solutions/lab7_register_cache.cu) stand on: the
+// block shapes and the host-side choices between them (tuned on an H200 at 16384^2; docs/lab7.md),
+// the types they keep in shared memory and registers, the 16-byte row pieces of ScanRowColumn-16B,
+// and the six variants with their registration.
 #pragma once
 
 #include "device.cuh"
@@ -94,6 +95,7 @@ __device__ __forceinline__ void store_rows_16_bytes(Out* out, sat::Shape s, int 
 }
 
 // ---- The variants ------------------------------------------------------------------------------
+// How a row is scanned: serially after the BRLT (BRLT-ScanRow), or with shuffles (the others).
 enum class RowScan { serial, kogge_stone, ladner_fischer };
 
 // The lab file's launchers: the strip pass twice (BRLT-ScanRow, ScanRow-BRLT), and ScanRowColumn.
@@ -102,7 +104,8 @@ void run_twice_transposed(const In* in, Out* out, sat::Shape s, sat::Workspace& 
 template <RowScan scan, bool columns_16_bytes, class In, class Out>
 void run_scan_row_column(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cudaStream_t stream);
 
-// The six variants, each with the harness's signature (in, out, s, ws, st).
+// The six variants, each a template <In, Out> with the harness's signature (in, out, s, ws, st),
+// as SAT_VARIANT takes them.
 struct Variants {
 #define LAB7_VARIANT(name, call)                                                                   \
     template <class In, class Out>                                                                 \
@@ -123,32 +126,27 @@ struct Variants {
 // instantiates none of the variants.
 template <class V>
 sat::LabInfo lab_info() {
-    sat::LabInfo lab;
-    lab.number = 7;
-    lab.title = "Register cache: ScanRow-BRLT, BRLT-ScanRow, ScanRowColumn";
-    lab.source = "Chen et al. 2018, sections IV-V";
-    lab.variants = {
-        SAT_VARIANT("BRLT-ScanRow", "BRLT-ScanRow",
-                    "BRLT, serial row scan in registers, store transposed; run twice",
-                    V::template brlt_scan_row),
-        SAT_VARIANT("ScanRow-BRLT", "ScanRow-BRLT",
-                    "Kogge-Stone shuffle row scan, BRLT, store transposed; run twice",
-                    V::template scan_row_brlt),
-        SAT_VARIANT("ScanRow-BRLT-LF", "ScanRow-BRLT",
-                    "as ScanRow-BRLT with a Ladner-Fischer shuffle scan",
-                    V::template scan_row_brlt_lf),
-        SAT_VARIANT("ScanRowColumn", "ScanRowColumn",
-                    "warp-per-row Kogge-Stone ScanRow, then serial ScanColumn (in place)",
-                    V::template scan_row_column),
-        SAT_VARIANT("ScanRowColumn-LF", "ScanRowColumn",
-                    "as ScanRowColumn with a Ladner-Fischer shuffle scan",
-                    V::template scan_row_column_lf),
-        SAT_VARIANT("ScanRowColumn-16B", "ScanRowColumn",
-                    "as ScanRowColumn, ScanColumn with 16-byte accesses (wide matrices)",
-                    V::template scan_row_column_16b),
-    };
-    lab.default_shapes = {{1024, 1024}, {4096, 4096}, {16384, 16384}};
-    return lab;
+    return {7, "Register cache: ScanRow-BRLT, BRLT-ScanRow, ScanRowColumn",
+            "Chen et al. 2018, sections IV-V", /*gpu=*/true,
+            {SAT_VARIANT("BRLT-ScanRow", "BRLT-ScanRow",
+                         "BRLT, serial row scan in registers, store transposed; run twice",
+                         V::template brlt_scan_row),
+             SAT_VARIANT("ScanRow-BRLT", "ScanRow-BRLT",
+                         "Kogge-Stone shuffle row scan, BRLT, store transposed; run twice",
+                         V::template scan_row_brlt),
+             SAT_VARIANT("ScanRow-BRLT-LF", "ScanRow-BRLT",
+                         "as ScanRow-BRLT with a Ladner-Fischer shuffle scan",
+                         V::template scan_row_brlt_lf),
+             SAT_VARIANT("ScanRowColumn", "ScanRowColumn",
+                         "warp-per-row Kogge-Stone ScanRow, then serial ScanColumn (in place)",
+                         V::template scan_row_column),
+             SAT_VARIANT("ScanRowColumn-LF", "ScanRowColumn",
+                         "as ScanRowColumn with a Ladner-Fischer shuffle scan",
+                         V::template scan_row_column_lf),
+             SAT_VARIANT("ScanRowColumn-16B", "ScanRowColumn",
+                         "as ScanRowColumn, ScanColumn with 16-byte accesses (wide matrices)",
+                         V::template scan_row_column_16b)},
+            /*default_shapes=*/{{1024, 1024}, {4096, 4096}, {16384, 16384}}};
 }
 
 }  // namespace lab7
