@@ -124,7 +124,7 @@ __global__ void __launch_bounds__(NR * NC * w) scan_columns(const Out* in, Out* 
 }
 
 // ScanColumn with 16-byte accesses (ScanRowColumn-16B; beyond the paper): a thread owns V = 16 /
-// sizeof(Out) columns and RT rows a step (a warp access: 512 bytes of a row); TD warps a band.
+// sizeof(Out) columns, a warp a band of 32 * V (512 bytes a row), TD warps stack down it, RT rows each.
 template <class Out, int TD, int RT>
 __global__ void __launch_bounds__(TD * w) scan_columns_16b(const Out* in, Out* out, sat::Shape s) {
     using Cols = ColumnsOf16Bytes<sat::Acc<Out>>;
