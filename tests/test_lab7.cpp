@@ -1,4 +1,7 @@
 // Lab 7 (register cache, Chen et al. 2018): every variant against the CPU reference.
+#include <cstdint>
+#include <vector>
+
 #include "test_util.h"
 
 using sat::DType;
@@ -54,6 +57,33 @@ TEST_CASE("lab7 wide rows and the 16-byte ScanColumn for 4-byte types", "[gpu][l
                 const auto m = sat_test::check_variant(7, variant, t, s);
                 REQUIRE(m.ok());
             }
+}
+
+// The kernels sum in sat::Acc<Out> (unsigned for integer outputs): every variant must give the
+// reference's wrap-around modulo 2^32 exactly once the sums pass 2^31.
+template <class In>
+void require_wrap_around(DType type, Shape s, In value) {
+    const std::vector<In> input(s.n(), value);
+    for (const char* variant : variants) {
+        sat::RunRequest run;
+        run.lab = sat::find_lab(7);
+        run.variant = &sat_test::find_variant(7, variant);
+        run.type = type, run.shape = s, run.input = input.data();
+        run.seed = sat_test::fresh_seed();
+        const auto m = sat::run_variant(run);
+        INFO(variant << " " << dtype_name(type) << " " << sat_test::shape_name(s) << ": "
+                     << m.check.message() << " " << m.error);
+        REQUIRE(m.ok());  // integers are checked exactly
+    }
+}
+
+TEST_CASE("lab7 integer sums past 2^31 wrap exactly like the reference", "[gpu][lab7]") {
+    SAT_REQUIRE_GPU();
+    // u8 input, all 255: 3001 x 2999 takes the bottom-right sums past 2^31 (255 * 9.0e6).
+    require_wrap_around<std::uint8_t>(DType::u8i32, {3001, 2999}, 255);
+    // i32, all 100000: every sum past 21475 elements wraps, some of them several times; 16412
+    // columns put ScanRow's warps side by side and take the 16-byte ScanColumn.
+    require_wrap_around<std::int32_t>(DType::i32, {129, 16412}, 100000);
 }
 
 TEST_CASE("lab7 large matrix, 16384x16384 f32", "[gpu][lab7][large]") {
