@@ -350,15 +350,8 @@ int lab_main(int argc, const char* const* argv, const char* lab_id) {
                         runs.reserve(rs.size());
                         for (double r : rs) {
                             RunRequest req;
-                            req.lab = lab;
-                            req.variant = v;
-                            req.type = t;
-                            req.shape = s;
-                            req.seed = seed;
-                            req.data = opt.data;
-                            req.reps = reps;
-                            req.r = r;
-                            req.cpu_threads = opt.threads;
+                            req.lab = lab, req.variant = v, req.type = t, req.shape = s, req.seed = seed;
+                            req.data = opt.data, req.reps = reps, req.r = r, req.cpu_threads = opt.threads;
                             req.trace_png = opt.trace;
                             std::vector<unsigned char> out;
                             if (file_run) req.input = g.file_inputs[k].data();
