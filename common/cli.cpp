@@ -211,7 +211,7 @@ std::vector<OptionSpec> option_table(Options& opt, ParseState& st, const LabInfo
             if (flag == "--model") o.help = "print the cost formulas and task arrays only (needs no GPU)";
         }
     }
-    // Options of a lab with several problems (lab 8x), before --help.
+    // Options of a lab with several problems (lab 8x) or row strips (lab 10), before --help.
     std::vector<OptionSpec> own;
     const std::vector<const Problem*> problems = lab_problems(lab);
     if (problems.size() > 1) {
@@ -238,6 +238,16 @@ std::vector<OptionSpec> option_table(Options& opt, ParseState& st, const LabInfo
                            for (const std::string& c : parts)
                                opt.capacities.push_back(int(parse_integer("--capacities", c, 0, max_capacity)));
                        }});
+    }
+    if (lab.row_strips) {
+        own.push_back({"--gpus", "G", "G GPUs, one row strip each, exchanged through NCCL (default 1)",
+                       [&](const std::string& v) { opt.gpus = int(parse_integer("--gpus", v, 1, 1024)); }});
+        own.push_back({"--strips", "G",
+                       "G row strips on one GPU, exchanged by device-local copies (default 4); the table's "
+                       "variant names end in /S<G> (G strips on one GPU) or /G<G> (G GPUs)",
+                       [&](const std::string& v) { opt.strips = int(parse_integer("--strips", v, 1, 1024)); }});
+        own.push_back({"--slice-rows", "R", "rows per slice of the check against the CPU reference (default: 256 MiB)",
+                       [&](const std::string& v) { opt.slice_rows = int(parse_integer("--slice-rows", v, 1, 2147483647L)); }});
     }
     table.insert(table.end() - 1, own.begin(), own.end());
     return table;

@@ -117,6 +117,9 @@ struct Options {
     int items = 4095;                   // --items: n (n + 1 = 4096, as in the paper)
     std::vector<int> capacities;        // --capacity/--capacities: W (empty: 16383, W + 1 = 16K)
     int variant_width = 18;             // the table's variant column: the lab's longest name, at least 18
+    // Lab 10: G GPUs, one row strip each (--gpus), or G strips on one GPU (--strips); 0: not
+    // given. Rows per slice of its CPU check (--slice-rows; 0: as many as 256 MiB hold).
+    int gpus = 0, strips = 0, slice_rows = 0;
 };
 
 // ---- Problems --------------------------------------------------------------------------------
@@ -201,7 +204,7 @@ bool lab_has_trace(const LabInfo& lab);          // labs whose kernels record ti
 enum class OutputFormat { npy, png, pgm, unknown };
 OutputFormat output_format(const std::string& path);
 DType parse_dtype(const std::string& text);  // throws UsageError
-// Pieces of the parser that lab 10's driver (common/multigpu.cu) shares; each throws UsageError.
+// Pieces of the parser (common/cli.cpp), for the option table and tests; each throws UsageError.
 std::vector<std::string> split_list(const std::string& text, char sep);
 long parse_integer(const std::string& option, const std::string& text, long lo, long hi);
 std::uint64_t parse_seed(const std::string& text);  // --seed: a non-negative 64-bit integer

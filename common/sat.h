@@ -158,6 +158,8 @@ struct LabInfo {
     std::vector<double> (*sweep)(Shape shape) = nullptr;
     double default_r = -1;
     double r_or_default(double r) const { return r >= 0 ? r : default_r; }  // r < 0: not given
+    // Lab 10: the SAT in row strips across GPUs; takes --gpus, --strips and --slice-rows.
+    bool row_strips = false;
     // Optional: a lab that does not run through run_variant (lab 10: row strips across GPUs)
     // brings its own driver; lab_main calls it instead of the table.
     int (*custom_main)(const LabInfo& lab, int argc, const char* const* argv) = nullptr;
