@@ -105,7 +105,7 @@ struct ParseState {
     Shape rc{1, 1};
 };
 
-std::string lab_text(const LabInfo& lab) { return "lab " + lab_id(lab); }
+std::string lab_name(const LabInfo& lab) { return "lab " + lab_id(lab); }
 
 bool has_problem(const LabInfo& lab, const std::string& name) {
     for (const Problem* p : lab_problems(lab))
@@ -116,7 +116,7 @@ bool has_problem(const LabInfo& lab, const std::string& name) {
 std::vector<OptionSpec> option_table(Options& opt, ParseState& st, const LabInfo& lab) {
     // The handlers outlive this function: they capture opt, st and lab (the caller's) by reference,
     // and nothing of this frame.
-    const std::string lab_text = "lab " + lab_id(lab);
+    const std::string lab_text = lab_name(lab);
     std::vector<OptionSpec> table = {
         {"--size", "N", "one N x N matrix, or RxC: R rows by C columns (default: the lab's table)",
          [&](const std::string& v) { opt.shapes.push_back(parse_shape("--size", v)); }},
@@ -426,8 +426,8 @@ Options parse_cli(int argc, const char* const* argv, const LabInfo& lab) {
         throw UsageError("--box writes a filtered image: --output needs .png or .pgm, got '" + opt.output + "'");
     if (!opt.input.empty() && !opt.shapes.empty())
         throw UsageError("--input sets the size; drop --size/--rows/--cols/--sizes");
-    if (opt.sweep && !lab.sweep) throw UsageError("--sweep: " + lab_text(lab) + " has no parameter to sweep");
-    if (opt.r >= 0 && !lab.sweep) throw UsageError("--r: " + lab_text(lab) + " has no r parameter");
+    if (opt.sweep && !lab.sweep) throw UsageError("--sweep: " + lab_name(lab) + " has no parameter to sweep");
+    if (opt.r >= 0 && !lab.sweep) throw UsageError("--r: " + lab_name(lab) + " has no r parameter");
     if (opt.model && !opt.csv.empty()) throw UsageError("--csv: --model measures nothing, so it writes no rows");
     if (opt.model && !opt.output.empty()) throw UsageError("--output: --model computes no SAT");
     // A lab with several problems (lab 8x) takes files only for the problems that read them.
