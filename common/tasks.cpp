@@ -332,7 +332,7 @@ struct KnapsackProblem : Problem {
     void generate(DType, Shape s, std::uint64_t seed, DataKind, void* input) const override {
         const KnapsackShape k = knapsack_shape(s);
         const std::vector<std::int32_t> in = random_knapsack(k.items, k.capacity, seed).input();
-        std::memcpy(input, in.data(), in.size() * sizeof(std::int32_t));
+        if (!in.empty()) std::memcpy(input, in.data(), in.size() * sizeof(std::int32_t));
     }
     std::shared_ptr<const Answer> answer(DType, Shape s, const void* input, const Variant&) const override {
         const KnapsackShape k = knapsack_shape(s);
