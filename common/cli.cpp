@@ -105,11 +105,19 @@ struct ParseState {
     Shape rc{1, 1};
 };
 
+std::string lab_name(const LabInfo& lab) { return "lab " + lab_id(lab); }
+
+bool has_problem(const LabInfo& lab, const std::string& name) {
+    for (const Problem* p : lab_problems(lab))
+        if (p->name() == name) return true;
+    return false;
+}
+
 std::vector<OptionSpec> option_table(Options& opt, ParseState& st, const LabInfo& lab) {
     // The handlers outlive this function: they capture opt, st and lab (the caller's) by reference,
     // and nothing of this frame.
-    const std::string lab_text = "lab " + std::to_string(lab.number);
-    return {
+    const std::string lab_text = lab_name(lab);
+    std::vector<OptionSpec> table = {
         {"--size", "N", "one N x N matrix, or RxC: R rows by C columns (default: the lab's table)",
          [&](const std::string& v) { opt.shapes.push_back(parse_shape("--size", v)); }},
         {"--rows", "R", "with --cols: one R x C matrix",
@@ -128,7 +136,7 @@ std::vector<OptionSpec> option_table(Options& opt, ParseState& st, const LabInfo
          [&, lab_text](const std::string& v) {
              for (const std::string& name : split_list(v, ',')) {
                  bool known = false;
-                 for (const Variant& x : lab.variants) known |= x.name == name;
+                 for (const Variant& x : lab.variants) known |= variant_matches(x, name);
                  if (!known) {
                      std::string names;
                      for (const Variant& x : lab.variants) names += (names.empty() ? "" : ", ") + x.name;
@@ -186,6 +194,63 @@ std::vector<OptionSpec> option_table(Options& opt, ParseState& st, const LabInfo
         {"--list", nullptr, "print the lab's variants as JSON and exit (for tools)", [&](const std::string&) { opt.list = true; }},
         {"-h,--help", nullptr, "this text", [&](const std::string&) { opt.help = true; }},
     };
+    // A lab without the SAT (lab 8x) has none of its options, and its problems fix their types.
+    if (!has_problem(lab, sat_problem().name())) {
+        const std::vector<std::string> sat_only = {"--data", "--box", "--trace", "--r", "--sweep", "--threads"};
+        table.erase(std::remove_if(table.begin(), table.end(),
+                                   [&](const OptionSpec& o) {
+                                       return std::find(sat_only.begin(), sat_only.end(), o.flag) != sat_only.end();
+                                   }),
+                    table.end());
+        for (OptionSpec& o : table) {
+            const std::string flag = o.flag;
+            if (flag == "--type") o.help = "accepted for the harness's tools and ignored (the problems fix their types)";
+            if (flag == "--size") o.help = "one N x N image, or RxC: R rows by C columns (default: the lab's table)";
+            if (flag == "--input") o.help = ".npy, .pgm or .png 8-bit image instead of random pixels";
+            if (flag == "--output") o.help = "write the output of the one image (.png, .pgm or .npy)";
+            if (flag == "--model") o.help = "print the cost formulas and task arrays only (needs no GPU)";
+        }
+    }
+    // Options of a lab with several problems (lab 8x) or row strips (lab 10), before --help.
+    std::vector<OptionSpec> own;
+    const std::vector<const Problem*> problems = lab_problems(lab);
+    if (problems.size() > 1) {
+        std::string names;
+        for (const Problem* p : problems) names += (names.empty() ? "" : ", ") + p->name();
+        own.push_back({"--problem", "P", names + " or all (default: all)", [&, names](const std::string& v) {
+                           bool known = v == "all";
+                           for (const Problem* p : lab_problems(lab)) known |= p->name() == v;
+                           if (!known) throw UsageError("unknown --problem '" + v + "' (use " + names + " or all)");
+                           opt.problem = v == "all" ? "" : v;
+                       }});
+    }
+    if (has_problem(lab, "knapsack")) {
+        constexpr long max_items = 500000;  // 4095 * n stays below the int32 poison value
+        constexpr long max_capacity = 1L << 28;
+        own.push_back({"--items", "N", "knapsack: n items (default 4095: n + 1 = 4096, as in the paper)",
+                       [&](const std::string& v) { opt.items = int(parse_integer("--items", v, 0, max_items)); }});
+        own.push_back({"--capacity", "W", "knapsack: capacity W (default 16383: W + 1 = 16K)", [&](const std::string& v) {
+                           opt.capacities.push_back(int(parse_integer("--capacity", v, 0, max_capacity)));
+                       }});
+        own.push_back({"--capacities", "a,b", "knapsack: several capacities", [&](const std::string& v) {
+                           const auto parts = split_list(v, ',');
+                           if (parts.empty()) throw UsageError("--capacities needs a list such as 16383,32767");
+                           for (const std::string& c : parts)
+                               opt.capacities.push_back(int(parse_integer("--capacities", c, 0, max_capacity)));
+                       }});
+    }
+    if (lab.row_strips) {
+        own.push_back({"--gpus", "G", "G GPUs, one row strip each, exchanged through NCCL (default 1)",
+                       [&](const std::string& v) { opt.gpus = int(parse_integer("--gpus", v, 1, 1024)); }});
+        own.push_back({"--strips", "G",
+                       "G row strips on one GPU, exchanged by device-local copies (default 4); the table's "
+                       "variant names end in /S<G> (G strips on one GPU) or /G<G> (G GPUs)",
+                       [&](const std::string& v) { opt.strips = int(parse_integer("--strips", v, 1, 1024)); }});
+        own.push_back({"--slice-rows", "R", "rows per slice of the check against the CPU reference (default: 256 MiB)",
+                       [&](const std::string& v) { opt.slice_rows = int(parse_integer("--slice-rows", v, 1, 2147483647L)); }});
+    }
+    table.insert(table.end() - 1, own.begin(), own.end());
+    return table;
 }
 
 }  // namespace
@@ -213,8 +278,8 @@ std::string usage(const LabInfo& lab) {
     Options opt;
     ParseState st;
     std::ostringstream out;
-    out << "lab" << lab.number << " - " << lab.title << " (" << lab.source << ")\n\n"
-        << "usage: ./lab" << lab.number << " [options]     (./lab" << lab.number
+    out << "lab" << lab_id(lab) << " - " << lab.title << " (" << lab.source << ")\n\n"
+        << "usage: ./lab" << lab_id(lab) << " [options]     (./lab" << lab_id(lab)
         << "-ref: the same with the reference solution)\n";
     for (const OptionSpec& o : option_table(opt, st, lab)) {
         std::string flag = o.flag;
@@ -227,8 +292,11 @@ std::string usage(const LabInfo& lab) {
         << "Exit codes: 0 every run passed; 1 a check failed or a run errored; 2 bad usage, unreadable\n"
         << "input, no GPU, or not enough memory (said in one line before any work).\n\n"
         << "variants:\n";
+    std::size_t width = 18;  // the names, then their summaries in one column
     for (const Variant& v : lab.variants)
-        out << "  " << v.name << std::string(v.name.size() < 18 ? 18 - v.name.size() : 1, ' ')
+        if (v.name.size() > 18) width = std::max(width, v.name.size() + 2);
+    for (const Variant& v : lab.variants)
+        out << "  " << v.name << std::string(v.name.size() < width ? width - v.name.size() : 1, ' ')
             << v.summary << "\n";
     return out.str();
 }
@@ -247,8 +315,9 @@ std::string variants_json(const LabInfo& lab) {
         << ", \"trace\": " << (lab_has_trace(lab) ? "true" : "false") << ", \"variants\": [";
     for (std::size_t i = 0; i < lab.variants.size(); ++i) {
         const Variant& v = lab.variants[i];
-        out << (i ? ", " : "") << "{\"name\": " << quoted(v.name) << ", \"computes\": "
-            << (v.computes == Computes::transpose ? "\"transpose\"" : "\"sat\"")
+        // computes: sat, transpose, or the problem (lab 8x: halftone, knapsack)
+        const std::string computes = v.problem ? problem_of(v).name() : v.computes == Computes::transpose ? "transpose" : "sat";
+        out << (i ? ", " : "") << "{\"name\": " << quoted(v.name) << ", \"computes\": " << quoted(computes)
             << ", \"summary\": " << quoted(v.summary) << "}";
     }
     out << "]}\n";
@@ -283,11 +352,8 @@ std::string reproduce_line(const std::string& prog, int argc, const char* const*
 }
 
 std::string reproduce_run(const std::string& command, const Options& opt, Shape s, DType t,
-                          const std::string& variant, std::uint64_t seed) {
-    std::string line = command;
-    if (!opt.input.empty()) line += " --input " + shell_word(opt.input);
-    else line += " --rows " + std::to_string(s.rows) + " --cols " + std::to_string(s.cols);
-    line += std::string(" --type ") + dtype_name(t) + " --variant " + shell_word(variant);
+                          const std::string& variant, std::uint64_t seed, const Problem& problem) {
+    std::string line = command + problem.instance_args(opt, t, s) + " --variant " + shell_word(variant);
     if (opt.box >= 0) line += " --box " + std::to_string(opt.box) + " --output " + shell_word(opt.output);
     if (opt.r >= 0) line += " --r " + std::to_string(opt.r);
     if (opt.threads > 0) line += " --threads " + std::to_string(opt.threads);
@@ -360,10 +426,23 @@ Options parse_cli(int argc, const char* const* argv, const LabInfo& lab) {
         throw UsageError("--box writes a filtered image: --output needs .png or .pgm, got '" + opt.output + "'");
     if (!opt.input.empty() && !opt.shapes.empty())
         throw UsageError("--input sets the size; drop --size/--rows/--cols/--sizes");
-    if (opt.sweep && !lab.sweep) throw UsageError("--sweep: lab " + std::to_string(lab.number) + " has no parameter to sweep");
-    if (opt.r >= 0 && !lab.sweep) throw UsageError("--r: lab " + std::to_string(lab.number) + " has no r parameter");
+    if (opt.sweep && !lab.sweep) throw UsageError("--sweep: " + lab_name(lab) + " has no parameter to sweep");
+    if (opt.r >= 0 && !lab.sweep) throw UsageError("--r: " + lab_name(lab) + " has no r parameter");
     if (opt.model && !opt.csv.empty()) throw UsageError("--csv: --model measures nothing, so it writes no rows");
     if (opt.model && !opt.output.empty()) throw UsageError("--output: --model computes no SAT");
+    // A lab with several problems (lab 8x) takes files only for the problems that read them.
+    const std::vector<const Problem*> problems = lab_problems(lab);
+    if (!opt.problem.empty() && (!opt.input.empty() || !opt.output.empty()))
+        for (const Problem* p : problems)
+            if (p->name() == opt.problem && !p->reads_files())
+                throw UsageError("--input/--output: the " + p->name() + " takes no file");
+    if (!opt.variants.empty() && !opt.problem.empty())
+        for (const std::string& name : opt.variants) {
+            bool known = false;
+            for (const Variant& v : lab.variants) known |= problem_of(v).name() == opt.problem && variant_matches(v, name);
+            if (!known) throw UsageError("unknown --variant '" + name + "' for --problem " + opt.problem);
+        }
+    for (const Variant& v : lab.variants) opt.variant_width = std::max<int>(opt.variant_width, int(v.name.size()));
     return opt;
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -71,12 +72,15 @@ struct Measurement {
     std::uint64_t seed = 0;
     CheckReport check;
     std::string error;            // an exception, CUDA error or spin timeout; empty if none
+    std::string problem;          // Problem::name() of the variant ("SAT", "halftone", ...)
+    std::string type_name;        // the type column: Problem::type_name (dtype_name for the SAT)
+    double cpu_reference_ms = 0;  // how long the CPU took for the answer this run was checked against
     bool ok() const { return error.empty() && check.pass; }
     std::string verdict() const;  // PASS / FAIL / ERROR
 };
 
-// Generate (or take) the input, run the variant once into a poisoned output with canaries,
-// check it against the CPU reference, then time `reps` runs, comparing each one's output (and
+// Generate (or take) the input (Problem::generate), run the variant once into a poisoned output with canaries,
+// check it against the CPU answer (Problem::answer, Problem::check), then time `reps` runs, comparing each one's output (and
 // canaries) bit for bit with the checked run's outside the timed region. Never throws: errors
 // land in Measurement::error.
 Measurement run_variant(const RunRequest& request);
@@ -108,7 +112,85 @@ struct Options {
     bool list = false;                  // --list: the variants as JSON, for tools
     bool help = false;
     int threads = 0;
+    // Lab 8x: which problem (empty: all the lab has), and the knapsack instances.
+    std::string problem;
+    int items = 4095;                   // --items: n (n + 1 = 4096, as in the paper)
+    std::vector<int> capacities;        // --capacity/--capacities: W (empty: 16383, W + 1 = 16K)
+    int variant_width = 18;             // the table's variant column: the lab's longest name, at least 18
+    // Lab 10: G GPUs, one row strip each (--gpus), or G strips on one GPU (--strips); 0: not
+    // given. Rows per slice of its CPU check (--slice-rows; 0: as many as 256 MiB hold).
+    int gpus = 0, strips = 0, slice_rows = 0;
 };
+
+// ---- Problems --------------------------------------------------------------------------------
+// What a variant computes, from the harness's side. The SAT (sat_problem(), common/sat_problem.cpp)
+// is one; lab 8x adds the halftone and the knapsack (common/tasks.cpp). A problem makes the input,
+// computes its CPU answer, checks an output and gives its cost model; run_variant does the rest for
+// every problem alike (poisoned output with canaries, the check, timed repetitions each compared
+// with the checked run, L2 flush, page touch, the copy baseline), and lab_main, the table and the
+// CSV show them alike.
+
+// The CPU answer for one input: every variant of one instance is checked against it.
+struct Answer {
+    virtual ~Answer() = default;
+    Shape shape;        // of the output, rows x cols, row-major
+    double cpu_ms = 0;  // how long the CPU took
+};
+
+// The HMM cost of a variant on one instance.
+struct CostModel {
+    std::string symbolic;  // "2n/w + m l"
+    hmm::Cost cost;
+    std::string note;      // its source, or the task array it walks
+};
+
+// Bytes one run moves, for GB/s and the copy baseline (a device copy of half as many bytes, read
+// and written), and the HMM time units of that copy (w words a unit), for the calibration.
+struct Traffic {
+    double bytes = 0;
+    double units = 0;
+};
+
+struct Problem {
+    virtual ~Problem() = default;
+    virtual std::string name() const = 0;  // "SAT", "halftone", "knapsack"
+    // The instances and types a command line asks for; an empty type list: the harness's default
+    // (f32, or the type of an --input file).
+    virtual std::vector<Shape> instances(const Options& opt, const LabInfo& lab) const = 0;
+    virtual std::vector<DType> types(const Options& opt) const = 0;
+    virtual std::string type_name(DType t) const { return dtype_name(t); }
+    virtual std::size_t input_bytes(DType t, Shape s) const = 0;
+    virtual Shape output_shape(Shape s) const { return s; }  // elements of the output (a transpose: as many)
+    virtual std::size_t output_element_bytes(DType t) const = 0;
+    virtual double output_value(DType t, const unsigned char* element) const = 0;  // for messages
+    virtual void generate(DType t, Shape s, std::uint64_t seed, DataKind data, void* input) const = 0;
+    virtual std::shared_ptr<const Answer> answer(DType t, Shape s, const void* input, const Variant& v) const = 0;
+    // The output (Answer::shape elements) against the answer, exactly where the problem is exact.
+    virtual CheckReport check(DType t, const Answer& answer, const void* output) const = 0;
+    virtual Traffic traffic(DType t, Shape s) const = 0;
+    virtual CostModel cost(const Variant& v, Shape s, double r) const = 0;
+    // The options that repeat one instance ("--rows 97 --cols 89 --type f32").
+    virtual std::string instance_args(const Options& opt, DType t, Shape s) const = 0;
+    // Host bytes of the answer (the memory check before any run).
+    virtual double answer_bytes(DType t, Shape s, bool from_file) const = 0;
+    // --input feeds this problem; --output writes its output (reads_files() problems only).
+    virtual bool reads_files() const { return false; }
+    virtual void write_output(const Options& opt, bool gpu, DType t, Shape s, const void* output,
+                              const void* input) const;
+    // A line before the runs (sums that wrap), or empty; file_input is null for generated data.
+    virtual std::string warning(DType, Shape, const void* /*file_input*/) const { return ""; }
+    // Lines after the table from this problem's measurements (speed-ups, CPU times), or empty.
+    virtual std::string summary(const std::vector<Measurement>&) const { return ""; }
+};
+const Problem& sat_problem();
+const Problem& problem_of(const Variant& v);  // v.problem, or the SAT
+// A lab's problems, in the order of its variants.
+std::vector<const Problem*> lab_problems(const LabInfo& lab);
+// --variant NAME picks v: its name, or for a variant of another problem than the SAT the part
+// after "problem/" ("SKSS" picks halftone/SKSS and knapsack/SKSS).
+bool variant_matches(const Variant& v, const std::string& name);
+// "5", "8x" (lab 8x is registered as number 80).
+std::string lab_id(const LabInfo& lab);
 
 // Thrown for a bad command line; lab_main prints "labN: <message>" and exits 2.
 struct UsageError : Error {
@@ -122,7 +204,7 @@ bool lab_has_trace(const LabInfo& lab);          // labs whose kernels record ti
 enum class OutputFormat { npy, png, pgm, unknown };
 OutputFormat output_format(const std::string& path);
 DType parse_dtype(const std::string& text);  // throws UsageError
-// Pieces of the parser that lab 8x's own driver (common/tasks.cpp) shares; each throws UsageError.
+// Pieces of the parser (common/cli.cpp), for the option table and tests; each throws UsageError.
 std::vector<std::string> split_list(const std::string& text, char sep);
 long parse_integer(const std::string& option, const std::string& text, long lo, long hi);
 std::uint64_t parse_seed(const std::string& text);  // --seed: a non-negative 64-bit integer
@@ -133,7 +215,8 @@ std::string shell_word(const std::string& arg);
 std::string reproduce_line(const std::string& prog, int argc, const char* const* argv, std::uint64_t seed);
 // The command that repeats one failed run: the same input file (or shape), type, variant, seed.
 std::string reproduce_run(const std::string& command, const Options& opt, Shape s, DType t,
-                          const std::string& variant, std::uint64_t seed);
+                          const std::string& variant, std::uint64_t seed,
+                          const Problem& problem = sat_problem());
 // "4096" (square) or "1080x1920" (rows x cols, like the table and --rows/--cols).
 Shape parse_shape(const std::string& option, const std::string& text, long max_side = 2147483647L);
 // Open a CSV file for appending, writing (and flushing) csv_header() first when it is new. Null
@@ -155,7 +238,7 @@ std::string table_row(const Measurement& m, const Options& opt);
 void print_header(const LabInfo& lab, const Options& opt);
 void print_row(const Measurement& m, const Options& opt);
 // One line for a variant whose output was never written (an untouched skeleton): `todo` says what to do.
-void print_todo_row(const Measurement& m, const std::string& todo);
+void print_todo_row(const Measurement& m, const Options& opt, const std::string& todo);
 std::string csv_header();
 std::string csv_row(const Measurement& m);
 

@@ -1,4 +1,5 @@
-// lab_main.cpp — the `./labN` program every lab shares: parse, run, print, write.
+// lab_main.cpp — the `./labN` program every lab shares (lab 10 aside): parse, run every problem
+// of the lab through run_variant, print, write.
 #include <atomic>
 #include <chrono>
 #include <climits>
@@ -21,46 +22,13 @@
 
 namespace sat {
 
-std::vector<unsigned char> box_filter_image(DType t, Shape s, const void* input, const void* sat, int radius);
-
 namespace {
-
-// Sums of u8 data fit in int32 only while n * 255 <= INT32_MAX.
-constexpr std::size_t u8_safe_pixels = 2147483647ull / 255;  // 8421504
 
 DType type_for_file(const std::string& npy_dtype) {
     if (npy_dtype == "u1") return DType::u8i32;
     if (npy_dtype == "i4") return DType::i32;
     if (npy_dtype == "f8" || npy_dtype == "u2") return DType::f64;  // 16-bit pixels: exact sums in f64
     return DType::f32;
-}
-
-// The largest |partial sum| of integer input, exactly (int64: exact below 2^32 elements of
-// magnitude up to 2^31): the data's own answer to "do int32 sums wrap?".
-template <class In>
-std::int64_t largest_partial_sum(const In* in, Shape s) {
-    std::vector<std::int64_t> column(std::size_t(s.cols), 0);
-    std::int64_t top = 0;
-    for (int i = 0; i < s.rows; ++i) {
-        std::int64_t row = 0;
-        for (int j = 0; j < s.cols; ++j) {
-            row += std::int64_t(in[std::size_t(i) * s.cols + j]);
-            column[j] += row;
-            top = std::max(top, column[j] < 0 ? -column[j] : column[j]);
-        }
-    }
-    return top;
-}
-
-// One warning line when int32 sums of this input wrap; empty when they fit.
-std::string overflow_warning(DType t, Shape s, const void* in) {
-    if (t != DType::i32 && t != DType::u8i32) return "";
-    const std::int64_t top = t == DType::i32 ? largest_partial_sum(static_cast<const std::int32_t*>(in), s)
-                                             : largest_partial_sum(static_cast<const std::uint8_t*>(in), s);
-    if (top <= INT32_MAX) return "";
-    return std::string("warning: ") + dtype_name(t) + " " + std::to_string(s.rows) + "x" + std::to_string(s.cols) +
-           ": the exact sums reach " + std::to_string(top) + ", beyond INT32_MAX; int32 sums wrap modulo 2^32 and "
-           "are checked modulo 2^32 (use --type f64 for exact sums)";
 }
 
 // "labs/lab1_cpu.cpp": the student file of a lab, for the not-implemented line.
@@ -113,26 +81,27 @@ double host_available_bytes() {
     return available;
 }
 
-// Bytes one run needs, host and device: input, reference, poisoned output with canaries, copy
+// Bytes one run needs, host and device: input, answer, poisoned output with canaries, copy
 // baseline, scratch (the variant's estimate, else the output's size) and --output/--box copies.
 struct MemoryNeed {
     double host = 0, device = 0;
 };
 MemoryNeed memory_need(const LabInfo& lab, const Variant& v, DType t, Shape s, const Options& opt, double file_bytes) {
+    const Problem& problem = problem_of(v);
     const double n = double(s.rows) * double(s.cols);
-    const double in = n * double(input_bytes(t)), out = n * double(output_bytes(t));
+    const double in = double(problem.input_bytes(t, s));
+    const double out = double(problem.output_shape(s).n()) * double(problem.output_element_bytes(t));
     const double scratch = v.scratch_bytes ? double(v.scratch_bytes(t, s)) : out;
-    const bool exact = t == DType::i32 || t == DType::u8i32;
-    // The reference: exact 32-bit sums, or double sums (plus |a| sums when the data may be negative).
-    const double reference = exact ? 4 * n : (file_bytes > 0 ? 16 * n : 8 * n);
+    const double copy = problem.traffic(t, s).bytes / 2;  // the copy baseline's destination
     MemoryNeed need;
-    need.host = in + file_bytes + reference + out + 2.0 * canary_band_bytes;
+    need.host = in + file_bytes + problem.answer_bytes(t, s, file_bytes > 0) + out + 2.0 * canary_band_bytes;
     if (!opt.output.empty()) need.host += out + (opt.box >= 0 || output_format(opt.output) != OutputFormat::npy ? n : 0);
     if (lab.gpu) {
-        need.device = in + out + 2.0 * canary_band_bytes + (in + out) / 2 + scratch;
+        // The copy reads the output, or a source of its own when the output is smaller.
+        need.device = in + out + 2.0 * canary_band_bytes + copy * (copy > out + canary_band_bytes ? 2 : 1) + scratch;
         if (!opt.trace.empty()) need.device += (n / 1024 + 64) * 8, need.host += (n / 1024 + 64) * 8 + n * 3 / 1024;
     } else {
-        need.host += out + (in + out) + scratch;  // timing output, copy baseline, scratch
+        need.host += out + 2 * copy + scratch;  // timing output, copy baseline, scratch
     }
     return need;
 }
@@ -165,33 +134,6 @@ bool writable(const std::string& path, std::string* why) {
     if (!existed) std::remove(path.c_str());
     return true;
 }
-
-void write_output(const Options& opt, bool gpu, DType type, Shape s, const std::vector<unsigned char>& out,
-                  const void* input) {
-    const bool image = output_format(opt.output) != OutputFormat::npy;
-    if (opt.box >= 0) {
-        // The GPU labs filter with the library where it is linked (common/lib_box.cpp); lab 1 from its SAT.
-        const auto filtered = gpu && input ? box_filter_image(type, s, input, out.data(), opt.box)
-                                  : box_filter_from_sat(type, s, out.data(), opt.box);
-        write_image(opt.output, s.cols, s.rows, 1, filtered.data());
-    } else if (image) {
-        // The SAT as a picture: values scaled to 0..255 by the largest one.
-        std::vector<unsigned char> px(s.n());
-        dispatch(type, [&](auto, auto out_tag) {
-            using Out = decltype(out_tag);
-            const Out* v = reinterpret_cast<const Out*>(out.data());
-            double top = 1e-30;
-            for (std::size_t i = 0; i < s.n(); ++i) top = std::max(top, double(v[i]));
-            for (std::size_t i = 0; i < s.n(); ++i)
-                px[i] = static_cast<unsigned char>(std::clamp(std::lround(255.0 * double(v[i]) / top), 0L, 255L));
-        });
-        write_image(opt.output, s.cols, s.rows, 1, px.data());
-    } else {
-        write_npy(opt.output, s, npy_output_dtype(type), out.data());
-    }
-    std::printf("wrote %s\n", opt.output.c_str());
-}
-
 
 // A run's progress on one updating stderr line, shown only when stderr is a terminal and the
 // current step has taken longer than 2 s (short runs print nothing extra).
@@ -275,21 +217,40 @@ int lab_main(int argc, const char* const* argv, const char* lab_id) {
         std::fprintf(stderr, "%s: %s\n", prog.c_str(), text.c_str());
         return 2;
     };
-    std::vector<Shape> shapes = opt.shapes.empty() ? lab->default_shapes : opt.shapes;
-    std::vector<const Variant*> variants;
-    for (const Variant& v : lab->variants)
-        if (opt.variants.empty() || std::find(opt.variants.begin(), opt.variants.end(), v.name) != opt.variants.end())
-            variants.push_back(&v);
+    // The runs, problem by problem (lab 8x has two): its instances x types x the chosen variants.
+    // A run on a file (--input, or --box's test card) or with --output takes the problems with files.
+    const bool file_run = !opt.input.empty() || opt.box >= 0;
+    struct Group {
+        const Problem* problem;
+        std::vector<Shape> shapes;
+        std::vector<DType> types;
+        std::vector<const Variant*> variants;
+        std::vector<std::vector<unsigned char>> file_inputs;  // per entry of `types`
+    };
+    std::vector<Group> groups;
+    for (const Problem* p : lab_problems(*lab)) {
+        if ((!opt.problem.empty() && opt.problem != p->name()) || ((file_run || !opt.output.empty()) && !p->reads_files()))
+            continue;
+        Group g{p, p->instances(opt, *lab), p->types(opt), {}, {}};
+        for (const Variant& v : lab->variants)
+            if (&problem_of(v) == p &&
+                (opt.variants.empty() || std::any_of(opt.variants.begin(), opt.variants.end(),
+                                                     [&](const std::string& name) { return variant_matches(v, name); })))
+                g.variants.push_back(&v);
+        if (!g.variants.empty()) groups.push_back(std::move(g));
+    }
+    if (groups.empty()) return refuse("no variant of the chosen problem matches --variant (see --help)");
 
     if (opt.model) {
         std::printf("%s - HMM global memory access cost (w = 32, Kasagi et al. section III)\n", prog.c_str());
-        for (Shape s : shapes)
-            for (const Variant* v : variants) {
-                const hmm::Formula& f = hmm::formula(v->cost);
-                const hmm::Cost c = f.eval(hmm::params_for(s, lab->r_or_default(opt.r)));
-                std::printf("  %-16s %6dx%-6d  %-44s = %.4g time units + %.4g l   (%s)\n", v->name.c_str(),
-                            s.rows, s.cols, f.symbolic.c_str(), c.units, c.latencies, f.source.c_str());
-            }
+        const int width = opt.variant_width > 18 ? opt.variant_width : 16;  // the SAT labs' names: 16
+        for (const Group& g : groups)
+            for (Shape s : g.shapes)
+                for (const Variant* v : g.variants) {
+                    const CostModel c = g.problem->cost(*v, s, lab->r_or_default(opt.r));
+                    std::printf("  %-*s %6dx%-6d  %-44s = %.4g time units + %.4g l   (%s)\n", width, v->name.c_str(),
+                                s.rows, s.cols, c.symbolic.c_str(), c.cost.units, c.cost.latencies, c.note.c_str());
+                }
         return 0;
     }
     std::string why;
@@ -302,9 +263,6 @@ int lab_main(int argc, const char* const* argv, const char* lab_id) {
     // Input: a file, a test card (box filter without --input) or random data per run. A file is
     // converted to every requested type up front, so a type that cannot hold it is refused now.
     HostMatrix matrix;
-    std::vector<DType> types = opt.types;
-    std::vector<std::vector<unsigned char>> file_inputs;  // per entry of `types`
-    const bool file_run = !opt.input.empty() || opt.box >= 0;
     if (file_run) {
         try {
             if (!opt.input.empty()) matrix = read_matrix(opt.input);
@@ -313,14 +271,17 @@ int lab_main(int argc, const char* const* argv, const char* lab_id) {
                 matrix.dtype = "u1";
                 matrix.bytes = test_card(matrix.shape);
             }
-            if (types.empty()) types = {type_for_file(matrix.dtype)};
-            for (DType t : types) file_inputs.push_back(convert_input(matrix, t));
+            for (Group& g : groups) {
+                if (g.types.empty()) g.types = {type_for_file(matrix.dtype)};
+                for (DType t : g.types) g.file_inputs.push_back(convert_input(matrix, t));
+                g.shapes = {matrix.shape};
+            }
         } catch (const std::exception& e) {
             return refuse(e.what());
         }
-        shapes = {matrix.shape};
     }
-    if (types.empty()) types = {DType::f32};
+    for (Group& g : groups)
+        if (g.types.empty()) g.types = {DType::f32};
 
     // Memory: the largest run of each kind must fit in what the host (and the GPU) has free.
     {
@@ -328,21 +289,22 @@ int lab_main(int argc, const char* const* argv, const char* lab_id) {
         std::size_t gpu_free = 0, gpu_total = 0;
         const bool gpu_known = lab->gpu && cudaMemGetInfo(&gpu_free, &gpu_total) == cudaSuccess;
         const double file_bytes = file_run ? double(matrix.bytes.size()) : 0;
-        for (Shape s : shapes)
-            for (DType t : types)
-                for (const Variant* v : variants) {
-                    const MemoryNeed need = memory_need(*lab, *v, t, s, opt, file_bytes);
-                    const std::string what = std::to_string(s.rows) + "x" + std::to_string(s.cols) + " " +
-                                             dtype_name(t) + " (" + v->name + ")";
-                    // Host: refused only when the estimate clearly exceeds what is free (by a quarter),
-                    // since MemAvailable can read low on a freshly started machine.
-                    if (host_free > 0 && need.host > 1.25 * host_free)
-                        return refuse(what + " needs " + gib(need.host) + " of host memory, " + gib(host_free) +
-                                      " available; choose a smaller size");
-                    if (gpu_known && need.device > double(gpu_free))
-                        return refuse(what + " needs " + gib(need.device) + " of GPU memory, " +
-                                      gib(double(gpu_free)) + " free; choose a smaller size");
-                }
+        for (const Group& g : groups)
+            for (Shape s : g.shapes)
+                for (DType t : g.types)
+                    for (const Variant* v : g.variants) {
+                        const MemoryNeed need = memory_need(*lab, *v, t, s, opt, file_bytes);
+                        const std::string what = std::to_string(s.rows) + "x" + std::to_string(s.cols) + " " +
+                                                 g.problem->type_name(t) + " (" + v->name + ")";
+                        // Host: refused only when the estimate clearly exceeds what is free (by a quarter),
+                        // since MemAvailable can read low on a freshly started machine.
+                        if (host_free > 0 && need.host > 1.25 * host_free)
+                            return refuse(what + " needs " + gib(need.host) + " of host memory, " + gib(host_free) +
+                                          " available; choose a smaller size");
+                        if (gpu_known && need.device > double(gpu_free))
+                            return refuse(what + " needs " + gib(need.device) + " of GPU memory, " +
+                                          gib(double(gpu_free)) + " free; choose a smaller size");
+                    }
     }
 
     FILE* csv = nullptr;
@@ -355,92 +317,91 @@ int lab_main(int argc, const char* const* argv, const char* lab_id) {
                 lab->gpu || !title_says_cpu ? " on " : "",
                 lab->gpu ? device_name().c_str() : (title_says_cpu ? "" : "the CPU"), (unsigned long long)seed);
     if (!matrix.note.empty()) std::printf("note: %s\n", matrix.note.c_str());
-    for (Shape s : shapes)
-        for (std::size_t k = 0; k < types.size(); ++k) {
-            const DType t = types[k];
-            if (file_run) {
-                const std::string warning = overflow_warning(t, s, file_inputs[k].data());
+    for (const Group& g : groups)
+        for (Shape s : g.shapes)
+            for (std::size_t k = 0; k < g.types.size(); ++k) {
+                const std::string warning =
+                    g.problem->warning(g.types[k], s, file_run ? g.file_inputs[k].data() : nullptr);
                 if (!warning.empty()) std::printf("%s\n", warning.c_str());
-            } else if (t == DType::u8i32 && s.n() > u8_safe_pixels) {
-                std::printf("warning: u8i32 %dx%d: sums of 8-bit data can exceed INT32_MAX above %zu pixels; "
-                            "they wrap modulo 2^32 and are checked modulo 2^32 (use --type f64 for exact large sums)\n",
-                            s.rows, s.cols, u8_safe_pixels);
             }
-        }
 
     const int reps = opt.reps >= 0 ? opt.reps : (lab->gpu ? 20 : 5);
     const std::string todo_line = "not implemented yet: fill in the TODOs of " + student_file(lab_id) +
                                   " (docs/lab" + lab_id + ".md)";
     bool all_ok = true, calibration_shown = false;
     int exit_code = 0;
-    const std::size_t total_runs = shapes.size() * types.size() * variants.size();
-    std::size_t run_index = 0;
+    std::size_t total_runs = 0, run_index = 0;
+    for (const Group& g : groups) total_runs += g.shapes.size() * g.types.size() * g.variants.size();
     Progress progress;
     print_header(*lab, opt);
     try {
-        for (Shape s : shapes)
-            for (std::size_t k = 0; k < types.size(); ++k) {
-                const DType t = types[k];
-                for (const Variant* v : variants) {
-                    ++run_index;
-                    std::vector<double> rs = {opt.r};
-                    if (opt.sweep) rs = lab->sweep(s);
-                    const Measurement* best = nullptr;
-                    std::vector<Measurement> runs;
-                    runs.reserve(rs.size());
-                    for (double r : rs) {
-                        RunRequest req;
-                        req.lab = lab;
-                        req.variant = v;
-                        req.type = t;
-                        req.shape = s;
-                        req.seed = seed;
-                        req.data = opt.data;
-                        req.reps = reps;
-                        req.r = r;
-                        req.cpu_threads = opt.threads;
-                        req.trace_png = opt.trace;
-                        std::vector<unsigned char> out;
-                        if (file_run) req.input = file_inputs[k].data();
-                        if (!opt.output.empty()) {
-                            out.resize(s.n() * output_bytes(t));
-                            req.output = out.data();
+        for (const Group& g : groups) {
+            const Problem& problem = *g.problem;
+            std::vector<Measurement> measured;  // this problem's runs, for its summary
+            for (Shape s : g.shapes)
+                for (std::size_t k = 0; k < g.types.size(); ++k) {
+                    const DType t = g.types[k];
+                    for (const Variant* v : g.variants) {
+                        ++run_index;
+                        std::vector<double> rs = {opt.r};
+                        if (opt.sweep) rs = lab->sweep(s);
+                        const Measurement* best = nullptr;
+                        std::vector<Measurement> runs;
+                        runs.reserve(rs.size());
+                        for (double r : rs) {
+                            RunRequest req;
+                            req.lab = lab, req.variant = v, req.type = t, req.shape = s, req.seed = seed;
+                            req.data = opt.data, req.reps = reps, req.r = r, req.cpu_threads = opt.threads;
+                            req.trace_png = opt.trace;
+                            std::vector<unsigned char> out;
+                            if (file_run) req.input = g.file_inputs[k].data();
+                            if (!opt.output.empty()) {
+                                out.resize(problem.output_shape(s).n() * problem.output_element_bytes(t));
+                                req.output = out.data();
+                            }
+                            progress.step("run " + std::to_string(run_index) + " of " + std::to_string(total_runs) +
+                                          ": " + v->name + " " + problem.type_name(t) + " " + std::to_string(s.rows) +
+                                          "x" + std::to_string(s.cols) + " (check, then " + std::to_string(reps) +
+                                          " timed reps)");
+                            runs.push_back(run_variant(req));
+                            progress.clear();
+                            const Measurement& m = runs.back();
+                            if (never_written(m)) print_todo_row(m, opt, todo_line);
+                            else print_row(m, opt);
+                            if (opt.sweep) std::printf("    r = %.4f\n", r);
+                            if (csv) write_csv_line(csv, opt.csv, csv_row(m));
+                            all_ok &= m.ok();
+                            if (!m.ok() && !never_written(m))
+                                std::printf("    reproduce: %s\n",
+                                            reproduce_run(command, opt, s, t, v->name, seed, problem).c_str());
+                            if (m.ok() && (!best || m.median_ms < best->median_ms)) best = &m;
+                            if (!opt.trace.empty() && m.error.empty()) std::printf("wrote %s\n", opt.trace.c_str());
+                            if (!opt.output.empty() && m.error.empty()) {
+                                problem.write_output(opt, lab->gpu, t, s, out.data(), req.input);
+                                std::printf("wrote %s\n", opt.output.c_str());
+                            }
+                            if (lab->gpu && !calibration_shown && m.calibration.unit_s > 0) {
+                                std::printf("    calibration: 1 time unit (w = 32 words) = %.3g ns from the copy; "
+                                            "l = %.2f us per kernel launch, %.2f us per graph kernel node\n",
+                                            m.calibration.unit_s * 1e9, m.calibration.l_launch_s * 1e6,
+                                            m.calibration.l_graph_s * 1e6);
+                                calibration_shown = true;
+                            }
                         }
-                        progress.step("run " + std::to_string(run_index) + " of " + std::to_string(total_runs) + ": " +
-                                      v->name + " " + dtype_name(t) + " " + std::to_string(s.rows) + "x" +
-                                      std::to_string(s.cols) + " (check, then " + std::to_string(reps) + " timed reps)");
-                        runs.push_back(run_variant(req));
-                        progress.clear();
-                        const Measurement& m = runs.back();
-                        if (never_written(m)) print_todo_row(m, todo_line);
-                        else print_row(m, opt);
-                        if (opt.sweep) std::printf("    r = %.4f\n", r);
-                        if (csv) write_csv_line(csv, opt.csv, csv_row(m));
-                        all_ok &= m.ok();
-                        if (!m.ok() && !never_written(m))
-                            std::printf("    reproduce: %s\n", reproduce_run(command, opt, s, t, v->name, seed).c_str());
-                        if (m.ok() && (!best || m.median_ms < best->median_ms)) best = &m;
-                        if (!opt.trace.empty() && m.error.empty()) std::printf("wrote %s\n", opt.trace.c_str());
-                        if (!opt.output.empty() && m.error.empty())
-                            write_output(opt, lab->gpu, t, s, out, req.input);
-                        if (lab->gpu && !calibration_shown && m.calibration.unit_s > 0) {
-                            std::printf("    calibration: 1 time unit (w = 32 words) = %.3g ns from the copy; "
-                                        "l = %.2f us per kernel launch, %.2f us per graph kernel node\n",
-                                        m.calibration.unit_s * 1e9, m.calibration.l_launch_s * 1e6,
-                                        m.calibration.l_graph_s * 1e6);
-                            calibration_shown = true;
+                        if (opt.sweep && best) {
+                            // The model's optimum over the same r values, for comparison with the measured one.
+                            double model_r = rs.front(), model_ms = std::numeric_limits<double>::infinity();
+                            for (const Measurement& m : runs)
+                                if (m.predicted_ms < model_ms) model_ms = m.predicted_ms, model_r = m.r;
+                            std::printf("best r for %dx%d %s: r = %.4f, %.3f ms (model optimum: r = %.4f, predicted %.3f ms)\n",
+                                        s.rows, s.cols, dtype_name(t), best->r, best->median_ms, model_r, model_ms);
                         }
-                    }
-                    if (opt.sweep && best) {
-                        // The model's optimum over the same r values, for comparison with the measured one.
-                        double model_r = rs.front(), model_ms = std::numeric_limits<double>::infinity();
-                        for (const Measurement& m : runs)
-                            if (m.predicted_ms < model_ms) model_ms = m.predicted_ms, model_r = m.r;
-                        std::printf("best r for %dx%d %s: r = %.4f, %.3f ms (model optimum: r = %.4f, predicted %.3f ms)\n",
-                                    s.rows, s.cols, dtype_name(t), best->r, best->median_ms, model_r, model_ms);
+                        measured.insert(measured.end(), runs.begin(), runs.end());
                     }
                 }
-            }
+            const std::string summary = problem.summary(measured);
+            if (!summary.empty()) std::fputs(summary.c_str(), stdout);
+        }
         if (csv) {
             FILE* done = csv;
             csv = nullptr;

@@ -586,6 +586,7 @@ LabInfo make_lab_info(const std::vector<Schedule>& schedules) {
         lab.variants.push_back(SAT_VARIANT(s.name, s.cost, s.summary, not_a_single_call));
     }
     lab.default_shapes = {{1024, 1024}, {4096, 4096}, {16384, 16384}};
+    lab.row_strips = true;
     lab.custom_main = &strips_main;
     return lab;
 }
@@ -599,45 +600,21 @@ const Schedule* find_schedule(const std::string& name) {
 int strips_main(const LabInfo& lab, int argc, const char* const* argv) {
     const char* prog = "lab10";
     Options opt;
-    int gpus = 0, strips = 0, slice_rows = 0;
     try {
-        // Lab 10's own options are taken out before the shared parser sees the rest.
-        std::vector<const char*> rest = {argv[0]};
-        for (int i = 1; i < argc; ++i) {
-            const std::string arg = argv[i];
-            int* target = arg == "--gpus" ? &gpus : arg == "--strips" ? &strips : arg == "--slice-rows" ? &slice_rows : nullptr;
-            if (!target) {
-                rest.push_back(argv[i]);
-                continue;
-            }
-            if (i + 1 >= argc) throw UsageError(arg + " needs a value (see --help)");
-            *target = int(parse_integer(arg, argv[++i], 1, arg == "--slice-rows" ? INT_MAX : 1024));
-        }
-        opt = parse_cli(int(rest.size()), rest.data(), lab);
+        opt = parse_cli(argc, argv, lab);  // lab 10's --gpus, --strips, --slice-rows are rows of its table
         if (!opt.input.empty() || !opt.output.empty() || opt.box >= 0 || !opt.trace.empty() || opt.threads)
             throw UsageError("lab 10 makes its data strip by strip: --input, --output, --box, --trace and --threads do not apply");
-        if (gpus > 1 && strips > 0 && strips != gpus)
-            throw UsageError("--gpus " + std::to_string(gpus) + " runs one strip per GPU; --strips G is for G strips on one GPU");
+        if (opt.gpus > 1 && opt.strips > 0 && opt.strips != opt.gpus)
+            throw UsageError("--gpus " + std::to_string(opt.gpus) + " runs one strip per GPU; --strips G is for G strips on one GPU");
     } catch (const std::exception& e) {
         std::fprintf(stderr, "%s: %s\n", prog, e.what());
         return 2;
     }
-    if (opt.help) {
-        // Lab 10's options go before the variant list (tools/bench.py reads the lines after it).
-        std::string text = usage(lab);
-        char own[512];
-        std::snprintf(own, sizeof own,
-                      "lab 10:\n"
-                      "  --gpus G            G GPUs, one row strip each, exchanged through NCCL (default 1)\n"
-                      "  --strips G          G row strips on one GPU, exchanged by device-local copies (default %d)\n"
-                      "  --slice-rows R      rows per slice of the check against the CPU reference (default: 256 MiB)\n"
-                      "  variant names in the table end in /S<G> (G strips on one GPU) or /G<G> (G GPUs)\n\n",
-                      default_strips);
-        const std::size_t at = text.find("variants:\n");
-        text.insert(at == std::string::npos ? text.size() : at, own);
-        std::fputs(text.c_str(), stdout);
+    if (opt.help || opt.list) {
+        std::fputs((opt.help ? usage(lab) : variants_json(lab)).c_str(), stdout);
         return 0;
     }
+    const int gpus = opt.gpus, strips = opt.strips, slice_rows = opt.slice_rows;
     Placement where;
     where.devices = gpus > 1 ? gpus : 1;
     where.strips = gpus > 1 ? gpus : (strips > 0 ? strips : (gpus == 1 ? 1 : default_strips));

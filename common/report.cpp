@@ -32,13 +32,15 @@ std::string ms_text(double v) {
     std::snprintf(buf, sizeof buf, v < 100 ? "%.3f" : v < 10000 ? "%.1f" : "%.0f", v);
     return buf;
 }
-constexpr const char* row_format = "%-18s %-5s %-13s %-5s %9s %21s %8s %7s %9s";
+// The variant column is Options::variant_width wide (18, or the lab's longest name).
+constexpr const char* row_format = "%-*s %-5s %-13s %-5s %9s %21s %8s %7s %9s";
+std::string type_text(const Measurement& m) { return m.type_name.empty() ? dtype_name(m.type) : m.type_name; }
 }  // namespace
 
 std::string table_header(const Options& opt) {
     char buf[256];
-    std::snprintf(buf, sizeof buf, row_format, "variant", "type", "rows x cols", "check", "median ms",
-                  "[min, max] ms", "GB/s", "% copy", "pred ms");
+    std::snprintf(buf, sizeof buf, row_format, opt.variant_width, "variant", "type", "rows x cols", "check",
+                  "median ms", "[min, max] ms", "GB/s", "% copy", "pred ms");
     std::string line = buf;
     if (opt.wide) {
         std::snprintf(buf, sizeof buf, "  %-28s %s", "HMM cost", "= units + l's");
@@ -52,7 +54,8 @@ std::string table_row(const Measurement& m, const Options& opt) {
     const bool timed = m.ok() && m.reps > 0;
     const std::string range = timed ? "[" + ms_text(m.min_ms) + ", " + ms_text(m.max_ms) + "]" : "";
     char buf[512];
-    std::snprintf(buf, sizeof buf, row_format, m.variant.c_str(), dtype_name(m.type), shape_text(m.shape).c_str(),
+    std::snprintf(buf, sizeof buf, row_format, opt.variant_width, m.variant.c_str(), type_text(m).c_str(),
+                  shape_text(m.shape).c_str(),
                   m.verdict().c_str(), timed ? ms_text(m.median_ms).c_str() : "", range.c_str(),
                   timed ? number(m.gbps, "%.1f").c_str() : "", timed ? number(m.pct_copy, "%.1f").c_str() : "",
                   number(m.predicted_ms, "%.3f").c_str());
@@ -72,9 +75,9 @@ void print_row(const Measurement& m, const Options& opt) {
     else if (!m.check.pass) std::printf("    check: %s\n", m.check.message().c_str());
 }
 
-void print_todo_row(const Measurement& m, const std::string& todo) {
-    std::printf("%-18s %-5s %-13s FAIL %s\n", m.variant.c_str(), dtype_name(m.type), shape_text(m.shape).c_str(),
-                todo.c_str());
+void print_todo_row(const Measurement& m, const Options& opt, const std::string& todo) {
+    std::printf("%-*s %-5s %-13s FAIL %s\n", opt.variant_width, m.variant.c_str(), type_text(m).c_str(),
+                shape_text(m.shape).c_str(), todo.c_str());
 }
 
 std::string csv_header() {
@@ -86,7 +89,7 @@ std::string csv_row(const Measurement& m) {
     std::ostringstream out;
     out.precision(6);
     auto num = [](double v) { return v == v ? v : 0.0; };
-    out << '"' << m.device << "\"," << m.lab << ",\"" << m.variant << "\"," << dtype_name(m.type) << ','
+    out << '"' << m.device << "\"," << m.lab << ",\"" << m.variant << "\"," << type_text(m) << ','
         << m.shape.rows << ',' << m.shape.cols << ',' << m.reps << ',' << m.median_ms << ','
         << m.min_ms << ',' << m.max_ms << ',' << m.copy_ms << ',' << m.gbps << ',' << m.pct_copy
         << ",\"" << m.hmm_formula << "\"," << num(m.hmm_cost.units) << ',' << num(m.hmm_cost.latencies)

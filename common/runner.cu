@@ -1,4 +1,5 @@
-// runner.cu — run one variant: data, poisoned output with canaries, check, timing, calibration.
+// runner.cu — run one variant of any Problem: data, poisoned output with canaries, check, timing,
+// calibration.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -171,28 +172,21 @@ std::size_t first_difference_host(const std::vector<unsigned char>& a, const uns
 
 // One line for a repetition whose output buffer (canary bands included, band bytes each) first
 // differs from the checked run's at byte `offset`; checked/got are the two whole buffers' bytes
-// at the differing element.
-std::string describe_repetition(const std::string& which, DType type, Shape s, std::size_t band,
-                                std::size_t offset, const unsigned char* checked_elem,
+// at the differing element; s is the output's shape.
+std::string describe_repetition(const std::string& which, const Problem& problem, DType type, Shape s,
+                                std::size_t band, std::size_t offset, const unsigned char* checked_elem,
                                 const unsigned char* got_elem) {
-    const std::size_t out_bytes = s.n() * output_bytes(type);
+    const std::size_t elem = problem.output_element_bytes(type), out_bytes = s.n() * elem;
     if (offset < band)
         return which + " wrote " + std::to_string(band - offset) + " bytes before the output (the checked run did not)";
     if (offset >= band + out_bytes)
         return which + " wrote " + std::to_string(offset - band - out_bytes) +
                " bytes past the end of the output (the checked run did not)";
-    const std::size_t index = (offset - band) / output_bytes(type);
-    const auto value = [&](const unsigned char* bytes) {
-        return dispatch(type, [&](auto, auto out_tag) {
-            decltype(out_tag) v;
-            std::memcpy(&v, bytes, sizeof v);
-            return double(v);
-        });
-    };
+    const std::size_t index = (offset - band) / elem;
     char buf[256];
     std::snprintf(buf, sizeof buf, " differs from the checked run: first at (row %zu, col %zu): checked %.17g, got %.17g%s",
-                  index / std::size_t(s.cols), index % std::size_t(s.cols), value(checked_elem), value(got_elem),
-                  is_poison_bytes(got_elem, output_bytes(type)) ? unwritten_note : " (a race?)");
+                  index / std::size_t(s.cols), index % std::size_t(s.cols), problem.output_value(type, checked_elem),
+                  problem.output_value(type, got_elem), is_poison_bytes(got_elem, elem) ? unwritten_note : " (a race?)");
     return which + buf;
 }
 
@@ -201,9 +195,9 @@ std::string describe_repetition(const std::string& which, DType type, Shape s, s
 // (with 256 MiB to spare), else on the host after a copy back. Keeps the first difference.
 class RepetitionCheck {
 public:
-    RepetitionCheck(const std::vector<unsigned char>& checked, const unsigned char* out_dev, DType type,
-                    Shape shape, std::size_t band, cudaStream_t stream)
-        : checked_(checked), out_dev_(out_dev), type_(type), shape_(shape), band_(band), stream_(stream),
+    RepetitionCheck(const std::vector<unsigned char>& checked, const unsigned char* out_dev, const Problem& problem,
+                    DType type, Shape shape, std::size_t band, cudaStream_t stream)
+        : checked_(checked), out_dev_(out_dev), problem_(problem), type_(type), shape_(shape), band_(band), stream_(stream),
           on_device_(fits_on_device(checked.size())),
           checked_dev_(on_device_ ? checked.size() : 0),
           first_word_(on_device_ ? sizeof(unsigned long long) : 0),
@@ -216,14 +210,14 @@ public:
         if (!first_.empty()) return;  // one line: the first repetition that differs
         std::size_t offset = on_device_ ? difference_on_device() : difference_on_host();
         if (offset == no_difference) return;
-        const std::size_t elem = output_bytes(type_), out_bytes = shape_.n() * elem;
+        const std::size_t elem = problem_.output_element_bytes(type_), out_bytes = shape_.n() * elem;
         if (offset >= band_ && offset < band_ + out_bytes) offset = band_ + (offset - band_) / elem * elem;
         unsigned char got[16] = {};
         if (on_device_)
             SAT_CUDA(cudaMemcpy(got, out_dev_ + offset, std::min(elem, checked_.size() - offset), cudaMemcpyDeviceToHost));
         else
             std::memcpy(got, got_host_.data() + offset, std::min(elem, checked_.size() - offset));
-        first_ = describe_repetition(which, type_, shape_, band_, offset, checked_.data() + offset, got);
+        first_ = describe_repetition(which, problem_, type_, shape_, band_, offset, checked_.data() + offset, got);
     }
     const std::string& first() const { return first_; }
 
@@ -234,7 +228,8 @@ private:
         return bytes + (std::size_t(256) << 20) <= free_bytes;
     }
     std::size_t difference_on_device() {
-        const std::size_t words = checked_.size() / 4;  // output and bands are whole 4-byte words
+        // Whole 4-byte words on the GPU; the last size % 4 bytes (an 8-bit output) on the host.
+        const std::size_t words = checked_.size() / 4, tail = checked_.size() % 4;
         const unsigned blocks = unsigned(std::min<std::size_t>(words / 256 + 1, 4096));
         SAT_CUDA(cudaMemsetAsync(first_word_.ptr, 0xFF, sizeof(unsigned long long), stream_));
         first_difference<<<blocks, 256, 0, stream_>>>(checked_dev_.as<unsigned>(),
@@ -243,8 +238,13 @@ private:
         SAT_CHECK_LAUNCH("first_difference");
         unsigned long long word = 0;
         SAT_CUDA(cudaMemcpyAsync(&word, first_word_.ptr, sizeof word, cudaMemcpyDeviceToHost, stream_));
+        unsigned char last[4] = {};
+        if (tail) SAT_CUDA(cudaMemcpyAsync(last, out_dev_ + words * 4, tail, cudaMemcpyDeviceToHost, stream_));
         SAT_CUDA(cudaStreamSynchronize(stream_));
-        return word == ~0ull ? no_difference : std::size_t(word) * 4;
+        if (word != ~0ull) return std::size_t(word) * 4;
+        for (std::size_t k = 0; k < tail; ++k)
+            if (last[k] != checked_[words * 4 + k]) return words * 4 + k;
+        return no_difference;
     }
     std::size_t difference_on_host() {
         SAT_CUDA(cudaStreamSynchronize(stream_));
@@ -254,6 +254,7 @@ private:
 
     const std::vector<unsigned char>& checked_;
     const unsigned char* out_dev_;
+    const Problem& problem_;
     DType type_;
     Shape shape_;
     std::size_t band_;
@@ -264,8 +265,9 @@ private:
     std::string first_;
 };
 
-// The last reference is kept: every variant of one size, type and seed is checked against it.
-struct ReferenceCache {
+// The last answer is kept: every variant of one problem, size, type and seed is checked against it.
+struct AnswerCache {
+    const Problem* problem = nullptr;
     DType type;
     Shape shape;
     std::uint64_t seed = 0;
@@ -273,7 +275,7 @@ struct ReferenceCache {
     const void* input = nullptr;
     Computes computes = Computes::sat;
     std::vector<unsigned char> generated;  // the input, when it was generated from the seed
-    std::shared_ptr<Reference> ref;
+    std::shared_ptr<const Answer> answer;
 };
 
 }  // namespace
@@ -281,10 +283,13 @@ struct ReferenceCache {
 // ---- One run ---------------------------------------------------------------------------------
 
 Measurement run_variant(const RunRequest& req) {
+    const Problem& problem = problem_of(*req.variant);
     Measurement m;
     m.lab = req.lab->number;
     m.variant = req.variant->name;
+    m.problem = problem.name();
     m.type = req.type;
+    m.type_name = problem.type_name(req.type);
     m.shape = req.shape;
     m.seed = req.seed;
     const double r = req.lab->r_or_default(req.r);  // what the variant runs with
@@ -292,31 +297,29 @@ Measurement run_variant(const RunRequest& req) {
     m.reps = req.reps;
     const bool on_gpu = req.lab->gpu;
     const Shape s = req.shape;
-    const std::size_t in_bytes = s.n() * input_bytes(req.type);
-    const std::size_t out_bytes = s.n() * output_bytes(req.type);
-    const hmm::Formula* formula = nullptr;
+    const std::size_t in_bytes = problem.input_bytes(req.type, s);
+    Traffic traffic;
     try {
-        formula = &hmm::formula(req.variant->cost);
-        m.hmm_formula = formula->symbolic;
-        m.hmm_cost = formula->eval(hmm::params_for(s, r));
+        const CostModel model = problem.cost(*req.variant, s, r);
+        m.hmm_formula = model.symbolic;
+        m.hmm_cost = model.cost;
+        traffic = problem.traffic(req.type, s);
         m.device = on_gpu ? device_name() : cpu_name();
 
-        // Input: given, or generated from the seed. The last input and its reference are kept:
-        // every variant of one size, type and seed runs on the same data and checks against it.
-        static ReferenceCache cache;
-        if (!cache.ref || cache.type != req.type || cache.shape.rows != s.rows ||
+        // Input: given, or generated from the seed. The last input and its answer are kept:
+        // every variant of one problem, size, type and seed runs on the same data and checks against it.
+        static AnswerCache cache;
+        if (!cache.answer || cache.problem != &problem || cache.type != req.type || cache.shape.rows != s.rows ||
             cache.shape.cols != s.cols || cache.seed != req.seed || cache.data != req.data || cache.input != req.input ||
             cache.computes != req.variant->computes) {
-            cache.ref.reset();  // free the old data before building the new
+            cache.answer.reset();  // free the old data before building the new
             std::vector<unsigned char>().swap(cache.generated);
             if (!req.input) {
                 cache.generated.resize(in_bytes);
-                generate_input(req.type, s, req.seed, cache.generated.data(), req.data);
+                problem.generate(req.type, s, req.seed, req.data, cache.generated.data());
             }
-            const void* data = req.input ? req.input : cache.generated.data();
-            cache.ref = std::make_shared<Reference>(req.variant->computes == Computes::transpose
-                                                        ? reference_transpose(req.type, s, data)
-                                                        : reference_sat(req.type, s, data));
+            cache.answer = problem.answer(req.type, s, req.input ? req.input : cache.generated.data(), *req.variant);
+            cache.problem = &problem;
             cache.type = req.type;
             cache.shape = s;
             cache.seed = req.seed;
@@ -325,15 +328,19 @@ Measurement run_variant(const RunRequest& req) {
             cache.computes = req.variant->computes;
         }
         const void* input = req.input ? req.input : cache.generated.data();
-        const Reference& ref = *cache.ref;
+        const Answer& answer = *cache.answer;
+        m.cpu_reference_ms = answer.cpu_ms;
 
         const std::size_t band = canary_band_bytes;
+        const std::size_t out_bytes = answer.shape.n() * problem.output_element_bytes(req.type);
         std::vector<unsigned char> result(out_bytes + 2 * band);
         const ErasedSatFn fn = req.variant->fn[int(req.type)];
         std::string repetition;  // the first repetition whose output differs from the checked one
         Workspace ws(on_gpu);
         ws.r = r;
         ws.cpu_threads = req.cpu_threads;
+        // The copy baseline moves traffic.bytes: half read, half written.
+        const std::size_t copy_bytes = std::size_t(traffic.bytes / 2);
 
         if (on_gpu) {
             std::size_t free_bytes = 0, total_bytes = 0;
@@ -350,7 +357,7 @@ Measurement run_variant(const RunRequest& req) {
             void* out_ptr = out_base + band;
             ws.status = status.as<int>();
             ws.trace = trace.as<unsigned long long>();
-            SAT_CUDA(cudaMemcpyAsync(in_dev.ptr, input, in_bytes, cudaMemcpyHostToDevice, stream.s));
+            if (in_bytes) SAT_CUDA(cudaMemcpyAsync(in_dev.ptr, input, in_bytes, cudaMemcpyHostToDevice, stream.s));
             SAT_CUDA(cudaMemsetAsync(out_base, canary_byte, band, stream.s));
             SAT_CUDA(cudaMemsetAsync(out_base + band, poison_byte, out_bytes, stream.s));
             SAT_CUDA(cudaMemsetAsync(out_base + band + out_bytes, canary_byte, band, stream.s));
@@ -391,12 +398,12 @@ Measurement run_variant(const RunRequest& req) {
                 // repetition starts with the translations a back-to-back run finds.
                 auto prepare_repetition = [&] {
                     poison_output();
-                    SAT_CUDA(touch_pages_async(in_dev.ptr, in_bytes, stream.s));
+                    if (in_bytes) SAT_CUDA(touch_pages_async(in_dev.ptr, in_bytes, stream.s));
                     SAT_CUDA(touch_pages_async(out_base, out_bytes + 2 * band, stream.s));
                 };
                 Stats t;
                 {  // the device copy of the checked run is freed before the copy below is timed
-                    RepetitionCheck repeat(result, out_base, req.type, ref.shape, band, stream.s);
+                    RepetitionCheck repeat(result, out_base, problem, req.type, answer.shape, band, stream.s);
                     poison_output();
                     run_once();  // second warm-up: scratch now allocated, graphs instantiated
                     check_status("the warm-up run");
@@ -410,19 +417,20 @@ Measurement run_variant(const RunRequest& req) {
                     });
                     repetition = repeat.first();
                 }
-                // The physical reference: a device copy moving the same bytes (read + write).
-                const std::size_t copy_bytes = (in_bytes + out_bytes) / 2;
-                DeviceBuffer copy_dst(copy_bytes);
+                // The physical reference: a device copy moving the same bytes (read + write), from
+                // the output when it is that large (the SAT), else from a buffer of its own.
+                const bool own_source = copy_bytes > out_bytes + band;
+                DeviceBuffer copy_dst(copy_bytes), copy_src(own_source ? copy_bytes : 0);
+                const void* copy_from = own_source ? copy_src.ptr : static_cast<void*>(out_base + band);
                 const Stats c = time_gpu(req.reps, stream.s, flusher, [&] {
-                    SAT_CUDA(cudaMemcpyAsync(copy_dst.ptr, out_base + band, copy_bytes,
-                                             cudaMemcpyDeviceToDevice, stream.s));
+                    SAT_CUDA(cudaMemcpyAsync(copy_dst.ptr, copy_from, copy_bytes, cudaMemcpyDeviceToDevice, stream.s));
                 });
                 m.median_ms = t.median;
                 m.min_ms = t.min;
                 m.max_ms = t.max;
                 m.copy_ms = c.median;
                 calibrate_latency(m.calibration);
-                m.calibration.unit_s = c.median * 1e-3 / (2.0 * double(s.n()) / 32.0);
+                m.calibration.unit_s = c.median * 1e-3 / traffic.units;
             }
         } else {
             std::memset(result.data(), canary_byte, result.size());
@@ -442,14 +450,14 @@ Measurement run_variant(const RunRequest& req) {
                     ++k;
                     std::size_t offset = first_difference_host(result, rep_out.data());
                     if (repetition.empty() && offset != no_difference) {
-                        const std::size_t elem = output_bytes(req.type);
+                        const std::size_t elem = problem.output_element_bytes(req.type);
                         if (offset >= band && offset < band + out_bytes) offset = band + (offset - band) / elem * elem;
                         repetition = describe_repetition("timed repetition " + std::to_string(k) + " of " + std::to_string(req.reps),
-                                                         req.type, ref.shape, band, offset, result.data() + offset, rep_out.data() + offset);
+                                                         problem, req.type, answer.shape, band, offset,
+                                                         result.data() + offset, rep_out.data() + offset);
                     }
                     std::memset(rep_out.data() + band, poison_byte, out_bytes);
                 });
-                const std::size_t copy_bytes = (in_bytes + out_bytes) / 2;
                 std::vector<unsigned char> src(copy_bytes, 1), dst(copy_bytes, 0);
                 const Stats c = time_cpu(req.reps, [&] { std::memcpy(dst.data(), src.data(), copy_bytes); });
                 m.median_ms = t.median;
@@ -458,7 +466,7 @@ Measurement run_variant(const RunRequest& req) {
                 m.copy_ms = c.median;
             }
         }
-        m.check = compare_output(req.type, ref, result.data() + band);
+        m.check = problem.check(req.type, answer, result.data() + band);
         m.check.canary = check_canaries(result.data(), result.data() + band + out_bytes, band);
         if (!m.check.canary.empty()) m.check.pass = false;
         m.check.repetition = repetition;
@@ -469,7 +477,7 @@ Measurement run_variant(const RunRequest& req) {
         if (on_gpu) cudaGetLastError();  // clear a non-sticky error so the next run can go on
     }
     if (m.median_ms > 0) {
-        m.gbps = double(in_bytes + out_bytes) / (m.median_ms * 1e-3) / 1e9;
+        m.gbps = traffic.bytes / (m.median_ms * 1e-3) / 1e9;
         m.pct_copy = 100.0 * m.copy_ms / m.median_ms;
         m.predicted_ms = on_gpu ? 1e3 * hmm::predict_seconds(m.hmm_cost, m.calibration, req.variant->barrier)
                                 : std::numeric_limits<double>::quiet_NaN();

@@ -121,6 +121,8 @@ enum class Computes { sat, transpose };
 // Which measured latency the HMM prediction uses for this variant's barriers.
 enum class Barrier { kernel_launch, graph_launch, none };
 
+struct Problem;  // harness.h: what a variant computes, if not the SAT
+
 struct Variant {
     std::string name;     // shown in tables and chosen with --variant
     std::string cost;     // key of its formula in the HMM cost table (common/hmm.cpp)
@@ -131,6 +133,8 @@ struct Variant {
     // Optional: the most Workspace scratch one run asks for, for the harness's memory check
     // before a run; null means "about the output's size" (lab_main's default estimate).
     std::size_t (*scratch_bytes)(DType type, Shape shape) = nullptr;
+    // The problem it solves: null for the SAT; lab 8x's halftone and knapsack (common/tasks.h).
+    const Problem* problem = nullptr;
 };
 
 // Instantiate a variant template for every harness type.
@@ -154,8 +158,10 @@ struct LabInfo {
     std::vector<double> (*sweep)(Shape shape) = nullptr;
     double default_r = -1;
     double r_or_default(double r) const { return r >= 0 ? r : default_r; }  // r < 0: not given
-    // Optional: a lab whose problem is not a SAT (lab 8x: task arrays) brings its own driver;
-    // lab_main calls it instead of the SAT table.
+    // Lab 10: the SAT in row strips across GPUs; takes --gpus, --strips and --slice-rows.
+    bool row_strips = false;
+    // Optional: a lab that does not run through run_variant (lab 10: row strips across GPUs)
+    // brings its own driver; lab_main calls it instead of the table.
     int (*custom_main)(const LabInfo& lab, int argc, const char* const* argv) = nullptr;
 };
 

@@ -1,12 +1,12 @@
-// tasks.h — lab 8x's driver: task arrays that are not SATs (Funasaka et al. 2017, section V).
+// tasks.h — lab 8x's two problems for the harness: task arrays that are not SATs (Funasaka et
+// al. 2017, section V).
 //
-// Lab 8x solves two problems twice each, a multi-launch version and an SKSS version:
 //   halftone  error diffusion of an 8-bit gray image (Floyd-Steinberg weights, computed as error
 //             collection over 32 x 32 parallelograms): a backward task array;
 //   knapsack  the 0-1 knapsack dynamic program in single-column strips: a forward task array.
-// Its lab file (solutions/lab8x_tasks.cu) holds the algorithms and registers them here; this
-// driver brings the rest — data, the CPU references, checking, timing, the table and the CSV —
-// and is the lab's LabInfo::custom_main, so `./lab8x` runs it instead of the SAT harness.
+// Each is a Problem (harness.h): its data, CPU answer, exact check and cost model live here; the
+// lab file (solutions/lab8x_tasks.cu) holds the algorithms and registers them as variants, and
+// ./lab8x runs them through the same command line, runner, table and CSV as the SAT labs.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -19,9 +19,6 @@
 #include "sat.h"
 
 namespace sat::tasks {
-
-enum class Problem { halftone, knapsack };
-const char* problem_name(Problem p);
 
 // Error diffusion: `image` (device, rows x cols, gray 0..255) -> `halftone` (device, same
 // shape, each pixel 0 or 255). Must equal cpu_error_diffusion bit for bit.
@@ -39,24 +36,36 @@ using KnapsackFn = void (*)(const std::int32_t* weights, const std::int32_t* val
                             KnapsackShape shape, std::int32_t* best, Workspace& ws,
                             cudaStream_t stream);
 
-struct TaskVariant {
-    Problem problem = Problem::halftone;
-    std::string name;      // "SKSS"; the full name in tables and the CSV is "halftone/SKSS"
-    std::string summary;   // one line for --help and the handout
-    HalftoneFn halftone = nullptr;
-    KnapsackFn knapsack = nullptr;
-    bool multi_launch = false;  // the baseline the SKSS speed-up is quoted against
-    std::string full_name() const { return std::string(problem_name(problem)) + "/" + name; }
-};
+// The harness's view of a knapsack instance: the shape of the table V, (n + 1) x (W + 1); the
+// input is the n weights followed by the n values (int32), the output best[0..W].
+inline KnapsackShape knapsack_shape(Shape table) { return {table.rows - 1, table.cols - 1}; }
+inline Shape table_shape(KnapsackShape k) { return {k.items + 1, k.capacity + 1}; }
 
-// Registers the lab file's variants with the driver and returns a LabInfo (number, title and
-// source left to the lab file) whose custom_main is tasks_main. Its `variants` are
-// placeholders named like the task variants, for the tools that list names; calling one as a
-// SAT throws.
-LabInfo make_lab_info(const std::vector<TaskVariant>& variants);
-const std::vector<TaskVariant>& task_variants();
-// nullptr when there is no such variant. `name` is "SKSS" or "knapsack/SKSS".
-const TaskVariant* find_task_variant(Problem problem, const std::string& name);
+const Problem& halftone_problem();
+const Problem& knapsack_problem();
+
+// The calls the harness makes (ErasedSatFn), for every harness type alike: the problems fix
+// their own types (halftone u8 -> u8, knapsack i32 -> i32) and --type does not change them.
+template <HalftoneFn fn>
+void call_halftone(const void* in, void* out, Shape s, Workspace& ws, cudaStream_t stream) {
+    fn(static_cast<const std::uint8_t*>(in), static_cast<std::uint8_t*>(out), s, ws, stream);
+}
+template <KnapsackFn fn>
+void call_knapsack(const void* in, void* out, Shape s, Workspace& ws, cudaStream_t stream) {
+    const auto* weights = static_cast<const std::int32_t*>(in);
+    const KnapsackShape k = knapsack_shape(s);
+    fn(weights, weights + k.items, k, static_cast<std::int32_t*>(out), ws, stream);
+}
+// A variant named "<problem>/<name>"; multi_launch: a kernel launch per barrier (the baseline
+// the SKSS speed-up is quoted against), else one launch.
+Variant task_variant(const Problem& problem, const std::string& name, const std::string& summary, ErasedSatFn fn,
+                     bool multi_launch);
+#define SAT_HALFTONE_VARIANT(name, summary, fn, multi_launch)                                     \
+    ::sat::tasks::task_variant(::sat::tasks::halftone_problem(), name, summary,                   \
+                               &::sat::tasks::call_halftone<fn>, multi_launch)
+#define SAT_KNAPSACK_VARIANT(name, summary, fn, multi_launch)                                     \
+    ::sat::tasks::task_variant(::sat::tasks::knapsack_problem(), name, summary,                   \
+                               &::sat::tasks::call_knapsack<fn>, multi_launch)
 
 // ---- CPU references (sequential) ------------------------------------------------------------
 
@@ -79,38 +88,10 @@ struct KnapsackInstance {
     std::vector<std::int32_t> weights, values;
     int capacity = 0;
     KnapsackShape shape() const { return {int(weights.size()), capacity}; }
+    std::vector<std::int32_t> input() const;  // the harness's input: weights, then values
 };
 // As in the paper: values uniform in [0, 4095], weights uniform in [1, max(1, 4W / (n + 1))]
 // (so that the optimum takes about half of the items).
 KnapsackInstance random_knapsack(int items, int capacity, std::uint64_t seed);
-
-// ---- Running one variant -----------------------------------------------------------------------
-
-struct TaskMeasurement {
-    std::string variant;       // full name
-    Problem problem = Problem::halftone;
-    Shape shape;               // halftone: the image; knapsack: rows n + 1, cols W + 1 (table V)
-    int reps = 0;
-    double median_ms = 0, min_ms = 0, max_ms = 0;
-    bool pass = false;
-    std::string message;       // "PASS" or what is wrong, where
-    std::string error;         // a CUDA error or a spin timeout; empty if none
-    bool ok() const { return error.empty() && pass; }
-};
-
-// Run the variant once into a poisoned output, compare with `expected` (the CPU reference of the
-// same input), then time `reps` runs with CUDA events. Never throws. `output`, if given,
-// receives the GPU's result of the checked run.
-TaskMeasurement run_halftone(const TaskVariant& v, const std::vector<std::uint8_t>& image,
-                             Shape shape, const std::vector<std::uint8_t>& expected, int reps,
-                             std::vector<std::uint8_t>* output = nullptr);
-TaskMeasurement run_knapsack(const TaskVariant& v, const KnapsackInstance& instance,
-                             const std::vector<std::int32_t>& expected, int reps);
-
-// Bytes of GPU memory a knapsack variant needs (the table V of n x (W + 1) int32 and the rest).
-std::size_t knapsack_device_bytes(KnapsackShape k);
-
-// The whole `./lab8x` program (LabInfo::custom_main).
-int tasks_main(const LabInfo& lab, int argc, const char* const* argv);
 
 }  // namespace sat::tasks

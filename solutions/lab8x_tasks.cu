@@ -12,7 +12,7 @@
 //             single-column strips of 32 capacities: a FORWARD task array (t(i, j) needs
 //             t(i', j-1), i' <= i). "Parallel-Forward": one kernel launch per item;
 //             "SKSS": one kernel, a warp per strip of 32 capacities taken by ticket.
-// The driver (common/tasks.cpp) makes the data, runs the CPU references, checks and times.
+// The harness runs them like SAT variants (common/tasks.h: data, CPU references, checks).
 #include <cuda/atomic>
 
 #include <algorithm>
@@ -382,20 +382,20 @@ void knapsack_skss_run(const std::int32_t* weights, const std::int32_t* values,
 }  // namespace lab8x
 
 SAT_REGISTER_LAB(([] {
-    using sat::tasks::Problem;
-    const std::vector<sat::tasks::TaskVariant> variants = {
-        {Problem::halftone, "Parallel-Backward", "a kernel launch per partition p + 3S of the parallelogram task array",
-         lab8x::halftone_parallel_backward, nullptr, true},
-        {Problem::halftone, "SKSS", "one kernel, a warp per 32-row strip (ticket order), waits for the strip above",
-         lab8x::halftone_skss_run, nullptr, false},
-        {Problem::knapsack, "Parallel-Forward", "a kernel launch per item, a thread per capacity",
-         nullptr, lab8x::knapsack_parallel_forward, true},
-        {Problem::knapsack, "SKSS", "one kernel, a warp per 32 capacities (ticket order), waits for lower strips",
-         nullptr, lab8x::knapsack_skss_run, false},
-    };
-    sat::LabInfo lab = sat::tasks::make_lab_info(variants);
+    sat::LabInfo lab;
     lab.number = 80;  // "8x"
     lab.title = "SKSS beyond the SAT: error diffusion and the 0-1 knapsack";
     lab.source = "Funasaka et al. 2017, sections II, IV, V-A and V-C";
+    lab.variants = {
+        SAT_HALFTONE_VARIANT("Parallel-Backward", "a kernel launch per partition p + 3S of the parallelogram task array",
+                             lab8x::halftone_parallel_backward, true),
+        SAT_HALFTONE_VARIANT("SKSS", "one kernel, a warp per 32-row strip (ticket order), waits for the strip above",
+                             lab8x::halftone_skss_run, false),
+        SAT_KNAPSACK_VARIANT("Parallel-Forward", "a kernel launch per item, a thread per capacity",
+                             lab8x::knapsack_parallel_forward, true),
+        SAT_KNAPSACK_VARIANT("SKSS", "one kernel, a warp per 32 capacities (ticket order), waits for lower strips",
+                             lab8x::knapsack_skss_run, false),
+    };
+    lab.default_shapes = {{1024, 1024}, {4096, 4096}};  // the halftone's; the knapsack's: --items, --capacity
     return lab;
 }()));

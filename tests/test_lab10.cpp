@@ -220,6 +220,12 @@ TEST_CASE("./lab10 refuses bad arguments with one line and exit 2, before any GP
         CHECK(out.rfind("lab10: ", 0) == 0);
     }
     std::string out;
+    // Its own options are rows of the shared option table: in --help, and --list is JSON.
+    REQUIRE(sat_test::run_command("./lab10-ref --help", &out) == 0);
+    for (const char* option : {"  --gpus G ", "  --strips G ", "  --slice-rows R "}) CHECK(out.find(option) != std::string::npos);
+    REQUIRE(sat_test::run_command("CUDA_VISIBLE_DEVICES= ./lab10-ref --list", &out) == 0);
+    CHECK(out.rfind("{\"lab\": 10, ", 0) == 0);
+    CHECK(out.find("\"name\": \"ScanThenAdd\"") != std::string::npos);
     CHECK(sat_test::run_command("CUDA_VISIBLE_DEVICES= ./lab10-ref --model --gpus 4 --size 4096", &out) == 0);
     INFO(out);
     CHECK(out.find("ScanThenAdd") != std::string::npos);

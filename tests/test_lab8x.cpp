@@ -1,6 +1,7 @@
 // Lab 8x (SKSS beyond the SAT, Funasaka et al. 2017 V-A and V-C): the CPU references by hand and
-// against each other, every GPU variant against them (halftones bit for bit, knapsack values
-// exactly), edge cases, grids larger than the GPU holds at once, and the ./lab8x program.
+// against each other, the two problems' checks, every GPU variant through the harness's runner
+// (halftones bit for bit, knapsack values exactly), edge cases, grids larger than the GPU holds
+// at once, and the ./lab8x program.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <numeric>
 #include <random>
 
+#include "data.h"
 #include "io.h"
 #include "tasks.h"
 #include "test_util.h"
@@ -20,8 +22,30 @@ using namespace sat::tasks;
 
 namespace {
 
-const char* const halftone_variants[] = {"Parallel-Backward", "SKSS"};
-const char* const knapsack_variants[] = {"Parallel-Forward", "SKSS"};
+const char* const halftone_variants[] = {"halftone/Parallel-Backward", "halftone/SKSS"};
+const char* const knapsack_variants[] = {"knapsack/Parallel-Forward", "knapsack/SKSS"};
+
+const sat::LabInfo& lab8x() {
+    const sat::LabInfo* lab = sat::find_lab(80);
+    REQUIRE(lab != nullptr);
+    return *lab;
+}
+
+// One checked run of a variant on a given input, through the harness's runner (poisoned output,
+// canaries, the problem's check). Each call gets its own seed: the runner keeps the last answer
+// by (input pointer, shape, seed), and a test's next input may reuse the freed one's address.
+sat::Measurement run_on(const std::string& variant, Shape s, const void* input) {
+    static std::uint64_t call = 0;
+    const sat::Variant& v = sat_test::find_variant(80, variant);
+    sat::RunRequest req;
+    req.lab = &lab8x();
+    req.variant = &v;
+    req.type = sat::problem_of(v).types(sat::Options{}).front();
+    req.shape = s;
+    req.seed = ++call;
+    req.input = input;
+    return sat::run_variant(req);
+}
 
 std::vector<std::uint8_t> constant_image(Shape s, std::uint8_t value) {
     return std::vector<std::uint8_t>(s.n(), value);
@@ -38,22 +62,17 @@ std::vector<std::uint8_t> ramp_image(Shape s) {
 
 void check_halftone(const char* variant, Shape s, const std::vector<std::uint8_t>& image,
                     const std::string& what) {
-    const TaskVariant* v = find_task_variant(Problem::halftone, variant);
-    REQUIRE(v != nullptr);
-    const std::vector<std::uint8_t> expected = cpu_error_diffusion(image.data(), s);
-    const TaskMeasurement m = run_halftone(*v, image, s, expected, 0);
-    INFO("halftone/" << variant << " " << s.rows << "x" << s.cols << " (rows x cols), " << what << ": "
-                     << (m.error.empty() ? m.message : "error: " + m.error));
+    const sat::Measurement m = run_on(variant, s, image.data());
+    INFO(variant << " " << s.rows << "x" << s.cols << " (rows x cols), " << what << ": "
+                 << (m.error.empty() ? m.check.message() : "error: " + m.error));
     REQUIRE(m.ok());
 }
 
 void check_knapsack(const char* variant, const KnapsackInstance& k, const std::string& what) {
-    const TaskVariant* v = find_task_variant(Problem::knapsack, variant);
-    REQUIRE(v != nullptr);
-    const std::vector<std::int32_t> expected = cpu_knapsack(k.weights, k.values, k.capacity);
-    const TaskMeasurement m = run_knapsack(*v, k, expected, 0);
-    INFO("knapsack/" << variant << " n=" << k.weights.size() << " W=" << k.capacity << ", " << what << ": "
-                     << (m.error.empty() ? m.message : "error: " + m.error));
+    const std::vector<std::int32_t> input = k.input();
+    const sat::Measurement m = run_on(variant, table_shape(k.shape()), input.data());
+    INFO(variant << " n=" << k.weights.size() << " W=" << k.capacity << ", " << what << ": "
+                 << (m.error.empty() ? m.check.message() : "error: " + m.error));
     REQUIRE(m.ok());
 }
 
@@ -186,7 +205,7 @@ TEST_CASE("lab8x halftone SKSS: more strips than warps the GPU holds at once, no
     INFO("strips " << s.rows / 32 << ", resident warps at most " << sat_test::resident_warp_bound());
     REQUIRE(s.rows / 32 > 2 * sat_test::resident_warp_bound());
     const std::uint64_t seed = sat_test::fresh_seed();
-    check_halftone("SKSS", s, random_image(s, seed), "random, seed " + std::to_string(seed));
+    check_halftone("halftone/SKSS", s, random_image(s, seed), "random, seed " + std::to_string(seed));
 }
 
 // ---- GPU: knapsack ------------------------------------------------------------------------------
@@ -253,7 +272,59 @@ TEST_CASE("lab8x knapsack SKSS: more strips than warps the GPU holds at once, no
     INFO("strips " << (capacity + 1) / 32 << ", resident warps at most " << sat_test::resident_warp_bound());
     REQUIRE((capacity + 1) / 32 > 2 * sat_test::resident_warp_bound());
     const std::uint64_t seed = sat_test::fresh_seed();
-    check_knapsack("SKSS", random_instance(40, capacity, 1, 100000, seed), "seed " + std::to_string(seed));
+    check_knapsack("knapsack/SKSS", random_instance(40, capacity, 1, 100000, seed), "seed " + std::to_string(seed));
+}
+
+// ---- The problems on the CPU: data, answers, the check's one line ------------------------------
+
+TEST_CASE("lab8x problems: data, answers and the SAT check's one-line diagnostics", "[cpu][lab8x]") {
+    const std::uint64_t seed = sat_test::fresh_seed();
+    INFO("seed " << seed);
+    const sat::Variant& skss = sat_test::find_variant(80, "halftone/SKSS");
+    CHECK(sat_test::find_variant(80, "knapsack/SKSS").problem == &knapsack_problem());
+
+    // Halftone: u8 in, u8 out, the answer is the CPU's error diffusion.
+    const sat::Problem& halftone = halftone_problem();
+    const Shape s{31, 33};
+    std::vector<std::uint8_t> image(halftone.input_bytes(sat::DType::u8i32, s));
+    halftone.generate(sat::DType::u8i32, s, seed, sat::DataKind::exact, image.data());
+    CHECK(image == random_image(s, seed));
+    const auto answer = halftone.answer(sat::DType::u8i32, s, image.data(), skss);
+    std::vector<std::uint8_t> out = cpu_error_diffusion(image.data(), s);
+    CHECK(halftone.check(sat::DType::u8i32, *answer, out.data()).message() == "PASS");
+    out[3 * 33 + 5] ^= 0xFF;  // 0 <-> 255
+    const sat::CheckReport wrong = halftone.check(sat::DType::u8i32, *answer, out.data());
+    CHECK_FALSE(wrong.pass);
+    CHECK(wrong.message().rfind("1 of 1023 elements wrong; first at (row 3, col 5)", 0) == 0);
+    std::fill(out.begin(), out.end(), sat::poison_byte);
+    CHECK(halftone.check(sat::DType::u8i32, *answer, out.data()).message().find(sat::unwritten_note) !=
+          std::string::npos);
+
+    // Knapsack: the table V is (n + 1) x (W + 1); the input the weights, then the values.
+    const sat::Problem& knapsack = knapsack_problem();
+    const Shape table = table_shape({10, 100});
+    CHECK(table.rows == 11);
+    CHECK(table.cols == 101);
+    std::vector<std::int32_t> input(knapsack.input_bytes(sat::DType::i32, table) / 4);
+    knapsack.generate(sat::DType::i32, table, seed, sat::DataKind::exact, input.data());
+    const KnapsackInstance k = random_knapsack(10, 100, seed);
+    CHECK(input == k.input());
+    const auto best = knapsack.answer(sat::DType::i32, table, input.data(), skss);
+    CHECK(best->shape.rows == 1);
+    CHECK(best->shape.cols == 101);
+    std::vector<std::int32_t> got = cpu_knapsack(k.weights, k.values, 100);
+    CHECK(knapsack.check(sat::DType::i32, *best, got.data()).pass);
+    got[7] += 1;
+    CHECK(knapsack.check(sat::DType::i32, *best, got.data()).message().find("first at (row 0, col 7)") !=
+          std::string::npos);
+    CHECK(knapsack.instance_args(sat::Options{}, sat::DType::i32, table) == " --problem knapsack --items 10 --capacity 100");
+
+    // The cost of a task array: the launches of the multi-launch versions (docs/lab8x.md).
+    const sat::CostModel pb = halftone.cost(sat_test::find_variant(80, "halftone/Parallel-Backward"), {1024, 1024}, -1);
+    CHECK(pb.symbolic == "2n/w + (P + 3(m-1)) l");
+    CHECK(pb.cost.latencies == 34 + 3 * 31);  // P = ceil((1024 + 62) / 32), m = 32
+    CHECK(halftone.cost(skss, {1024, 1024}, -1).cost.latencies == 32);
+    CHECK(knapsack.cost(sat_test::find_variant(80, "knapsack/Parallel-Forward"), table, -1).cost.latencies == 10);
 }
 
 // ---- The program ---------------------------------------------------------------------------------
@@ -261,11 +332,14 @@ TEST_CASE("lab8x knapsack SKSS: more strips than warps the GPU holds at once, no
 TEST_CASE("lab8x program: bad arguments and no GPU give one line and exit 2", "[cpu][lab8x]") {
     std::string out;
     for (const char* args : {"--problem nope", "--size 0", "--variant nope", "--items -1", "--output x.txt",
-                             "--capacity", "--frobnicate"}) {
+                             "--capacity", "--frobnicate", "--problem knapsack --input x.png", "--data real",
+                             "--box 2 --output x.png", "--problem halftone --variant Parallel-Forward",
+                             "--variant knapsack/SKSS --output build/x.png"}) {
         const int rc = sat_test::run_command(std::string("./lab8x-ref ") + args, &out);
         INFO("./lab8x-ref " << args << " printed: " << out);
         CHECK(rc == 2);
         CHECK(std::count(out.begin(), out.end(), '\n') == 1);
+        CHECK(out.rfind("lab8x-ref: ", 0) == 0);
     }
     const int rc = sat_test::run_command("CUDA_VISIBLE_DEVICES= ./lab8x-ref --size 64", &out);
     INFO(out);
@@ -273,8 +347,23 @@ TEST_CASE("lab8x program: bad arguments and no GPU give one line and exit 2", "[
     CHECK(std::count(out.begin(), out.end(), '\n') == 1);
     CHECK(out.find("GPU") != std::string::npos);
     REQUIRE(sat_test::run_command("CUDA_VISIBLE_DEVICES= ./lab8x-ref --model --size 4096", &out) == 0);
-    for (const TaskVariant& v : task_variants()) CHECK(out.find(v.full_name()) != std::string::npos);
+    for (const sat::Variant& v : lab8x().variants) CHECK(out.find(v.name) != std::string::npos);
     CHECK(out.find("time units") != std::string::npos);
+    CHECK(out.find("parallelograms") != std::string::npos);
+}
+
+TEST_CASE("lab8x program: --help and --list come from the shared command line", "[cpu][lab8x]") {
+    std::string out;
+    REQUIRE(sat_test::run_command("./lab8x-ref --help", &out) == 0);
+    for (const char* option : {"--problem", "--items", "--capacity", "--capacities", "--size", "--csv", "--reps"})
+        CHECK(out.find(option) != std::string::npos);
+    for (const sat::Variant& v : lab8x().variants) CHECK(out.find("  " + v.name + " ") != std::string::npos);
+    REQUIRE(sat_test::run_command("./lab8x-ref --list", &out) == 0);
+    CHECK(out.find("\"name\": \"halftone/SKSS\", \"computes\": \"halftone\"") != std::string::npos);
+    CHECK(out.find("\"name\": \"knapsack/SKSS\", \"computes\": \"knapsack\"") != std::string::npos);
+    // A SAT lab has none of lab 8x's options.
+    CHECK(sat_test::run_command("./lab1-ref --items 3", &out) == 2);
+    CHECK(out.find("unknown option '--items'") != std::string::npos);
 }
 
 // Tagged [program], not [lab8x]: it runs the reference binary, so the grader must not score it.
@@ -287,10 +376,15 @@ TEST_CASE("lab8x program: runs, checks, writes the CSV and a halftone PNG", "[gp
     INFO(out);
     CHECK(rc == 0);
     CHECK(out.find("FAIL") == std::string::npos);
+    CHECK(out.find("halftone: SKSS vs Parallel-Backward") != std::string::npos);
+    CHECK(out.find("knapsack: SKSS vs Parallel-Forward") != std::string::npos);
     std::ifstream csv("build/test_tmp_lab8x.csv");
     std::string text((std::istreambuf_iterator<char>(csv)), std::istreambuf_iterator<char>());
-    for (const TaskVariant& v : task_variants()) CHECK(text.find("\"" + v.full_name() + "\"") != std::string::npos);
-    CHECK(std::count(text.begin(), text.end(), '\n') == 1 + int(task_variants().size()));
+    for (const sat::Variant& v : lab8x().variants) CHECK(text.find("\"" + v.name + "\"") != std::string::npos);
+    CHECK(std::count(text.begin(), text.end(), '\n') == 1 + int(lab8x().variants.size()));
+    CHECK(text.rfind(sat::csv_header() + "\n", 0) == 0);  // the SAT labs' columns
+    CHECK(text.find(",u8,100,70,2,") != std::string::npos);     // type, rows, cols, reps
+    CHECK(text.find(",i32,61,1000,2,") != std::string::npos);   // the table V: (n + 1) x (W + 1)
 
     // A picture in, its halftone out: bit-identical to the CPU's.
     const Shape s{90, 130};
@@ -299,6 +393,7 @@ TEST_CASE("lab8x program: runs, checks, writes the CSV and a halftone PNG", "[gp
     REQUIRE(sat_test::run_command("./lab8x-ref --input build/test_tmp_lab8x_in.png --output "
                                   "build/test_tmp_lab8x_out.png --variant SKSS --reps 0",
                                   &out) == 0);
+    CHECK(out.find("knapsack/") == std::string::npos);  // an image in, the halftone only
     const sat::HostMatrix m = sat::read_matrix("build/test_tmp_lab8x_out.png");
     REQUIRE(m.shape.rows == s.rows);
     REQUIRE(m.shape.cols == s.cols);
