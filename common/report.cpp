@@ -82,7 +82,7 @@ void print_todo_row(const Measurement& m, const Options& opt, const std::string&
 
 std::string csv_header() {
     return "device,lab,variant,type,rows,cols,reps,median_ms,min_ms,max_ms,copy_ms,gbps,pct_copy,"
-           "hmm_formula,hmm_units,hmm_latencies,predicted_ms,unit_ns,l_launch_us,l_graph_us,r,check,seed";
+           "hmm_formula,hmm_units,hmm_latencies,predicted_ms,unit_ns,l_launch_us,l_graph_us,r,check,seed,cpu_ms";
 }
 
 std::string csv_row(const Measurement& m) {
@@ -95,7 +95,8 @@ std::string csv_row(const Measurement& m) {
         << ",\"" << m.hmm_formula << "\"," << num(m.hmm_cost.units) << ',' << num(m.hmm_cost.latencies)
         << ',' << num(m.predicted_ms) << ',' << m.calibration.unit_s * 1e9 << ','
         << m.calibration.l_launch_s * 1e6 << ',' << m.calibration.l_graph_s * 1e6 << ','
-        << (m.r >= 0 ? std::to_string(m.r) : std::string()) << ',' << m.verdict() << ',' << m.seed;
+        << (m.r >= 0 ? std::to_string(m.r) : std::string()) << ',' << m.verdict() << ',' << m.seed << ','
+        << m.cpu_reference_ms;
     return out.str();
 }
 

@@ -161,6 +161,66 @@ def lab8_table(path):
     return "\n".join(out)
 
 
+def batch_table(path):
+    """lib/bench/bench_batch.cpp --csv: a batch in one launch, one call per image, sums + squares."""
+    rows = read_rows(path)
+    by = {(r["batch"], r["rows"], r["cols"], r["type"], r["method"]): r for r in rows}
+    keys = list(dict.fromkeys((r["batch"], r["rows"], r["cols"], r["type"]) for r in rows))
+    label = {"u8i32": "u8→i32"}
+    out = [f"{run_line(rows[0])}: `build/lib/bench_batch --csv`, median of 20, L2 flushed before each; "
+           "time ÷ a device-to-device copy of the same bytes (median ms in brackets):", "",
+           "| images | type | one call, one launch | one call per image | sums + squares, one call | check |",
+           "|---|---|---:|---:|---:|---|"]
+    for b, h, w, t in keys:
+        cells = []
+        for method in ("batch", "per image", "+ squares"):
+            r = by.get((b, h, w, t, method))
+            cells.append(f'{float(r["time_per_copy"]):.2f} ({float(r["median_ms"]):.3f})' if r else "-")
+        check = by.get((b, h, w, t, "batch"), {}).get("check", "-")
+        out.append(f"| {b} × {h}×{w} | {label.get(t, t)} | " + " | ".join(cells) + f" | {check} |")
+    return "\n".join(out)
+
+
+# Funasaka et al. 2017 on a Titan X (Pascal), Tables III and I: (multi-launch ms, SKSS ms, CPU ms).
+PAPER_HALFTONE = {1024: (1.119, 0.5982, "6.4"), 2048: (2.242, 1.098, "25.9"), 4096: (4.586, 2.185, "103"),
+                  8192: (9.272, 4.391, "412"), 16384: (19.17, 11.90, "1649")}
+PAPER_KNAPSACK = {16384: (14.83, 5.037, "63"), 32768: (16.01, 5.515, "110"), 65536: (19.61, 9.315, "261"),
+                  131072: (27.13, 15.14, "606"), 262144: (42.67, 27.24, "1259"), 524288: (87.8, 52.37, "2584")}
+
+
+def lab8x_table(path, problem, multi, paper, size_of, head):
+    """Lab 8x's two variants of one problem (harness CSV rows with the run's metadata in front):
+    multi-launch and SKSS times, the speed-up, the paper's numbers and the CPU time."""
+    rows = [r for r in read_rows(path) if r["variant"].startswith(problem + "/") and r["check"] == "PASS"]
+    if not rows:
+        raise ValueError(f"no PASS rows of {problem}")
+    by = {(r["variant"].split("/", 1)[1], size_of(r)): r for r in rows}
+    sizes = sorted({size_of(r) for r in rows})
+    k = lambda n: f"{n // 1024}K"
+    out = [f"{run_line(rows[0])}, median of {rows[0]['reps']} (CPU = the harness's one-thread CPU answer):", "",
+           f"| {head} | {multi} ms | SKSS ms | speed-up | paper {multi} ms | paper SKSS ms | paper speed-up | CPU ms (paper) |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for n in sizes:
+        m, sk = by.get((multi, n)), by.get(("SKSS", n))
+        if m is None or sk is None:
+            continue
+        pm, ps, pcpu = paper.get(n, (None, None, "-"))
+        tm, ts = float(m["median_ms"]), float(sk["median_ms"])
+        cpu = float(m.get("cpu_ms") or sk.get("cpu_ms") or 0)
+        out.append(f"| {k(n)} | {tm:.3f} | {ts:.3f} | **{tm / ts:.2f}×** | "
+                   + (f"{pm} | {ps} | {pm / ps:.2f}× | " if pm else "- | - | - | ")
+                   + f"{cpu:.3g} ({pcpu}) |")
+    return "\n".join(out)
+
+
+def halftone_table(path):
+    return lab8x_table(path, "halftone", "Parallel-Backward", PAPER_HALFTONE, lambda r: int(r["rows"]), "n")
+
+
+def knapsack_table(path):
+    return lab8x_table(path, "knapsack", "Parallel-Forward", PAPER_KNAPSACK, lambda r: int(r["cols"]), "W + 1")
+
+
 # doc -> its tables: (marker name, generator, CSV: a name under docs/data/, or a path from the root)
 TABLES = {
     "library.md": [("LIBRARY TABLE", library_table, "library_h100.csv"),

@@ -1,7 +1,7 @@
 // bench_batch.cpp — batches of images through the library (satlib_integral), timed in one
 // process against a device-to-device copy of the same bytes (`make bench-batch`).
 //
-//     build/lib/bench_batch [--reps N] [--quick]
+//     build/lib/bench_batch [--reps N] [--quick] [--csv FILE]
 //
 // Per shape (64 x 1080x1920, 16 x 2160x3840, and one 1080x1920 image) and type (f32 -> f32,
 // u8 -> i32), the rows are:
@@ -12,13 +12,17 @@
 // bytes) / 2, the harness's reference (read and write the same bytes). L2 is flushed before every
 // repetition (sat::time_gpu). The batch's sums and squares are checked against one call per
 // image (every byte) and the first and last image against a CPU SAT (exact: small integers);
-// a mismatch prints FAIL and the exit status is 1.
+// a mismatch prints FAIL and the exit status is 1. --csv writes the rows with the run's GPU,
+// driver, CUDA version and date (docs/data/batch_<gpu>.csv, the table of docs/library.md).
 #include <cuda_runtime.h>
 
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <fstream>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -33,12 +37,33 @@ struct Case {
     int batch, rows, cols;
 };
 
+// The run's metadata, in front of every CSV row: GPU, driver, CUDA (driver API), date (UTC).
+std::string run_columns(const cudaDeviceProp& prop) {
+    std::string driver = "unknown";
+    std::ifstream version("/proc/driver/nvidia/version");
+    std::string word;
+    while (version >> word)  // "... Kernel Module  580.159.04  ..."
+        if (word.find('.') != std::string::npos && std::isdigit(static_cast<unsigned char>(word[0]))) {
+            driver = word;
+            break;
+        }
+    int cuda = 0;
+    cudaDriverGetVersion(&cuda);
+    char date[16];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+    return std::string(prop.name) + "," + driver + "," + std::to_string(cuda / 1000) + "." +
+           std::to_string(cuda % 1000 / 10) + "," + date;
+}
+
 template <class In, class Out>
 struct Run {
     const Case& c;
     cudaStream_t stream;
     sat::L2Flusher& flusher;
     int reps;
+    std::FILE* csv;             // null: no CSV
+    const std::string& run;     // run_columns()
     std::size_t n_image() const { return std::size_t(c.rows) * c.cols; }
     std::size_t n() const { return n_image() * c.batch; }
 
@@ -114,6 +139,9 @@ struct Run {
         auto row = [&](const char* what, const sat::Stats& s) {
             std::printf("%-16s %-6s %-10s %9.4f ms  %6.2f x copy\n", shape.c_str(), type, what, s.median,
                         s.median / copy.median);
+            if (csv != nullptr)
+                std::fprintf(csv, "%s,%d,%d,%d,%s,%s,%.5f,%.5f,%.3f,%s\n", run.c_str(), c.batch, c.rows, c.cols, type,
+                             what, s.median, copy.median, s.median / copy.median, ok ? "PASS" : "FAIL");
         };
         row("batch", batch);
         row("per image", each);
@@ -129,14 +157,17 @@ struct Run {
 int main(int argc, char** argv) {
     int reps = 20;
     bool quick = false;
+    std::string csv_path;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--reps" && i + 1 < argc) {
             reps = std::atoi(argv[++i]);
         } else if (a == "--quick") {
             quick = true;
+        } else if (a == "--csv" && i + 1 < argc) {
+            csv_path = argv[++i];
         } else {
-            std::fprintf(stderr, "usage: %s [--reps N (1..1000)] [--quick]\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [--reps N (1..1000)] [--quick] [--csv FILE]\n", argv[0]);
             return 2;
         }
     }
@@ -149,9 +180,17 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "bench_batch: no CUDA device\n");
         return 2;
     }
+    std::FILE* csv = nullptr;
+    if (!csv_path.empty() && (csv = std::fopen(csv_path.c_str(), "w")) == nullptr) {
+        std::fprintf(stderr, "bench_batch: cannot write %s\n", csv_path.c_str());
+        return 2;
+    }
     try {
         cudaDeviceProp prop;
         SAT_CUDA(cudaGetDeviceProperties(&prop, 0));
+        const std::string run = run_columns(prop);
+        if (csv != nullptr)
+            std::fprintf(csv, "gpu,driver,cuda,date,batch,rows,cols,type,method,median_ms,copy_ms,time_per_copy,check\n");
         std::printf("bench_batch on %s, satlib %s, median of %d repetitions, L2 flushed before each\n", prop.name,
                     satlib_version(), reps);
         std::vector<Case> cases = {{1, 1080, 1920}, {64, 1080, 1920}, {16, 2160, 3840}};
@@ -161,10 +200,14 @@ int main(int argc, char** argv) {
         sat::L2Flusher flusher;
         bool ok = true;
         for (const Case& c : cases) {
-            ok = Run<float, float>{c, stream, flusher, reps}.measure("f32") && ok;
-            ok = Run<uint8_t, int32_t>{c, stream, flusher, reps}.measure("u8i32") && ok;
+            ok = Run<float, float>{c, stream, flusher, reps, csv, run}.measure("f32") && ok;
+            ok = Run<uint8_t, int32_t>{c, stream, flusher, reps, csv, run}.measure("u8i32") && ok;
         }
         SAT_CUDA(cudaStreamDestroy(stream));
+        if (csv != nullptr && std::fclose(csv) != 0) {
+            std::fprintf(stderr, "bench_batch: cannot write %s\n", csv_path.c_str());
+            return 2;
+        }
         return ok ? 0 : 1;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "bench_batch: %s\n", e.what());
