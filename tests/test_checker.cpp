@@ -132,14 +132,24 @@ void require_planted_faults_fail(Planted& p) {
         // The block above-left of the corner (the row or column segment before it in a 1-row or
         // 1-column matrix), 32 wide, grown while its sum is zero: a lost zero carry changes
         // nothing, whatever the checker.
-        const long r1 = p_row > 0 ? p_row : 1, c1 = q_col > 0 ? q_col : 1;
-        long r0 = 0, c0 = 0;
+        // Random data can sum to zero over the whole block above-left of a corner (a few hundred
+        // values in {-K..K}); a lost zero carry is the right answer there, so the corner moves
+        // left (or up) until its block has a nonzero sum.
+        long r0 = 0, c0 = 0, r1 = 0, c1 = 0;
         Out carry = 0;
-        for (long side = 32;; side *= 2) {
-            r0 = p_row > 0 ? std::max(0L, r1 - side) : 0;
-            c0 = q_col > 0 ? std::max(0L, c1 - side) : 0;
-            carry = p.rect_sum<Out>(r0, c0, r1, c1);
-            if (carry != Out(0) || (r0 == 0 && c0 == 0)) break;
+        for (int moved = 0; moved < 64 && carry == Out(0); ++moved) {
+            if (moved > 0) {
+                if (q_col > 1) --q_col;
+                else if (p_row > 1) --p_row;
+                else break;
+            }
+            r1 = p_row > 0 ? p_row : 1, c1 = q_col > 0 ? q_col : 1;
+            for (long side = 32;; side *= 2) {
+                r0 = p_row > 0 ? std::max(0L, r1 - side) : 0;
+                c0 = q_col > 0 ? std::max(0L, c1 - side) : 0;
+                carry = p.rect_sum<Out>(r0, c0, r1, c1);
+                if (carry != Out(0) || (r0 == 0 && c0 == 0)) break;
+            }
         }
         INFO("lost carry: rows [" << r0 << ", " << r1 << ") x cols [" << c0 << ", " << c1 << ") = "
                                   << double(carry) << " missing from (" << p_row << ", " << q_col << ") on");
