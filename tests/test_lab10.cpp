@@ -281,7 +281,7 @@ void no_carry(mg::StripSet<In, Out>& set) {
 }
 }  // namespace
 
-TEST_CASE("lab10's sliced check catches a missing carry at the first row of strip 1", "[gpu][lab10]") {
+TEST_CASE("lab10's sliced check catches a missing carry at the first row of strip 1", "[gpu][lab10][harness]") {
     SAT_REQUIRE_GPU();
     static const mg::Schedule bad = SAT_SCHEDULE("NoCarry", "Strips-ScanThenAdd", "planted bug", no_carry);
     for (DType t : {DType::i32, DType::f32}) {
@@ -317,7 +317,7 @@ TEST_CASE("lab10 times a run, the copy and the exchange, and predicts a time", "
     }
 }
 
-TEST_CASE("./lab10 runs strips on one GPU and prints the verdict and the calibration", "[gpu][lab10]") {
+TEST_CASE("./lab10 runs strips on one GPU and prints the verdict and the calibration", "[gpu][lab10][harness]") {
     SAT_REQUIRE_GPU();
     REQUIRE(sat_test::run_command("make -s lab10-ref") == 0);
     std::string out;

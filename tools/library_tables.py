@@ -6,8 +6,11 @@
     docs/data/library_h100.csv  the C++ library (build/peers variant satlib) beside NPP and CUB,
                                 measured through the harness (one row per variant, type, shape):
                                 docs/library.md's library table and docs/lab9.md's Measured table
-    docs/data/python_h100.csv   tools/bench_python.py (satlib.integral against torch, kornia, CuPy, NPP):
+    docs/data/python_h200.csv   tools/bench_python.py (satlib.integral against torch, kornia, CuPy, NPP):
                                 docs/library.md's Python table
+    docs/data/batch_h200.csv    lib/bench/bench_batch.cpp --csv (a batch in one launch): docs/library.md
+    docs/data/lab8x_h200.csv    ./lab8x-ref's two handout runs (harness CSV, the run's metadata in
+                                front): docs/lab8x.md's Results tables
     docs/data/thin_h100.csv     sat::thin on thin shapes (time, copy, scratch, check): docs/thin.md
     plots/sample_bench.csv      the `make bench` run of docs/results.md (its metadata in
                                 plots/sample_bench.json): docs/lab8.md's Measurements tables
@@ -209,7 +212,7 @@ def lab8x_table(path, problem, multi, paper, size_of, head):
         cpu = float(m.get("cpu_ms") or sk.get("cpu_ms") or 0)
         out.append(f"| {k(n)} | {tm:.3f} | {ts:.3f} | **{tm / ts:.2f}×** | "
                    + (f"{pm} | {ps} | {pm / ps:.2f}× | " if pm else "- | - | - | ")
-                   + f"{cpu:.3g} ({pcpu}) |")
+                   + f"{cpu:.0f} ({pcpu}) |" if cpu >= 100 else f"{cpu:.1f} ({pcpu}) |")
     return "\n".join(out)
 
 
@@ -224,7 +227,10 @@ def knapsack_table(path):
 # doc -> its tables: (marker name, generator, CSV: a name under docs/data/, or a path from the root)
 TABLES = {
     "library.md": [("LIBRARY TABLE", library_table, "library_h100.csv"),
-                   ("MEASURED TABLE", python_table, "python_h100.csv")],
+                   ("BATCH TABLE", batch_table, "batch_h200.csv"),
+                   ("MEASURED TABLE", python_table, "python_h200.csv")],
+    "lab8x.md": [("HALFTONE TABLE", halftone_table, "lab8x_h200.csv"),
+                 ("KNAPSACK TABLE", knapsack_table, "lab8x_h200.csv")],
     "lab9.md": [("LAB9 TABLE", lab9_table, "library_h100.csv")],
     "thin.md": [("THIN TABLE", thin_table, "thin_h100.csv")],
     "lab8.md": [("LAB8 TABLE", lab8_table, "plots/sample_bench.csv")],
