@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace sat {
@@ -164,6 +165,19 @@ struct LabInfo {
     // brings its own driver; lab_main calls it instead of the table.
     int (*custom_main)(const LabInfo& lab, int argc, const char* const* argv) = nullptr;
 };
+
+// The usual LabInfo: number, title, source, variants, and the default shapes 1K, 4K and 16K;
+// a lab sets any other field on the result.
+inline LabInfo lab_info(int number, std::string title, std::string source, std::vector<Variant> variants,
+                        std::vector<Shape> default_shapes = {{1024, 1024}, {4096, 4096}, {16384, 16384}}) {
+    LabInfo lab;
+    lab.number = number;
+    lab.title = std::move(title);
+    lab.source = std::move(source);
+    lab.variants = std::move(variants);
+    lab.default_shapes = std::move(default_shapes);
+    return lab;
+}
 
 // Registry: each lab file registers one LabInfo; binaries and tests look labs up by number.
 bool register_lab(const LabInfo& info);

@@ -150,24 +150,18 @@ void run_1r1w_graph(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cu
 
 #ifndef SAT_INCLUDED_BY_LAB  // registered once, by lab 5's own file
 SAT_REGISTER_LAB(([] {
-    sat::LabInfo lab;
-    lab.number = 5;
-    lab.title = "4R1W and 1R1W: the wavefront SAT";
-    lab.source = "Kasagi et al. 2014, section VI";
     sat::Variant graph = SAT_VARIANT(
         "1R1W-graph", "1R1W", "1R1W with its stages captured once into a CUDA graph and replayed",
         lab5::run_1r1w_graph);
     graph.barrier = sat::Barrier::graph_launch;
-    lab.variants = {
-        SAT_VARIANT("4R1W", "4R1W", "element wavefront of formula (1): one launch per anti-diagonal",
-                    lab5::run_4r1w),
-        SAT_VARIANT("1R1W", "1R1W",
-                    "tile wavefront: C, R, S from finished neighbours, tile SAT in shared memory",
-                    lab5::run_1r1w),
-        graph,
-    };
     // 4R1W in f32 is only accurate up to about 4096^2 (docs/lab5.md): larger sizes by --size.
-    lab.default_shapes = {{1024, 1024}, {4096, 4096}};
-    return lab;
+    return sat::lab_info(
+        5, "4R1W and 1R1W: the wavefront SAT", "Kasagi et al. 2014, section VI",
+        {SAT_VARIANT("4R1W", "4R1W", "element wavefront of formula (1): one launch per anti-diagonal",
+                     lab5::run_4r1w),
+         SAT_VARIANT("1R1W", "1R1W", "tile wavefront: C, R, S from finished neighbours, tile SAT in shared memory",
+                     lab5::run_1r1w),
+         graph},
+        {{1024, 1024}, {4096, 4096}});
 }()));
 #endif

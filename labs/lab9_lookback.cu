@@ -241,16 +241,10 @@ void run_lookback(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cuda
 
 }  // namespace lab9
 
-SAT_REGISTER_LAB(([] {
-    sat::LabInfo lab;
-    lab.number = 9;
-    lab.title = "single-pass SAT with decoupled look-back";
-    lab.source = "beyond the papers: Merrill & Garland 2016 (decoupled look-back), in 2-D";
-    lab.variants = {SAT_VARIANT("LookBack", "LookBack",
-                                "one kernel, 32-row tiles (512 columns; f64 256) by atomic ticket, "
-                                "row and column carries by decoupled look-back",
-                                lab9::run_lookback)};
-    lab.variants.back().barrier = sat::Barrier::kernel_launch;
-    lab.default_shapes = {{1024, 1024}, {4096, 4096}, {16384, 16384}};
-    return lab;
-}()));
+SAT_REGISTER_LAB(sat::lab_info(
+    9, "single-pass SAT with decoupled look-back",
+    "beyond the papers: Merrill & Garland 2016 (decoupled look-back), in 2-D",
+    {SAT_VARIANT("LookBack", "LookBack",
+                 "one kernel, 32-row tiles (512 columns; f64 256) by atomic ticket, "
+                 "row and column carries by decoupled look-back",
+                 lab9::run_lookback)}));

@@ -66,14 +66,7 @@ void run_2r2w(const In* in, Out* out, sat::Shape s, sat::Workspace&, cudaStream_
 
 }  // namespace lab2
 
-SAT_REGISTER_LAB(([] {
-    sat::LabInfo lab;
-    lab.number = 2;
-    lab.title = "2R2W: column prefix sums (coalesced), then row prefix sums (stride)";
-    lab.source = "Kasagi et al. 2014, section IV";
-    lab.variants = {SAT_VARIANT("2R2W", "2R2W",
-                                "one thread per column (coalesced), barrier, one thread per row (stride)",
-                                lab2::run_2r2w)};
-    lab.default_shapes = {{1024, 1024}, {4096, 4096}, {16384, 16384}};
-    return lab;
-}()));
+SAT_REGISTER_LAB(sat::lab_info(
+    2, "2R2W: column prefix sums (coalesced), then row prefix sums (stride)", "Kasagi et al. 2014, section IV",
+    {SAT_VARIANT("2R2W", "2R2W", "one thread per column (coalesced), barrier, one thread per row (stride)",
+                 lab2::run_2r2w)}));

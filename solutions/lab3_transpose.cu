@@ -223,15 +223,11 @@ void run_4r4w(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cudaStre
 }  // namespace lab3
 
 SAT_REGISTER_LAB(([] {
-    sat::LabInfo lab;
-    lab.number = 3;
-    lab.title = "Transpose with the diagonal arrangement; 4R4W";
-    lab.source = "Kasagi et al. 2014, sections III-IV";
     auto transpose_variant = [](sat::Variant v) {
         v.computes = sat::Computes::transpose;
         return v;
     };
-    lab.variants = {
+    return sat::lab_info(3, "Transpose with the diagonal arrangement; 4R4W", "Kasagi et al. 2014, sections III-IV", {
         transpose_variant(SAT_VARIANT("transpose-naive", "transpose",
                                       "w x w shared tile, element (i,j) at [i][j]: column reads conflict",
                                       lab3::run_transpose_naive)),
@@ -244,7 +240,5 @@ SAT_REGISTER_LAB(([] {
         SAT_VARIANT("4R4W", "4R4W",
                     "column prefix sums, transpose, column prefix sums, transpose (diagonal)",
                     lab3::run_4r4w),
-    };
-    lab.default_shapes = {{1024, 1024}, {4096, 4096}, {16384, 16384}};
-    return lab;
+    });
 }()));

@@ -180,15 +180,8 @@ SAT_FOR_EACH_TYPE_PAIR(LAB4_INSTANTIATE)
 }  // namespace lab4
 
 #ifndef SAT_INCLUDED_BY_LAB  // registered once, by lab 4's own file
-SAT_REGISTER_LAB(([] {
-    sat::LabInfo lab;
-    lab.number = 4;
-    lab.title = "2R1W: block sums, carries, block SATs";
-    lab.source = "Kasagi et al. 2014, section V";
-    lab.variants = {SAT_VARIANT("2R1W", "2R1W",
-                                "block sums C, R, S; their prefix sums (recursive SAT of S); block SATs",
-                                lab4::run_2r1w)};
-    lab.default_shapes = {{1024, 1024}, {4096, 4096}, {16384, 16384}};
-    return lab;
-}()));
+SAT_REGISTER_LAB(sat::lab_info(
+    4, "2R1W: block sums, carries, block SATs", "Kasagi et al. 2014, section V",
+    {SAT_VARIANT("2R1W", "2R1W", "block sums C, R, S; their prefix sums (recursive SAT of S); block SATs",
+                 lab4::run_2r1w)}));
 #endif

@@ -232,14 +232,10 @@ void run_hybrid(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cudaSt
 }  // namespace lab6
 
 SAT_REGISTER_LAB(([] {
-    sat::LabInfo lab;
-    lab.number = 6;
-    lab.title = "(1+r)R1W: 2R1W triangles around a 1R1W band";
-    lab.source = "Kasagi et al. 2014, section VII";
-    lab.variants = {SAT_VARIANT("(1+r)R1W", "(1+r)R1W",
-                                "2R1W on the top-left and bottom-right triangles, 1R1W between (--r, --sweep)",
-                                lab6::run_hybrid)};
-    lab.default_shapes = {{1024, 1024}, {4096, 4096}, {16384, 16384}};
+    sat::LabInfo lab = sat::lab_info(
+        6, "(1+r)R1W: 2R1W triangles around a 1R1W band", "Kasagi et al. 2014, section VII",
+        {SAT_VARIANT("(1+r)R1W", "(1+r)R1W",
+                     "2R1W on the top-left and bottom-right triangles, 1R1W between (--r, --sweep)", lab6::run_hybrid)});
     lab.default_r = lab6::default_r;
     lab.sweep = lab6::sweep_r;
     return lab;

@@ -379,10 +379,6 @@ void skss_warp_wise(const In* in, Out* out, sat::Shape s, sat::Workspace& ws,
 }  // namespace lab8
 
 SAT_REGISTER_LAB(([] {
-    sat::LabInfo lab;
-    lab.number = 8;
-    lab.title = "SKSS: one kernel, a ticket per strip, soft synchronization";
-    lab.source = "Funasaka et al. 2017, sections IV and V-B";
     // SKSS-warp's task graph is 1R1W's (lab 5), so it shares 1R1W's formula; spin waits are no
     // kernel boundaries (Barrier::none): the prediction uses the bandwidth term only.
     sat::Variant block_wise = SAT_VARIANT(
@@ -395,7 +391,6 @@ SAT_REGISTER_LAB(([] {
         "SKSS-cluster", "SKSS", "SKSS with 2-block clusters: hand-overs inside a cluster through distributed shared memory",
         lab8::skss_cluster);
     block_wise.barrier = warp_wise.barrier = cluster.barrier = sat::Barrier::none;
-    lab.variants = {block_wise, warp_wise, cluster};
-    lab.default_shapes = {{1024, 1024}, {4096, 4096}, {16384, 16384}};
-    return lab;
+    return sat::lab_info(8, "SKSS: one kernel, a ticket per strip, soft synchronization",
+                         "Funasaka et al. 2017, sections IV and V-B", {block_wise, warp_wise, cluster});
 }()));

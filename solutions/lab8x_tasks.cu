@@ -13,8 +13,6 @@
 //             t(i', j-1), i' <= i). "Parallel-Forward": one kernel launch per item;
 //             "SKSS": one kernel, a warp per strip of 32 capacities taken by ticket.
 // The harness runs them like SAT variants (common/tasks.h: data, CPU references, checks).
-#include <cuda/atomic>
-
 #include <algorithm>
 #include <vector>
 
