@@ -87,16 +87,11 @@ void sat_threaded_cpu(const In* a, Out* b, sat::Shape s, sat::Workspace& ws, cud
 }  // namespace lab1
 
 SAT_REGISTER_LAB(([] {
-    sat::LabInfo lab;
-    lab.number = 1;
-    lab.title = "the SAT on the CPU";
-    lab.source = "Kasagi et al. 2014, section VIII";
-    lab.gpu = false;
-    lab.variants = {
+    sat::LabInfo lab = sat::lab_info(1, "the SAT on the CPU", "Kasagi et al. 2014, section VIII", {
         SAT_VARIANT("2R2W(CPU)", "cpu", "column prefix sums, then row prefix sums, in raster order", lab1::sat_2r2w_cpu),
         SAT_VARIANT("4R1W(CPU)", "cpu", "b[i][j] = a[i][j] + b[i-1][j] + b[i][j-1] - b[i-1][j-1]", lab1::sat_4r1w_cpu),
         SAT_VARIANT("threaded", "cpu", "row scans split by rows, then columns split by ranges, over all cores", lab1::sat_threaded_cpu),
-    };
-    lab.default_shapes = {{1024, 1024}, {2048, 2048}, {1080, 1920}};
+    }, {{1024, 1024}, {2048, 2048}, {1080, 1920}});
+    lab.gpu = false;
     return lab;
 }()));

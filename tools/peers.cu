@@ -222,12 +222,9 @@ void run_satlib(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cudaSt
 
 }  // namespace peers
 
-SAT_REGISTER_LAB(([] {
-    sat::LabInfo lab;
-    lab.number = 0;
-    lab.title = "peers";
-    lab.source = "NVIDIA NPP and CUB from the CUDA toolkit, for comparison";
-    lab.variants = {
+SAT_REGISTER_LAB(sat::lab_info(
+    0, "peers", "NVIDIA NPP and CUB from the CUDA toolkit, for comparison",
+    {
         SAT_VARIANT("NPP-integral", "copy",
                     "nppiIntegral_8u32s (u8i32 only) + a 2-D copy dropping NPP's zero row/column",
                     peers::run_npp_integral),
@@ -237,7 +234,4 @@ SAT_REGISTER_LAB(([] {
         SAT_VARIANT("satlib", "copy",
                     "this suite's library: sat::inclusive_scan_2d (2-D look-back; thin shapes: 1-D look-back)",
                     peers::run_satlib),
-    };
-    lab.default_shapes = {{1024, 1024}, {4096, 4096}, {16384, 16384}};
-    return lab;
-}()));
+    }));
