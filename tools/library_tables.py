@@ -11,6 +11,7 @@
     docs/data/batch_h200.csv    lib/bench/bench_batch.cpp --csv (a batch in one launch): docs/library.md
     docs/data/lab8x_h200.csv    ./lab8x-ref's two handout runs (harness CSV, the run's metadata in
                                 front): docs/lab8x.md's Results tables
+    docs/data/tiles_h100.csv    the library's tile shapes at image sizes (a sweep): docs/lab9.md
     docs/data/thin_h100.csv     sat::thin on thin shapes (time, copy, scratch, check): docs/thin.md
     plots/sample_bench.csv      the `make bench` run of docs/results.md (its metadata in
                                 plots/sample_bench.json): docs/lab8.md's Measurements tables
@@ -184,6 +185,29 @@ def batch_table(path):
     return "\n".join(out)
 
 
+def tiles_table(path):
+    """The library's 2-D look-back at image sizes with one tile shape for every type (a sweep):
+    rows in registers + rows in shared memory x blocks per SM; "tuned" is the per-type shape."""
+    rows = read_rows(path)
+    cfg = lambda r: "tuned" if r["tuned"] == "yes" else f'{r["reg_rows"]} + {r["smem_rows"]} × {r["blocks_per_sm"]}'
+    cfgs = list(dict.fromkeys(cfg(r) for r in rows))
+    keys = list(dict.fromkeys((r["type"], r["rows"], r["cols"]) for r in rows))
+    by = {(r["type"], r["rows"], r["cols"], cfg(r)): r for r in rows}
+    tuned = {r["type"]: f'{r["reg_rows"]} + {r["smem_rows"]} × {r["blocks_per_sm"]}' for r in rows if r["tuned"] == "yes"}
+    label = {"u8i32": "u8→i32"}
+    out = [f"{run_line(rows[0])}: `build/peers --variant satlib --reps 20`, one build per shape "
+           "(`-DLAB9_REG_ROWS=.. -DLAB9_SMEM_ROWS=.. -DLAB9_MIN_BLOCKS=..`), time ÷ copy; tuned = "
+           + ", ".join(f"{label.get(t, t)} {v}" for t, v in tuned.items()) + ":", "",
+           "| type | shape | " + " | ".join(cfgs) + " |", "|---|---|" + "---:|" * len(cfgs)]
+    for t, h, w in keys:
+        cells = []
+        for c in cfgs:
+            r = by.get((t, h, w, c))
+            cells.append("-" if r is None else r["time_per_copy"] if r["check"] == "PASS" else r["check"])
+        out.append(f"| {label.get(t, t)} | {h}×{w} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
 # Funasaka et al. 2017 on a Titan X (Pascal), Tables III and I: (multi-launch ms, SKSS ms, CPU ms).
 PAPER_HALFTONE = {1024: (1.119, 0.5982, "6.4"), 2048: (2.242, 1.098, "25.9"), 4096: (4.586, 2.185, "103"),
                   8192: (9.272, 4.391, "412"), 16384: (19.17, 11.90, "1649")}
@@ -231,7 +255,8 @@ TABLES = {
                    ("MEASURED TABLE", python_table, "python_h200.csv")],
     "lab8x.md": [("HALFTONE TABLE", halftone_table, "lab8x_h200.csv"),
                  ("KNAPSACK TABLE", knapsack_table, "lab8x_h200.csv")],
-    "lab9.md": [("LAB9 TABLE", lab9_table, "library_h100.csv")],
+    "lab9.md": [("LAB9 TABLE", lab9_table, "library_h100.csv"),
+                ("TILES TABLE", tiles_table, "tiles_h100.csv")],
     "thin.md": [("THIN TABLE", thin_table, "thin_h100.csv")],
     "lab8.md": [("LAB8 TABLE", lab8_table, "plots/sample_bench.csv")],
 }
