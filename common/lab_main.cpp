@@ -243,7 +243,9 @@ int lab_main(int argc, const char* const* argv, const char* lab_id) {
 
     if (opt.model) {
         std::printf("%s - HMM global memory access cost (w = 32, Kasagi et al. section III)\n", prog.c_str());
-        const int width = opt.variant_width > 18 ? opt.variant_width : 16;  // the SAT labs' names: 16
+        int width = opt.variant_width > 18 ? opt.variant_width : 16;  // at least the longest name
+        for (const Group& g : groups)
+            for (const Variant* v : g.variants) width = std::max(width, int(v->name.size()));
         for (const Group& g : groups)
             for (Shape s : g.shapes)
                 for (const Variant* v : g.variants) {
