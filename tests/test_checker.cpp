@@ -131,10 +131,8 @@ void require_planted_faults_fail(Planted& p) {
         if (p_row == 0 && q_col == 0) continue;  // 1x1: no carry reaches (0, 0)
         // The block above-left of the corner (the row or column segment before it in a 1-row or
         // 1-column matrix), 32 wide, grown while its sum is zero: a lost zero carry changes
-        // nothing, whatever the checker.
-        // Random data can sum to zero over the whole block above-left of a corner (a few hundred
-        // values in {-K..K}); a lost zero carry is the right answer there, so the corner moves
-        // left (or up) until its block has a nonzero sum.
+        // nothing, whatever the checker. Random data can sum to zero even over the whole block
+        // (a few hundred values in {-K..K}); then the corner moves left (or up) and tries again.
         long r0 = 0, c0 = 0, r1 = 0, c1 = 0;
         Out carry = 0;
         for (int moved = 0; moved < 64 && carry == Out(0); ++moved) {

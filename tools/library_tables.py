@@ -51,6 +51,11 @@ def shape(r):
     return f'{r["rows"]}x{r["cols"]}'
 
 
+def type_label(t):
+    """A type pair as the handouts write it (u8i32 -> u8→i32)."""
+    return {"u8i32": "u8→i32"}.get(t, t)
+
+
 def library_table(path):
     rows = read_rows(path)
     by = {(r["variant"], r["type"], shape(r)): r for r in rows}
@@ -84,7 +89,6 @@ def lab9_table(path):
     by = {(r["type"], int(r["rows"])): r for r in rows}
     sizes = sorted({int(r["rows"]) for r in rows})
     types = list(dict.fromkeys(r["type"] for r in rows))
-    label = {"u8i32": "u8→i32"}
     runs = sorted({r.get("run", "A") for r in rows})
     mark = lambda r: "*" if len(runs) > 1 and r.get("run", "A") == runs[-1] else ""
     out = [f"{run_line(rows[0])}; `build/peers --variant satlib`, time ÷ a device-to-device copy "
@@ -98,7 +102,7 @@ def lab9_table(path):
             r = by.get((t, n))
             cells.append(f'{ratio(r):.2f} ({float(r["median_ms"]):.3f} / {float(r["copy_ms"]):.3f}){mark(r)}'
                          if r else "-")
-        out.append(f"| {label.get(t, t)} | " + " | ".join(cells) + " |")
+        out.append(f"| {type_label(t)} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 
@@ -120,12 +124,11 @@ def python_table(path):
 def thin_table(path):
     """sat::thin's run: the CSV's numbers as written (the ratio was taken from unrounded times)."""
     rows = read_rows(path)
-    label = {"u8i32": "u8->i32"}
     out = [f"{run_line(rows[0])}:", "",
            "| shape | type | ms | copy ms | time / copy | scratch % | check |",
            "|---|---|---:|---:|---:|---:|---|"]
     for r in rows:
-        out.append(f'| {shape(r)} | {label.get(r["type"], r["type"])} | {r["ms"]} | {r["copy_ms"]} | '
+        out.append(f'| {shape(r)} | {type_label(r["type"])} | {r["ms"]} | {r["copy_ms"]} | '
                    f'{r["time_per_copy"]} | {r["scratch_pct"]} | {r["check"]} |')
     return "\n".join(out)
 
@@ -170,7 +173,6 @@ def batch_table(path):
     rows = read_rows(path)
     by = {(r["batch"], r["rows"], r["cols"], r["type"], r["method"]): r for r in rows}
     keys = list(dict.fromkeys((r["batch"], r["rows"], r["cols"], r["type"]) for r in rows))
-    label = {"u8i32": "u8→i32"}
     out = [f"{run_line(rows[0])}: `build/lib/bench_batch --csv`, median of 20, L2 flushed before each; "
            "time ÷ a device-to-device copy of the same bytes (median ms in brackets):", "",
            "| images | type | one call, one launch | one call per image | sums + squares, one call | check |",
@@ -181,7 +183,7 @@ def batch_table(path):
             r = by.get((b, h, w, t, method))
             cells.append(f'{float(r["time_per_copy"]):.2f} ({float(r["median_ms"]):.3f})' if r else "-")
         check = by.get((b, h, w, t, "batch"), {}).get("check", "-")
-        out.append(f"| {b} × {h}×{w} | {label.get(t, t)} | " + " | ".join(cells) + f" | {check} |")
+        out.append(f"| {b} × {h}×{w} | {type_label(t)} | " + " | ".join(cells) + f" | {check} |")
     return "\n".join(out)
 
 
@@ -194,17 +196,16 @@ def tiles_table(path):
     keys = list(dict.fromkeys((r["type"], r["rows"], r["cols"]) for r in rows))
     by = {(r["type"], r["rows"], r["cols"], cfg(r)): r for r in rows}
     tuned = {r["type"]: f'{r["reg_rows"]} + {r["smem_rows"]} × {r["blocks_per_sm"]}' for r in rows if r["tuned"] == "yes"}
-    label = {"u8i32": "u8→i32"}
     out = [f"{run_line(rows[0])}: `build/peers --variant satlib --reps 20`, one build per shape "
            "(`-DLAB9_REG_ROWS=.. -DLAB9_SMEM_ROWS=.. -DLAB9_MIN_BLOCKS=..`), time ÷ copy; tuned = "
-           + ", ".join(f"{label.get(t, t)} {v}" for t, v in tuned.items()) + ":", "",
+           + ", ".join(f"{type_label(t)} {v}" for t, v in tuned.items()) + ":", "",
            "| type | shape | " + " | ".join(cfgs) + " |", "|---|---|" + "---:|" * len(cfgs)]
     for t, h, w in keys:
         cells = []
         for c in cfgs:
             r = by.get((t, h, w, c))
             cells.append("-" if r is None else r["time_per_copy"] if r["check"] == "PASS" else r["check"])
-        out.append(f"| {label.get(t, t)} | {h}×{w} | " + " | ".join(cells) + " |")
+        out.append(f"| {type_label(t)} | {h}×{w} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 
