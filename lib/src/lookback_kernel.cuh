@@ -13,7 +13,12 @@
 //   4. looks back LEFT along its tile row for its row carries               -> state row_done
 //   5. looks back UP its tile column for its column carries and the corner   -> state done
 //   6. adds the carries to its local SAT and writes it out.
-// Sq: the same kernel summing squares of the input (the squared-sum table).
+// Tables: which tables one launch writes: the sums, the squared sums (each input value squared
+// as it is loaded), or both. For both, tickets come in pairs: ticket 2k is tile k of the sums,
+// 2k + 1 tile k of the squares; the two blocks read the same input tile at about the same time,
+// so the second read is served by L2 and the input crosses DRAM once. The squares' records
+// follow the sums' (as if their tile rows came after the sums' tile rows), and a tile waits only
+// for earlier tiles of its own table, so the rule above holds.
 // Batched: a batch of images in one launch. The tickets run over the images one after the
 // other (ticket t: image t / tiles per image, its tiles row-major), so the rule above still
 // holds; tile rows are counted over the whole batch (records of tile t at index t), and a look
@@ -102,10 +107,14 @@ struct TileRecords {
 struct Geometry {
     int rows, cols;                   // of one image
     std::size_t in_pitch, out_pitch;  // elements
+    std::size_t sq_pitch;             // of the squared table (Tables::both)
     int tiles_x, tiles_y;             // of one image
     unsigned tiles;                   // of the launch: tiles_x * tiles_y * images
     std::size_t in_batch_stride, out_batch_stride;  // elements between images (Batched only)
+    std::size_t sq_batch_stride;
 };
+
+enum class Tables { sums, squares, both };
 
 // ---- memory access helpers -------------------------------------------------------------------
 
@@ -147,10 +156,11 @@ __device__ __forceinline__ void cp_async(void* smem, const void* gmem, int bytes
     }
 }
 
-// The squared-sum table: each input value squared as it is loaded.
-template <bool Sq, class A, int V>
-__device__ __forceinline__ void square_if(A (&x)[V]) {
-    if constexpr (Sq) {
+// The squared-sum table: each input value squared as it is loaded (`square` is a constant
+// false in the launches that write the sums only).
+template <class A, int V>
+__device__ __forceinline__ void square_if(bool square, A (&x)[V]) {
+    if (square) {
 #pragma unroll
         for (int v = 0; v < V; ++v) x[v] *= x[v];
     }
@@ -170,8 +180,8 @@ __host__ __device__ constexpr bool scan_in_place() { return sizeof(In) == sizeof
 // Load the thread's V columns [c, c + V) of the tile's rows; outside the matrix reads 0.
 // Rows [0, RR) go to registers (16-byte loads, all in flight before any use), rows [RR, R) to
 // shared memory by cp.async (in flight at the same time, holding no registers).
-template <class In, class A, int V, bool Vec, bool Sq>
-__device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i0, int c,
+template <class In, class A, int V, bool Vec>
+__device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i0, int c, bool square,
                                           A (&x)[TileShape<In, A>::RR][V], SmemTile<In, A> sm) {
     constexpr int RR = TileShape<In, A>::RR, RS = TileShape<In, A>::RS;
 #pragma unroll
@@ -188,7 +198,7 @@ __device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i
             for (int v = 0; v < V; ++v)
                 if (c + v < g.cols) x[r][v] = A(row[v]);
         }
-        square_if<Sq>(x[r]);
+        square_if(square, x[r]);
     }
     constexpr int C = block_threads * V;
     In* dst = sm.rows + threadIdx.x * V;
@@ -211,8 +221,8 @@ __device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i
 // Local SAT pieces of the tile: col[v] = sum of the thread's column v over the tile (C of the
 // paper); x[r][v] becomes the prefix of row r from the tile's left edge; shared-memory rows
 // the same (or their offsets, for u8); s_row_sum[r] = sum of tile row r (R of the paper).
-template <class In, class A, int V, bool Sq>
-__device__ __forceinline__ void local_tile_scan(A (&x)[TileShape<In, A>::RR][V], SmemTile<In, A> sm,
+template <class In, class A, int V>
+__device__ __forceinline__ void local_tile_scan(bool square, A (&x)[TileShape<In, A>::RR][V], SmemTile<In, A> sm,
                                                 A (&col)[V], A (*s_warp_total)[TileShape<In, A>::R],
                                                 A* s_row_sum) {
     using TS = TileShape<In, A>;
@@ -238,7 +248,7 @@ __device__ __forceinline__ void local_tile_scan(A (&x)[TileShape<In, A>::RR][V],
         In* p = sm.rows + std::size_t(r) * C + threadIdx.x * V;
         A y[V];
         load_smem(p, y);
-        square_if<Sq>(y);
+        square_if(square, y);
 #pragma unroll
         for (int v = 0; v < V; ++v) col[v] += y[v];
 #pragma unroll
@@ -361,9 +371,10 @@ __device__ ColumnWindow<A> column_window(const TileRecords<A>& rec, const Geomet
 }
 
 template <class Out, class A, int V, bool Vec>
-__device__ __forceinline__ void store_row(Out* out, const Geometry& g, int i, int c, const A (&acc)[V]) {
+__device__ __forceinline__ void store_row(Out* out, std::size_t pitch, const Geometry& g, int i, int c,
+                                          const A (&acc)[V]) {
     if (i >= g.rows || c >= g.cols) return;
-    Out* row = out + std::size_t(i) * g.out_pitch + c;
+    Out* row = out + std::size_t(i) * pitch + c;
     if (Vec && c + V <= g.cols) {
         store_vec(row, acc);
     } else {
@@ -376,8 +387,8 @@ __device__ __forceinline__ void store_row(Out* out, const Geometry& g, int i, in
 // Add the carries to the local SAT and write the tile: out(i, c) = top(c) + sum over the tile
 // rows r' <= r of (row carry r' + local row prefix (r', c)), where top(c) = SAT of the row above
 // the tile = corner + prefix of the column carries.
-template <class In, class Out, class A, int V, bool Vec, bool Sq>
-__device__ __forceinline__ void write_tile(Out* out, const Geometry& g, int i0, int c,
+template <class In, class Out, class A, int V, bool Vec>
+__device__ __forceinline__ void write_tile(Out* out, std::size_t pitch, const Geometry& g, int i0, int c, bool square,
                                            const A (&top)[V], const A (&x)[TileShape<In, A>::RR][V],
                                            SmemTile<In, A> sm,
                                            const A (*s_warp_total)[TileShape<In, A>::R],
@@ -393,7 +404,7 @@ __device__ __forceinline__ void write_tile(Out* out, const Geometry& g, int i0, 
         const A carry = s_row_carry[r];
 #pragma unroll
         for (int v = 0; v < V; ++v) acc[v] += carry + x[r][v];
-        store_row<Out, A, V, Vec>(out, g, i0 + r, c, acc);
+        store_row<Out, A, V, Vec>(out, pitch, g, i0 + r, c, acc);
     }
 #pragma unroll 2
     for (int r = 0; r < RS; ++r) {
@@ -404,14 +415,14 @@ __device__ __forceinline__ void write_tile(Out* out, const Geometry& g, int i0, 
         for (int w2 = 0; w2 < warps - 1; ++w2)
             if (w2 < warp) carry += s_warp_total[w2][RR + r];
         if constexpr (!scan_in_place<In, A>()) {  // narrow input: raw values, prefix them now
-            square_if<Sq>(y);
+            square_if(square, y);
 #pragma unroll
             for (int v = 1; v < V; ++v) y[v] += y[v - 1];
             carry += sm.offsets[r * block_threads + threadIdx.x];
         }
 #pragma unroll
         for (int v = 0; v < V; ++v) acc[v] += carry + y[v];
-        store_row<Out, A, V, Vec>(out, g, i0 + RR + r, c, acc);
+        store_row<Out, A, V, Vec>(out, pitch, g, i0 + RR + r, c, acc);
     }
 }
 
@@ -426,11 +437,11 @@ constexpr std::size_t smem_bytes() {
 
 // The single-pass SAT kernel: a persistent grid of any size; each block takes tickets until
 // the tiles run out. Vec: 16-byte accesses are aligned (checked on the host). Batched: several
-// images (one image: false, the same code as before batches existed).
-template <class In, class Out, bool Vec, bool Sq = false, bool Batched = false>
+// images (one image: false). T: the tables it writes (both: the squares into `sq`).
+template <class In, class Out, bool Vec, Tables T = Tables::sums, bool Batched = false>
 __global__ void __launch_bounds__(block_threads, TileShape<In, sat::Acc<Out>>::min_blocks)
 lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out>> rec,
-                    int* status, unsigned long long* trace) {
+                    int* status, unsigned long long* trace, Out* sq = nullptr) {
     using A = sat::Acc<Out>;
     constexpr int V = vec_of<Out>();
     constexpr int C = block_threads * V;
@@ -459,29 +470,39 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
     }
     __syncthreads();
     unsigned ticket = s_ticket;
-    while (ticket < g.tiles) {
-        // Tile row over the batch (indexes the records), the image, its first tile row, and the
-        // tile row within it (places the tile in the image).
-        const int batch_ty = int(ticket / unsigned(g.tiles_x)), tx = int(ticket % unsigned(g.tiles_x));
+    constexpr bool both = T == Tables::both;
+    const unsigned tickets = both ? 2 * g.tiles : g.tiles;
+    while (ticket < tickets) {
+        // The table (both: odd tickets are the squares), the tile, its tile row over the batch
+        // (indexes the records), the image, its first tile row, and the tile row within it
+        // (places the tile in the image).
+        const bool square = T == Tables::squares || (both && (ticket & 1u));
+        const unsigned tile = both ? ticket >> 1 : ticket;
+        int batch_ty = int(tile / unsigned(g.tiles_x));
+        const int tx = int(tile % unsigned(g.tiles_x));
         int image = 0, first_row = 0, ty = batch_ty;
         if constexpr (Batched) {
             image = batch_ty / g.tiles_y;
             first_row = image * g.tiles_y;
             ty = batch_ty - first_row;
         }
+        if (both && square) {  // the squares' records: after the sums' tile rows
+            const int sum_rows = int(g.tiles / unsigned(g.tiles_x));
+            batch_ty += sum_rows, first_row += sum_rows;
+        }
         const In* image_in = Batched ? in + image * g.in_batch_stride : in;
         const int i0 = ty * R, c = tx * C + tid * V;  // this thread: rows i0.., columns c..c+V-1
-        const std::size_t t = ticket;
+        const std::size_t t = both ? std::size_t(batch_ty) * g.tiles_x + tx : tile;  // the tile's records
         const bool top_strip = ty == 0, left_edge = tx == 0;
 
         A x[RR][V];
-        load_tile<In, A, V, Vec, Sq>(image_in, g, i0, c, x, sm);
+        load_tile<In, A, V, Vec>(image_in, g, i0, c, square, x, sm);
 
         // Local SAT of the tile, and its aggregates R and C.
         A col[V];
 #pragma unroll
         for (int v = 0; v < V; ++v) col[v] = 0;
-        local_tile_scan<In, A, V, Sq>(x, sm, col, s_warp_total, s_row_sum);
+        local_tile_scan<In, A, V>(square, x, sm, col, s_warp_total, s_row_sum);
         __syncthreads();
 
         // Publish the aggregates (state partial). Tiles on the left edge have no row carry, so
@@ -571,8 +592,11 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
 #pragma unroll
         for (int v = 0; v < V; ++v) top[v] += top_before + before;
 
-        Out* image_out = Batched ? out + image * g.out_batch_stride : out;
-        write_tile<In, Out, A, V, Vec, Sq>(image_out, g, i0, c, top, x, sm, s_warp_total, s_row_carry);
+        Out* table = out;
+        std::size_t pitch = g.out_pitch, batch_stride = g.out_batch_stride;
+        if (both && square) table = sq, pitch = g.sq_pitch, batch_stride = g.sq_batch_stride;
+        Out* image_out = Batched ? table + image * batch_stride : table;
+        write_tile<In, Out, A, V, Vec>(image_out, pitch, g, i0, c, square, top, x, sm, s_warp_total, s_row_carry);
         if (!Batched && trace != nullptr && c < g.cols && c % sat::w == 0)
             for (int r = 0; r < R && i0 + r < g.rows; r += sat::w)
                 sat::record_tile(trace, sat::Shape{g.rows, g.cols}, (i0 + r) / sat::w, c / sat::w);

@@ -23,7 +23,11 @@ constexpr std::size_t align_up(std::size_t x, std::size_t a) { return (x + a - 1
 struct Images {
     int count = 1;
     std::size_t in_stride = 0, out_stride = 0;
+    std::size_t sq_stride = 0;  // Tables::both: between the squared tables
 };
+
+// Records per tile: one set per table the launch writes.
+constexpr int tables_of(Tables T) { return T == Tables::both ? 2 : 1; }
 
 struct Layout {
     Geometry g;
@@ -85,22 +89,22 @@ Layout layout_for(int rows, int cols, int images = 1) {
 // look-back of sat_thin.cu: tiles of the 2-D kernel would be mostly empty there, and its scratch
 // would outgrow the output. The squared table and the harness's instrumented runs take the 2-D
 // kernel.
-template <class In, class Out, bool Sq>
+template <class In, class Out, Tables T>
 bool takes_thin(int rows, int cols, const sat::ScanOptions& opt) {
-    return !Sq && opt.grid_blocks == 0 && opt.trace == nullptr && sat::thin::applicable<In, Out>(rows, cols);
+    return T == Tables::sums && opt.grid_blocks == 0 && opt.trace == nullptr && sat::thin::applicable<In, Out>(rows, cols);
 }
 
 // Scratch one call of scan_images needs for `batch` images (launches after the first reuse it).
-template <class In, class Out, bool Sq>
+template <class In, class Out, Tables T>
 sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanOptions& opt = {}) {
     sat::ScanScratchSize size;
     if (rows <= 0 || cols <= 0 || batch <= 0) return size;
     const int images = images_per_launch<In, Out>(rows, cols, batch);
-    if (takes_thin<In, Out, Sq>(rows, cols, opt)) {  // one zeroed block
+    if (takes_thin<In, Out, T>(rows, cols, opt)) {  // one zeroed block
         size.state_bytes = sat::thin::scratch_bytes<In, Out>(rows, cols, images);
         return size;
     }
-    const Layout L = layout_for<In, Out>(rows, cols, images);
+    const Layout L = layout_for<In, Out>(rows, cols, images * tables_of(T));
     size.state_bytes = L.state_bytes;
     size.value_bytes = L.value_bytes;
     return size;
@@ -171,20 +175,23 @@ LaunchLog launch_log() {
 }  // namespace testing
 
 // The 2-D look-back kernel for these accesses (Vec) and image counts (Batched).
-template <class In, class Out, bool Sq, bool Batched>
+template <class In, class Out, Tables T, bool Batched>
 auto lookback_kernel_for(bool vec) {
-    return vec ? lookback_sat_kernel<In, Out, true, Sq, Batched> : lookback_sat_kernel<In, Out, false, Sq, Batched>;
+    return vec ? lookback_sat_kernel<In, Out, true, T, Batched> : lookback_sat_kernel<In, Out, false, T, Batched>;
 }
 
-// A batch of images (one image: count 1), in one launch per images_per_launch images: the plain
-// tables (Sq false) or the squared ones.
-template <class In, class Out, bool Sq = false>
+// A batch of images (one image: count 1), in one launch per images_per_launch images: the tables
+// T names (both: the squared ones into `sq`, of pitch `sq_pitch`, images im.sq_stride apart).
+template <class In, class Out, Tables T = Tables::sums>
 cudaError_t scan_images(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows,
-                        int cols, const Images& im, cudaStream_t stream, const sat::ScanOptions& opt) {
+                        int cols, const Images& im, cudaStream_t stream, const sat::ScanOptions& opt,
+                        Out* sq = nullptr, std::size_t sq_pitch = 0) {
     using A = sat::Acc<Out>;
     constexpr int V = vec_of<Out>();
     if (rows < 0 || cols < 0 || im.count < 1) return cudaErrorInvalidValue;
     if (rows == 0 || cols == 0) return cudaSuccess;
+    constexpr bool both = T == Tables::both;
+    if (both && (sq == nullptr || sq_pitch < std::size_t(cols) || opt.trace != nullptr)) return cudaErrorInvalidValue;
     if (in == nullptr || out == nullptr || in_pitch < std::size_t(cols) ||
         out_pitch < std::size_t(cols) || !aligned(opt.values, 16) || (im.count > 1 && opt.trace != nullptr))
         return cudaErrorInvalidValue;
@@ -195,7 +202,7 @@ cudaError_t scan_images(const In* in, std::size_t in_pitch, Out* out, std::size_
     const int group = images_per_launch<In, Out>(rows, cols, im.count);  // images per launch
     // Thin images: the 1-D look-back, its scratch the caller's `state` (sized by scratch_for) or
     // its own.
-    if (takes_thin<In, Out, Sq>(rows, cols, opt)) {
+    if (takes_thin<In, Out, T>(rows, cols, opt)) {
         const std::size_t bytes = sat::thin::scratch_bytes<In, Out>(rows, cols, group);
         for (int first = 0; first < im.count && err == cudaSuccess; first += group) {
             const int n = std::min(group, im.count - first);
@@ -209,11 +216,13 @@ cudaError_t scan_images(const In* in, std::size_t in_pitch, Out* out, std::size_
         }
         return err;
     }
-    Layout L = layout_for<In, Out>(rows, cols, group);
+    Layout L = layout_for<In, Out>(rows, cols, group * tables_of(T));
     L.g.in_pitch = in_pitch;
     L.g.out_pitch = out_pitch;
+    L.g.sq_pitch = sq_pitch;
     L.g.in_batch_stride = im.in_stride;
     L.g.out_batch_stride = im.out_stride;
+    L.g.sq_batch_stride = im.sq_stride;
 
     // Scratch: the caller's, or allocated for this call (stream-ordered).
     void* state = opt.state;
@@ -244,14 +253,15 @@ cudaError_t scan_images(const In* in, std::size_t in_pitch, Out* out, std::size_
 
     // Vector accesses need aligned rows: base pointers, pitches and batch strides in whole vectors.
     const bool vec = aligned(in, V * sizeof(In)) && aligned(out, 16) && in_pitch % V == 0 && out_pitch % V == 0 &&
-                     (im.count == 1 || (im.in_stride % V == 0 && im.out_stride % V == 0));
+                     (im.count == 1 || (im.in_stride % V == 0 && im.out_stride % V == 0)) &&
+                     (!both || (aligned(sq, 16) && sq_pitch % V == 0 && (im.count == 1 || im.sq_stride % V == 0)));
     constexpr std::size_t smem = smem_bytes<In, Out>();
     for (int first = 0; first < im.count && err == cudaSuccess; first += group) {
         const int n = std::min(group, im.count - first);
         // Flags zero: the caller's, unless it says they are, and every launch after the first.
         if (own_state || first > 0 || !opt.state_is_zero) err = cudaMemsetAsync(state, 0, L.state_bytes, stream);
         if (err != cudaSuccess) break;
-        auto kernel = n > 1 ? lookback_kernel_for<In, Out, Sq, true>(vec) : lookback_kernel_for<In, Out, Sq, false>(vec);
+        auto kernel = n > 1 ? lookback_kernel_for<In, Out, T, true>(vec) : lookback_kernel_for<In, Out, T, false>(vec);
         if ((err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem))) != cudaSuccess)
             break;
         Geometry g = L.g;
@@ -262,13 +272,15 @@ cudaError_t scan_images(const In* in, std::size_t in_pitch, Out* out, std::size_
             // (512 tiles on 396 blocks): half as many blocks each take two tiles (4096^2 f32 on
             // an H200: 0.068 instead of 0.074 ms). With more rounds every block is needed
             // (8192^2 was 5 % slower evened out).
+            const unsigned tickets = g.tiles * tables_of(T);
             const unsigned resident = unsigned(std::max(1, resident_blocks(kernel, smem)));
-            const unsigned rounds = (g.tiles + resident - 1) / resident;
-            grid = int(rounds == 2 ? (g.tiles + 1) / 2 : std::min(g.tiles, resident));
+            const unsigned rounds = (tickets + resident - 1) / resident;
+            grid = int(rounds == 2 ? (tickets + 1) / 2 : std::min(tickets, resident));
         }
         kernel<<<grid, block_threads, smem, stream>>>(in + std::size_t(first) * im.in_stride,
                                                        out + std::size_t(first) * im.out_stride, g, rec,
-                                                       status, opt.trace);
+                                                       status, opt.trace,
+                                                       both ? sq + std::size_t(first) * im.sq_stride : nullptr);
         if ((err = cudaGetLastError()) == cudaSuccess) log_launch(unsigned(grid), g.tiles);
     }
     if (own_values) cudaFreeAsync(values, stream);
@@ -284,7 +296,7 @@ namespace sat {
 
 template <class In, class Out>
 ScanScratchSize inclusive_scan_2d_scratch(int rows, int cols) {
-    return satlib::scratch_for<In, Out, false>(rows, cols, 1);
+    return satlib::scratch_for<In, Out, satlib::Tables::sums>(rows, cols, 1);
 }
 
 #define SAT_SCAN_2D_DEF(In, Out)                                                                  \
@@ -435,13 +447,17 @@ int integral_typed(const satlib_integral_args& a, cudaStream_t stream, int check
     Out* out = static_cast<Out*>(a.out);
     Out* sq = static_cast<Out*>(a.sq_out);
     const bool npp = a.layout == SATLIB_LAYOUT_NPP;
+    // Sums and squares in one launch per batch (Tables::both), except where the sums overwrite
+    // the input (a sums tile could overwrite what its squares tile has yet to read) and for
+    // thin images (the sums take the 1-D look-back): there the squares go first, in a launch
+    // of their own.
+    const bool one_pass = sq != nullptr && a.in != a.out && !sat::thin::applicable<In, Out>(a.rows, a.cols);
     // One scratch for every launch of the call: this call's status word, the tile flags
-    // (cleared before each launch) and the published sums. Each table of the whole batch is one
-    // launch (a batch beyond images_per_launch: a few); the squared table always takes the 2-D
-    // look-back.
-    sat::ScanScratchSize need = scratch_for<In, Out, false>(a.rows, a.cols, a.batch);
+    // (cleared before each launch) and the published sums.
+    sat::ScanScratchSize need = scratch_for<In, Out, Tables::sums>(a.rows, a.cols, a.batch);
     if (sq != nullptr) {
-        const sat::ScanScratchSize sq_need = scratch_for<In, Out, true>(a.rows, a.cols, a.batch);
+        const sat::ScanScratchSize sq_need = one_pass ? scratch_for<In, Out, Tables::both>(a.rows, a.cols, a.batch)
+                                                      : scratch_for<In, Out, Tables::squares>(a.rows, a.cols, a.batch);
         need.state_bytes = std::max(need.state_bytes, sq_need.state_bytes);
         need.value_bytes = std::max(need.value_bytes, sq_need.value_bytes);
     }
@@ -460,22 +476,30 @@ int integral_typed(const satlib_integral_args& a, cudaStream_t stream, int check
     // the launches after it clear the flags themselves (state_is_zero false).
     err = cudaMemsetAsync(base, 0, state_at + need.state_bytes, stream);
     opt.state_is_zero = true;
+    // NPP layout: a zero first row and column, and the tables start one row and column in.
     Out* tables[2] = {sq, out};
     const std::size_t pitches[2] = {a.sq_pitch, a.out_pitch}, strides[2] = {a.sq_batch_stride, a.out_batch_stride};
-    for (int k = 0; k < 2 && err == cudaSuccess; ++k) {  // squares first: sums may be in place
-        Out* t = tables[k];
-        if (t == nullptr) continue;
-        if (npp) {
-            const dim3 grid(std::min(64, (a.rows + a.cols + 256) / 256), std::min(a.batch, 65535));
-            zero_border<<<grid, 256, 0, stream>>>(t, pitches[k] * sizeof(Out), strides[k] * sizeof(Out), sizeof(Out),
-                                                  a.rows, a.cols, a.batch);
-            if ((err = cudaGetLastError()) != cudaSuccess) break;
-            t += pitches[k] + 1;
+    for (int k = 0; k < 2 && err == cudaSuccess && npp; ++k) {
+        if (tables[k] == nullptr) continue;
+        const dim3 grid(std::min(64, (a.rows + a.cols + 256) / 256), std::min(a.batch, 65535));
+        zero_border<<<grid, 256, 0, stream>>>(tables[k], pitches[k] * sizeof(Out), strides[k] * sizeof(Out),
+                                              sizeof(Out), a.rows, a.cols, a.batch);
+        err = cudaGetLastError();
+        tables[k] += pitches[k] + 1;
+    }
+    if (err == cudaSuccess && one_pass) {
+        const Images im{a.batch, a.in_batch_stride, strides[1], strides[0]};
+        err = scan_images<In, Out, Tables::both>(in, a.in_pitch, tables[1], pitches[1], a.rows, a.cols, im, stream,
+                                                 opt, tables[0], pitches[0]);
+    } else if (err == cudaSuccess) {  // squares first: the sums may be in place
+        if (sq != nullptr) {
+            err = scan_images<In, Out, Tables::squares>(in, a.in_pitch, tables[0], pitches[0], a.rows, a.cols,
+                                                        Images{a.batch, a.in_batch_stride, strides[0]}, stream, opt);
+            opt.state_is_zero = false;
         }
-        const Images im{a.batch, a.in_batch_stride, strides[k]};
-        err = k == 0 ? scan_images<In, Out, true>(in, a.in_pitch, t, pitches[k], a.rows, a.cols, im, stream, opt)
-                     : scan_images<In, Out, false>(in, a.in_pitch, t, pitches[k], a.rows, a.cols, im, stream, opt);
-        opt.state_is_zero = false;
+        if (err == cudaSuccess)
+            err = scan_images<In, Out, Tables::sums>(in, a.in_pitch, tables[1], pitches[1], a.rows, a.cols,
+                                                     Images{a.batch, a.in_batch_stride, strides[1]}, stream, opt);
     }
     int timed_out = 0;
     if (err == cudaSuccess) {

@@ -18,6 +18,7 @@
 #include "gpu_timing.h"
 #include "sat_scan.h"
 #include "satlib.h"
+#include "../src/sat_thin.cuh"
 #include "../src/satlib_testing.h"
 #include "../../tests/test_util.h"
 
@@ -385,16 +386,18 @@ TEST_CASE("library C ABI: batches with a batch stride, squares and the NPP layou
 
 namespace {
 
-// check_abi of a batch that must take one launch per table (sums; squares), and, for
-// `oversubscribed`, more tiles than blocks (blocks take several tickets, across images).
+// check_abi of a batch that must take one launch for the sums, or for the sums and squares
+// together (thin images: the squares take a launch of their own), and, for `oversubscribed`,
+// more tiles than blocks (blocks take several tickets, across images).
 void check_abi_batch(const AbiCase& c, bool oversubscribed = false) {
+    const bool thin = std::min(c.rows, c.cols) <= sat::thin::max_width;
     const satlib::testing::LaunchLog before = satlib::testing::launch_log();
     check_abi(c);
     const satlib::testing::LaunchLog after = satlib::testing::launch_log();
     INFO(c.batch << " x " << c.rows << "x" << c.cols << (c.squares ? " with squares" : "") << ": "
          << after.scans - before.scans << " launches, the last " << after.last_tiles << " tiles on "
          << after.last_grid << " blocks");
-    CHECK(after.scans - before.scans == (c.squares ? 2u : 1u));
+    CHECK(after.scans - before.scans == (c.squares && thin ? 2u : 1u));
     if (oversubscribed) CHECK(after.last_tiles > after.last_grid);
 }
 
@@ -433,7 +436,7 @@ TEST_CASE("library C ABI: a batch with more tiles than resident blocks, in one l
     check_abi_batch({SATLIB_U8, SATLIB_I32, batch, 65, 65, 0, 0, 0, 0, false}, true);
 }
 
-TEST_CASE("library C ABI: a batch in place (in == out, same pitch and stride)", "[gpu][library][batch]") {
+TEST_CASE("library C ABI: a batch in place (in == out, same pitch and stride), with squares", "[gpu][library][batch]") {
     SAT_REQUIRE_GPU();
     const std::uint64_t seed = sat_test::fresh_seed();
     const int batch = 3, rows = 130, cols = 1100;
@@ -450,25 +453,38 @@ TEST_CASE("library C ABI: a batch in place (in == out, same pitch and stride)", 
     a.in = m.p, a.in_type = SATLIB_F32, a.in_pitch = pitch, a.in_batch_stride = stride;
     a.out = m.p, a.out_type = SATLIB_F32, a.out_pitch = pitch, a.out_batch_stride = stride;
     a.batch = batch, a.rows = rows, a.cols = cols;
+    // The squares (packed, in a buffer of their own) are read from the input before the sums
+    // overwrite it: a launch of their own, first.
+    const std::size_t image = std::size_t(rows) * cols;
+    DeviceArray<float> sq(image * batch);
+    a.sq_out = sq.p, a.sq_pitch = cols, a.sq_batch_stride = image;
+    const satlib::testing::LaunchLog before = satlib::testing::launch_log();
     REQUIRE(satlib_integral(&a, nullptr, 1) == SATLIB_OK);
-    std::vector<float> got(n);
+    CHECK(satlib::testing::launch_log().scans - before.scans == 2u);
+    std::vector<float> got(n), got_sq(image * batch);
     REQUIRE(cudaMemcpy(got.data(), m.p, n * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
-    std::size_t wrong = 0, changed_gaps = 0;
+    REQUIRE(cudaMemcpy(got_sq.data(), sq.p, image * batch * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
+    std::size_t wrong = 0, wrong_sq = 0, changed_gaps = 0;
+    std::vector<long long> column_sq(cols);
     std::vector<long long> column(cols);
     for (int b = 0; b < batch; ++b) {
         std::fill(column.begin(), column.end(), 0);
+        std::fill(column_sq.begin(), column_sq.end(), 0);
         for (int i = 0; i < rows; ++i) {
-            long long row = 0;
+            long long row = 0, row_sq = 0;
             const std::size_t at = b * stride + std::size_t(i) * pitch;
             for (int j = 0; j < cols; ++j) {
-                row += (long long)host[at + j];
-                column[j] += row;
+                const long long v = (long long)host[at + j];
+                row += v, row_sq += v * v;
+                column[j] += row, column_sq[j] += row_sq;
                 wrong += got[at + j] != float(column[j]);
+                wrong_sq += got_sq[b * image + std::size_t(i) * cols + j] != float(column_sq[j]);
             }
             for (std::size_t j = cols; j < pitch && at + j < n; ++j) changed_gaps += got[at + j] != host[at + j];
         }
     }
     CHECK(wrong == 0);
+    CHECK(wrong_sq == 0);
     CHECK(changed_gaps == 0);
     // In place with a different output stride, or in the NPP layout, is refused.
     a.out_batch_stride = stride + 4;
