@@ -90,6 +90,17 @@ template <> struct TileShape<uint8_t, float> : Shape<4, 28, 6> {};     // u8 -> 
 template <> struct TileShape<uint16_t, double> : Shape<12, 20, 5> {};  // u16 -> f64 as f64
 template <> struct TileShape<float, double> : Shape<12, 20, 5> {};     // f32 -> f64 as f64
 
+// Small images: where TileShape's tiles would leave SMs idle (satlib.cu, small_tiles), shorter
+// tiles of more blocks each. Only f32 has its own (H100, time / copy, 16 + 16 x 4 instead of
+// 28 + 36 x 3: 1920x1080 2.21 instead of 2.59, 4096^2 1.61 instead of 1.69, but 16384^2 1.23
+// instead of 1.19); the other pairs keep their shape.
+template <class In, class A> struct SmallTileShape : TileShape<In, A> {};
+#ifndef LAB9_REG_ROWS
+template <> struct SmallTileShape<float, float> : Shape<16, 16, 4> {};
+#endif
+template <class S1, class S2>
+constexpr bool same_shape() { return S1::RR == S2::RR && S1::RS == S2::RS && S1::min_blocks == S2::min_blocks; }
+
 // What tiles publish for each other (scratch). Tile t = ticket = tile_row * tiles_x + tile_col,
 // tile rows counted over the batch (image b's are b * tiles_y .. b * tiles_y + tiles_y - 1).
 template <class A>
@@ -180,10 +191,10 @@ __host__ __device__ constexpr bool scan_in_place() { return sizeof(In) == sizeof
 // Load the thread's V columns [c, c + V) of the tile's rows; outside the matrix reads 0.
 // Rows [0, RR) go to registers (16-byte loads, all in flight before any use), rows [RR, R) to
 // shared memory by cp.async (in flight at the same time, holding no registers).
-template <class In, class A, int V, bool Vec>
+template <class S, class In, class A, int V, bool Vec>
 __device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i0, int c, bool square,
-                                          A (&x)[TileShape<In, A>::RR][V], SmemTile<In, A> sm) {
-    constexpr int RR = TileShape<In, A>::RR, RS = TileShape<In, A>::RS;
+                                          A (&x)[S::RR][V], SmemTile<In, A> sm) {
+    constexpr int RR = S::RR, RS = S::RS;
 #pragma unroll
     for (int r = 0; r < RR; ++r) {
         const int i = i0 + r;
@@ -221,12 +232,10 @@ __device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i
 // Local SAT pieces of the tile: col[v] = sum of the thread's column v over the tile (C of the
 // paper); x[r][v] becomes the prefix of row r from the tile's left edge; shared-memory rows
 // the same (or their offsets, for u8); s_row_sum[r] = sum of tile row r (R of the paper).
-template <class In, class A, int V>
-__device__ __forceinline__ void local_tile_scan(bool square, A (&x)[TileShape<In, A>::RR][V], SmemTile<In, A> sm,
-                                                A (&col)[V], A (*s_warp_total)[TileShape<In, A>::R],
-                                                A* s_row_sum) {
-    using TS = TileShape<In, A>;
-    constexpr int RR = TS::RR, RS = TS::RS, R = TS::R;
+template <class S, class In, class A, int V>
+__device__ __forceinline__ void local_tile_scan(bool square, A (&x)[S::RR][V], SmemTile<In, A> sm,
+                                                A (&col)[V], A (*s_warp_total)[S::R], A* s_row_sum) {
+    constexpr int RR = S::RR, RS = S::RS, R = S::R;
     constexpr int C = block_threads * V;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 #pragma unroll
@@ -387,13 +396,11 @@ __device__ __forceinline__ void store_row(Out* out, std::size_t pitch, const Geo
 // Add the carries to the local SAT and write the tile: out(i, c) = top(c) + sum over the tile
 // rows r' <= r of (row carry r' + local row prefix (r', c)), where top(c) = SAT of the row above
 // the tile = corner + prefix of the column carries.
-template <class In, class Out, class A, int V, bool Vec>
+template <class S, class In, class Out, class A, int V, bool Vec>
 __device__ __forceinline__ void write_tile(Out* out, std::size_t pitch, const Geometry& g, int i0, int c, bool square,
-                                           const A (&top)[V], const A (&x)[TileShape<In, A>::RR][V],
-                                           SmemTile<In, A> sm,
-                                           const A (*s_warp_total)[TileShape<In, A>::R],
-                                           const A* s_row_carry) {
-    constexpr int RR = TileShape<In, A>::RR, RS = TileShape<In, A>::RS;
+                                           const A (&top)[V], const A (&x)[S::RR][V], SmemTile<In, A> sm,
+                                           const A (*s_warp_total)[S::R], const A* s_row_carry) {
+    constexpr int RR = S::RR, RS = S::RS;
     constexpr int C = block_threads * V;
     const int warp = threadIdx.x >> 5;
     A acc[V];
@@ -426,26 +433,27 @@ __device__ __forceinline__ void write_tile(Out* out, std::size_t pitch, const Ge
     }
 }
 
-template <class In, class Out>
+template <class In, class Out, class S>
 constexpr std::size_t smem_bytes() {
     using A = sat::Acc<Out>;
     constexpr int C = block_threads * vec_of<Out>();
-    constexpr int RS = TileShape<In, A>::RS;
+    constexpr int RS = S::RS;
     return std::size_t(RS) * C * sizeof(In) +
            (scan_in_place<In, A>() ? 0 : std::size_t(RS) * block_threads * sizeof(A));
 }
 
 // The single-pass SAT kernel: a persistent grid of any size; each block takes tickets until
 // the tiles run out. Vec: 16-byte accesses are aligned (checked on the host). Batched: several
-// images (one image: false). T: the tables it writes (both: the squares into `sq`).
-template <class In, class Out, bool Vec, Tables T = Tables::sums, bool Batched = false>
-__global__ void __launch_bounds__(block_threads, TileShape<In, sat::Acc<Out>>::min_blocks)
+// images (one image: false). T: the tables it writes (both: the squares into `sq`). S: the tile
+// shape (TileShape or SmallTileShape of the pair).
+template <class In, class Out, class S, bool Vec, Tables T = Tables::sums, bool Batched = false>
+__global__ void __launch_bounds__(block_threads, S::min_blocks)
 lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out>> rec,
                     int* status, unsigned long long* trace, Out* sq = nullptr) {
     using A = sat::Acc<Out>;
     constexpr int V = vec_of<Out>();
     constexpr int C = block_threads * V;
-    constexpr int RR = TileShape<In, A>::RR, RS = TileShape<In, A>::RS, R = TileShape<In, A>::R;
+    constexpr int RR = S::RR, RS = S::RS, R = S::R;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     constexpr int poll_warp = warps > 1 ? 1 : 0;  // column window polls while warp 0 looks left
     constexpr int release_thread = (warps - 1) * 32;   // publishes the block's flags
@@ -496,13 +504,13 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         const bool top_strip = ty == 0, left_edge = tx == 0;
 
         A x[RR][V];
-        load_tile<In, A, V, Vec>(image_in, g, i0, c, square, x, sm);
+        load_tile<S, In, A, V, Vec>(image_in, g, i0, c, square, x, sm);
 
         // Local SAT of the tile, and its aggregates R and C.
         A col[V];
 #pragma unroll
         for (int v = 0; v < V; ++v) col[v] = 0;
-        local_tile_scan<In, A, V>(square, x, sm, col, s_warp_total, s_row_sum);
+        local_tile_scan<S, In, A, V>(square, x, sm, col, s_warp_total, s_row_sum);
         __syncthreads();
 
         // Publish the aggregates (state partial). Tiles on the left edge have no row carry, so
@@ -596,7 +604,7 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         std::size_t pitch = g.out_pitch, batch_stride = g.out_batch_stride;
         if (both && square) table = sq, pitch = g.sq_pitch, batch_stride = g.sq_batch_stride;
         Out* image_out = Batched ? table + image * batch_stride : table;
-        write_tile<In, Out, A, V, Vec>(image_out, pitch, g, i0, c, square, top, x, sm, s_warp_total, s_row_carry);
+        write_tile<S, In, Out, A, V, Vec>(image_out, pitch, g, i0, c, square, top, x, sm, s_warp_total, s_row_carry);
         if (!Batched && trace != nullptr && c < g.cols && c % sat::w == 0)
             for (int r = 0; r < R && i0 + r < g.rows; r += sat::w)
                 sat::record_tile(trace, sat::Shape{g.rows, g.cols}, (i0 + r) / sat::w, c / sat::w);

@@ -37,11 +37,15 @@ struct Layout {
 
 constexpr int state_header_words = 32;  // ticket, internal status; tile states start at 128 B
 
-// Tiles of one rows x cols image.
-template <class In, class Out>
+// The pair's tile shapes: the default one, and the one for small images.
+template <class In, class Out> using LargeTiles = TileShape<In, sat::Acc<Out>>;
+template <class In, class Out> using SmallTiles = SmallTileShape<In, sat::Acc<Out>>;
+
+// Tiles of one rows x cols image, in tiles of shape S.
+template <class In, class Out, class S = LargeTiles<In, Out>>
 std::size_t tiles_per_image(int rows, int cols) {
     constexpr int C = block_threads * vec_of<Out>();
-    constexpr int R = TileShape<In, sat::Acc<Out>>::R;
+    constexpr int R = S::R;
     return std::size_t((cols + C - 1) / C) * std::size_t((rows + R - 1) / R);
 }
 
@@ -49,24 +53,24 @@ std::size_t tiles_per_image(int rows, int cols) {
 // a launch has at most 2^29 tiles (a thin image has at most twice as many chunks as tiles, and
 // the thin kernel's grid is one block per chunk); a batch beyond that takes several launches.
 constexpr std::size_t max_launch_tiles = std::size_t(1) << 29;
-template <class In, class Out>
+template <class In, class Out, class S = LargeTiles<In, Out>>
 int images_per_launch(int rows, int cols, int batch) {
-    const std::size_t fit = std::max<std::size_t>(1, max_launch_tiles / tiles_per_image<In, Out>(rows, cols));
+    const std::size_t fit = std::max<std::size_t>(1, max_launch_tiles / tiles_per_image<In, Out, S>(rows, cols));
     return int(std::min<std::size_t>(std::size_t(batch), fit));
 }
 
 // Scratch of one launch of `images` rows x cols images: records for every tile of every image.
-template <class In, class Out>
-Layout layout_for(int rows, int cols, int images = 1) {
+template <class In, class Out, class S>
+Layout layout_for(int rows, int cols, int images) {
     using A = sat::Acc<Out>;
     constexpr int C = block_threads * vec_of<Out>();
-    constexpr int R = TileShape<In, A>::R;
+    constexpr int R = S::R;
     Layout L{};
     L.g.rows = rows;
     L.g.cols = cols;
     L.g.tiles_x = (cols + C - 1) / C;
     L.g.tiles_y = (rows + R - 1) / R;
-    L.g.tiles = unsigned(tiles_per_image<In, Out>(rows, cols) * std::size_t(images));
+    L.g.tiles = unsigned(tiles_per_image<In, Out, S>(rows, cols) * std::size_t(images));
     const std::size_t tiles = L.g.tiles;
     L.state_bytes = (state_header_words + tiles) * sizeof(unsigned);
     std::size_t off = 0;
@@ -94,20 +98,27 @@ bool takes_thin(int rows, int cols, const sat::ScanOptions& opt) {
     return T == Tables::sums && opt.grid_blocks == 0 && opt.trace == nullptr && sat::thin::applicable<In, Out>(rows, cols);
 }
 
-// Scratch one call of scan_images needs for `batch` images (launches after the first reuse it).
+// Scratch one launch of `batch` images in tiles of shape S needs (launches after the first reuse it).
+template <class In, class Out, Tables T, class S>
+sat::ScanScratchSize shaped_scratch(int rows, int cols, int batch) {
+    const Layout L = layout_for<In, Out, S>(rows, cols, images_per_launch<In, Out, S>(rows, cols, batch) * tables_of(T));
+    return {L.state_bytes, L.value_bytes};
+}
+
+template <class In, class Out>
+bool small_tiles(int rows, int cols, int images);
+
+// Scratch one call of scan_images needs for `batch` images, in the tiles it will take.
 template <class In, class Out, Tables T>
 sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanOptions& opt = {}) {
     sat::ScanScratchSize size;
     if (rows <= 0 || cols <= 0 || batch <= 0) return size;
-    const int images = images_per_launch<In, Out>(rows, cols, batch);
     if (takes_thin<In, Out, T>(rows, cols, opt)) {  // one zeroed block
-        size.state_bytes = sat::thin::scratch_bytes<In, Out>(rows, cols, images);
+        size.state_bytes = sat::thin::scratch_bytes<In, Out>(rows, cols, images_per_launch<In, Out>(rows, cols, batch));
         return size;
     }
-    const Layout L = layout_for<In, Out>(rows, cols, images * tables_of(T));
-    size.state_bytes = L.state_bytes;
-    size.value_bytes = L.value_bytes;
-    return size;
+    return small_tiles<In, Out>(rows, cols, batch) ? shaped_scratch<In, Out, T, SmallTiles<In, Out>>(rows, cols, batch)
+                                                   : shaped_scratch<In, Out, T, LargeTiles<In, Out>>(rows, cols, batch);
 }
 
 // Blocks of `kernel` (with `smem` bytes of dynamic shared memory) resident at once on the
@@ -175,10 +186,31 @@ LaunchLog launch_log() {
 }  // namespace testing
 
 // The 2-D look-back kernel for these accesses (Vec) and image counts (Batched).
-template <class In, class Out, Tables T, bool Batched>
+template <class In, class Out, class S, Tables T, bool Batched>
 auto lookback_kernel_for(bool vec) {
-    return vec ? lookback_sat_kernel<In, Out, true, T, Batched> : lookback_sat_kernel<In, Out, false, T, Batched>;
+    return vec ? lookback_sat_kernel<In, Out, S, true, T, Batched> : lookback_sat_kernel<In, Out, S, false, T, Batched>;
 }
+
+// Whether a call takes the small images' tiles: with the default ones it would be less than two
+// rounds of the blocks that fit on a 132-SM GPU (H100, H200; 1920x1080 f32: 68 tiles for 132 SMs
+// x 3 blocks), and the look-back latency of its few tiles would not be hidden by other tiles'
+// transfers. A fixed count, not the current device's, so that the scratch a caller sizes with
+// scratch_for fits the launch on any device.
+constexpr std::size_t reference_sms = 132;
+template <class In, class Out>
+bool small_tiles(int rows, int cols, int images) {
+    if constexpr (same_shape<LargeTiles<In, Out>, SmallTiles<In, Out>>()) {
+        return false;
+    } else {
+        const std::size_t tiles = tiles_per_image<In, Out>(rows, cols) * std::size_t(images);
+        return tiles < 2 * reference_sms * LargeTiles<In, Out>::min_blocks;
+    }
+}
+
+template <class In, class Out, class S, Tables T>
+cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows,
+                        int cols, const Images& im, cudaStream_t stream, const sat::ScanOptions& opt,
+                        Out* sq, std::size_t sq_pitch);
 
 // A batch of images (one image: count 1), in one launch per images_per_launch images: the tables
 // T names (both: the squared ones into `sq`, of pitch `sq_pitch`, images im.sq_stride apart).
@@ -186,6 +218,18 @@ template <class In, class Out, Tables T = Tables::sums>
 cudaError_t scan_images(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows,
                         int cols, const Images& im, cudaStream_t stream, const sat::ScanOptions& opt,
                         Out* sq = nullptr, std::size_t sq_pitch = 0) {
+    if (small_tiles<In, Out>(rows, cols, im.count))
+        return scan_shaped<In, Out, SmallTiles<In, Out>, T>(in, in_pitch, out, out_pitch, rows, cols, im, stream, opt,
+                                                            sq, sq_pitch);
+    return scan_shaped<In, Out, LargeTiles<In, Out>, T>(in, in_pitch, out, out_pitch, rows, cols, im, stream, opt,
+                                                        sq, sq_pitch);
+}
+
+// scan_images in tiles of shape S.
+template <class In, class Out, class S, Tables T>
+cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows,
+                        int cols, const Images& im, cudaStream_t stream, const sat::ScanOptions& opt,
+                        Out* sq, std::size_t sq_pitch) {
     using A = sat::Acc<Out>;
     constexpr int V = vec_of<Out>();
     if (rows < 0 || cols < 0 || im.count < 1) return cudaErrorInvalidValue;
@@ -199,7 +243,7 @@ cudaError_t scan_images(const In* in, std::size_t in_pitch, Out* out, std::size_
     cudaError_t err = cudaSuccess;
     if (status == nullptr && (err = cudaGetSymbolAddress(reinterpret_cast<void**>(&status), library_status)) != cudaSuccess)
         return err;
-    const int group = images_per_launch<In, Out>(rows, cols, im.count);  // images per launch
+    const int group = images_per_launch<In, Out>(rows, cols, im.count);  // images per thin launch
     // Thin images: the 1-D look-back, its scratch the caller's `state` (sized by scratch_for) or
     // its own.
     if (takes_thin<In, Out, T>(rows, cols, opt)) {
@@ -216,7 +260,8 @@ cudaError_t scan_images(const In* in, std::size_t in_pitch, Out* out, std::size_
         }
         return err;
     }
-    Layout L = layout_for<In, Out>(rows, cols, group * tables_of(T));
+    const int images = images_per_launch<In, Out, S>(rows, cols, im.count);  // per 2-D launch
+    Layout L = layout_for<In, Out, S>(rows, cols, images * tables_of(T));
     L.g.in_pitch = in_pitch;
     L.g.out_pitch = out_pitch;
     L.g.sq_pitch = sq_pitch;
@@ -255,17 +300,17 @@ cudaError_t scan_images(const In* in, std::size_t in_pitch, Out* out, std::size_
     const bool vec = aligned(in, V * sizeof(In)) && aligned(out, 16) && in_pitch % V == 0 && out_pitch % V == 0 &&
                      (im.count == 1 || (im.in_stride % V == 0 && im.out_stride % V == 0)) &&
                      (!both || (aligned(sq, 16) && sq_pitch % V == 0 && (im.count == 1 || im.sq_stride % V == 0)));
-    constexpr std::size_t smem = smem_bytes<In, Out>();
-    for (int first = 0; first < im.count && err == cudaSuccess; first += group) {
-        const int n = std::min(group, im.count - first);
+    constexpr std::size_t smem = smem_bytes<In, Out, S>();
+    for (int first = 0; first < im.count && err == cudaSuccess; first += images) {
+        const int n = std::min(images, im.count - first);
         // Flags zero: the caller's, unless it says they are, and every launch after the first.
         if (own_state || first > 0 || !opt.state_is_zero) err = cudaMemsetAsync(state, 0, L.state_bytes, stream);
         if (err != cudaSuccess) break;
-        auto kernel = n > 1 ? lookback_kernel_for<In, Out, T, true>(vec) : lookback_kernel_for<In, Out, T, false>(vec);
+        auto kernel = n > 1 ? lookback_kernel_for<In, Out, S, T, true>(vec) : lookback_kernel_for<In, Out, S, T, false>(vec);
         if ((err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem))) != cudaSuccess)
             break;
         Geometry g = L.g;
-        g.tiles = unsigned(tiles_per_image<In, Out>(rows, cols) * std::size_t(n));
+        g.tiles = unsigned(tiles_per_image<In, Out, S>(rows, cols) * std::size_t(n));
         int grid = opt.grid_blocks;
         if (grid <= 0) {
             // As many blocks as fit. If that makes two rounds, the second would run part full
