@@ -12,11 +12,16 @@
     docs/data/lab8x_h200.csv    ./lab8x-ref's two handout runs (harness CSV, the run's metadata in
                                 front): docs/lab8x.md's Results tables
     docs/data/tiles_h100.csv    the library's tile shapes at image sizes (a sweep): docs/lab9.md
+    docs/data/tiles_h200.csv    the tile shapes at 16384² behind the tuned ones (the numbers the
+                                handout quoted; the sweep's own CSV was not kept): docs/lab9.md
+    docs/data/lab8_*_h200.csv   lab 8's design experiments (A/B runs of kernels not kept), one CSV a
+                                table, cells as written: docs/lab8.md
     docs/data/thin_h100.csv     sat::thin on thin shapes (time, copy, scratch, check): docs/thin.md
     plots/sample_bench.csv      the `make bench` run of docs/results.md (its metadata in
                                 plots/sample_bench.json): docs/lab8.md's Measurements tables
 
-Every docs/data CSV row carries its run's GPU, driver, CUDA version and date. Each table goes between its
+Every docs/data CSV row carries its run's GPU, driver, CUDA version and date ("not recorded" where
+the run's notes did not keep one: the table then says so). Each table goes between its
 <!-- BEGIN/END ... TABLE --> markers; nothing outside the markers is touched. --docs reads the
 docs (and DIR/data/) from another folder. --check writes nothing: it regenerates into a
 temporary folder, compares, and exits 1 naming every doc that differs (a hand edit).
@@ -39,8 +44,17 @@ def read_rows(path):
     return rows
 
 
+NOT_RECORDED = "not recorded"  # a metadata field the run's notes did not keep
+
+
 def run_line(first):
-    return f'{first["gpu"]}, driver {first["driver"]}, CUDA {first["cuda"]}, {first["date"]}'
+    """GPU, driver, CUDA, date; fields the run did not record are named as such, never guessed."""
+    known = [first["gpu"]] + [f"{label}{first[k]}" for k, label in (("driver", "driver "), ("cuda", "CUDA "), ("date", ""))
+                              if first[k] != NOT_RECORDED]
+    missing = [name for k, name in (("driver", "driver"), ("cuda", "CUDA version"), ("date", "date"))
+               if first[k] == NOT_RECORDED]
+    said = ", ".join(missing[:-1]) + " and " + missing[-1] if len(missing) > 1 else "".join(missing)
+    return ", ".join(known) + (f" ({said} not recorded)" if missing else "")
 
 
 def ratio(r):
@@ -209,6 +223,39 @@ def tiles_table(path):
     return "\n".join(out)
 
 
+def tile_sweep_table(path):
+    """The library's tile shapes at 16384² (lab 9's *Choosing the tile*): rows in registers +
+    rows in shared memory x blocks per SM, spills from -Xptxas -v, time or time / copy."""
+    rows = read_rows(path)
+    first = rows[0]
+    sizes = sorted({f'{r["rows"]}²' if r["rows"] == r["cols"] else shape(r) for r in rows})
+    out = [f"{run_line(first)}; {', '.join(sizes)}, two runs with seed 7 (spills from "
+           "`-Xptxas -v`; - where the sweep's notes give none):", "",
+           "| type | registers + shared memory rows × blocks per SM | spills (bytes per thread) | ms | time ÷ copy |",
+           "|---|---|---:|---:|---:|"]
+    for r in rows:
+        cfg = f'{r["reg_rows"]} + {r["smem_rows"]} × {r["blocks_per_sm"]}'
+        if r["tuned"] == "yes":
+            cfg = f"**{cfg} (tuned)**"
+        cells = [r[k] or "-" for k in ("spill_bytes", "median_ms", "time_per_copy")]
+        out.append(f"| {type_label(r['type'])} | {cfg} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def experiment_table(path):
+    """One A/B experiment as the run's notes give it: the CSV's columns after the metadata and
+    `shipped` are the table's (cells as written, ranges over repetitions included); the rows
+    the code ships are bold."""
+    rows = read_rows(path)
+    columns = [c for c in rows[0] if c not in ("gpu", "driver", "cuda", "date", "shipped")]
+    bold = lambda r, text: f"**{text}**" if r["shipped"] == "yes" else text
+    out = [f"{run_line(rows[0])}:", "", "| " + " | ".join(columns) + " |",
+           "|---|" + "---:|" * (len(columns) - 1)]
+    for r in rows:
+        out.append("| " + " | ".join(bold(r, r[c]) for c in columns) + " |")
+    return "\n".join(out)
+
+
 # Funasaka et al. 2017 on a Titan X (Pascal), Tables III and I: (multi-launch ms, SKSS ms, CPU ms).
 PAPER_HALFTONE = {1024: (1.119, 0.5982, "6.4"), 2048: (2.242, 1.098, "25.9"), 4096: (4.586, 2.185, "103"),
                   8192: (9.272, 4.391, "412"), 16384: (19.17, 11.90, "1649")}
@@ -257,9 +304,14 @@ TABLES = {
     "lab8x.md": [("HALFTONE TABLE", halftone_table, "lab8x_h200.csv"),
                  ("KNAPSACK TABLE", knapsack_table, "lab8x_h200.csv")],
     "lab9.md": [("LAB9 TABLE", lab9_table, "library_h100.csv"),
-                ("TILES TABLE", tiles_table, "tiles_h100.csv")],
+                ("TILES TABLE", tiles_table, "tiles_h100.csv"),
+                ("TILE SWEEP TABLE", tile_sweep_table, "tiles_h200.csv")],
     "thin.md": [("THIN TABLE", thin_table, "thin_h100.csv")],
-    "lab8.md": [("LAB8 TABLE", lab8_table, "plots/sample_bench.csv")],
+    "lab8.md": [("LAB8 TABLE", lab8_table, "plots/sample_bench.csv"),
+                ("FILL TABLE", experiment_table, "lab8_fill_h200.csv"),
+                ("DESIGNS TABLE", experiment_table, "lab8_designs_h200.csv"),
+                ("EARLY READ TABLE", experiment_table, "lab8_early_read_h200.csv"),
+                ("LOOKAHEAD TABLE", experiment_table, "lab8_lookahead_h200.csv")],
 }
 
 
