@@ -19,6 +19,9 @@
     docs/data/thin_h100.csv     sat::thin on thin shapes (time, copy, scratch, check): docs/thin.md
     plots/sample_bench.csv      the `make bench` run of docs/results.md (its metadata in
                                 plots/sample_bench.json): docs/lab8.md's Measurements tables
+    plots/bench_h200_2026-11-21.csv  an earlier `make bench` run (metadata in its .json): lab 7's
+                                variants at 16384² in docs/lab7.md
+    docs/data/lab7_block_shapes_h200.csv  lab 7's strip pass with other block shapes: docs/lab7.md
 
 Every docs/data CSV row carries its run's GPU, driver, CUDA version and date ("not recorded" where
 the run's notes did not keep one: the table then says so). Each table goes between its
@@ -147,13 +150,14 @@ def thin_table(path):
     return "\n".join(out)
 
 
-def lab8_table(path):
-    """Lab 8's rows of a `make bench` CSV: f32 at the largest square with times, then time / copy
-    for every type and square size."""
+def bench_table(path, lab, every_square=True):
+    """Lab `lab`'s rows of a `make bench` CSV (its metadata in the .json beside it): f32 at the
+    suite's target size (else the largest square with every variant) with times, then, with
+    every_square, time / copy for every type and square size."""
     meta = json.loads(path.with_suffix(".json").read_text())
-    rows = [r for r in read_rows(path) if r["lab"] == "8"]
+    rows = [r for r in read_rows(path) if r["lab"] == lab]
     if not rows:
-        raise ValueError("no lab 8 rows")
+        raise ValueError(f"no lab {lab} rows")
     variants = list(dict.fromkeys(r["variant"] for r in rows))
     types = list(dict.fromkeys(r["type"] for r in rows))
     squares = sorted({int(r["rows"]) for r in rows if r["rows"] == r["cols"]})
@@ -161,16 +165,20 @@ def lab8_table(path):
     # The suite's target shape (DESIGN.md), else the largest square with every variant.
     n = 16384 if all((v, "f32", 16384) in by for v in variants) else \
         max(s for s in squares if all((v, "f32", s) in by for v in variants))
-    first = by[(variants[0], "f32", n)]
+    copies = sorted({f'{float(by[(v, "f32", n)]["copy_ms"]):.3f}' for v in variants})
+    copy = copies[0] if len(copies) == 1 else f"{copies[0]}–{copies[-1]}"
+    results = ", the run of docs/results.md" if path.name == "sample_bench.csv" else ""
     out = [f'{meta["gpu"]}, driver {meta["driver"]}, CUDA {meta["cuda_driver_version"]}, {meta["date"]}: '
-           f"`make bench` (plots/{path.name}, the run of docs/results.md), f32 {n}², "
-           f'median of {first["reps"]}; copy = a device-to-device copy of the same bytes in the same run, '
-           f'{float(first["copy_ms"]):.3f} ms:', "",
+           f"`make bench` (plots/{path.name}{results}), f32 {n}², "
+           f'median of {by[(variants[0], "f32", n)]["reps"]}; copy = a device-to-device copy of the same bytes '
+           f"timed next to each variant in the same run, {copy} ms:", "",
            "| variant | ms | % of copy | time / copy |", "|---------|---:|---:|---:|"]
     for v in variants:
         r = by[(v, "f32", n)]
         out.append(f'| {v} | {float(r["median_ms"]):.3f} | {float(r["pct_copy"]):.1f} | '
                    f'{float(r["median_ms"]) / float(r["copy_ms"]):.2f} |')
+    if not every_square:
+        return "\n".join(out)
     out += ["", "Time ÷ copy for every square of that run:", "",
             "| type | variant | " + " | ".join(f"{s}²" for s in squares) + " |",
             "|---|---|" + "---:|" * len(squares)]
@@ -180,6 +188,14 @@ def lab8_table(path):
                      for s in squares]
             out.append(f"| {t} | {v} | " + " | ".join(cells) + " |")
     return "\n".join(out)
+
+
+def lab8_table(path):
+    return bench_table(path, "8")
+
+
+def lab7_table(path):
+    return bench_table(path, "7", every_square=False)
 
 
 def batch_table(path):
@@ -307,6 +323,8 @@ TABLES = {
                 ("TILES TABLE", tiles_table, "tiles_h100.csv"),
                 ("TILE SWEEP TABLE", tile_sweep_table, "tiles_h200.csv")],
     "thin.md": [("THIN TABLE", thin_table, "thin_h100.csv")],
+    "lab7.md": [("LAB7 TABLE", lab7_table, "plots/bench_h200_2026-11-21.csv"),
+                ("BLOCK SHAPES TABLE", experiment_table, "lab7_block_shapes_h200.csv")],
     "lab8.md": [("LAB8 TABLE", lab8_table, "plots/sample_bench.csv"),
                 ("FILL TABLE", experiment_table, "lab8_fill_h200.csv"),
                 ("DESIGNS TABLE", experiment_table, "lab8_designs_h200.csv"),
