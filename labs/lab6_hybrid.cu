@@ -97,7 +97,7 @@ __device__ __forceinline__ void scan_carry(const Out* b, sat::Shape s, Grid g, P
     const int x = tile_line * w + lane;
     const bool x_ok = x < (Down ? s.cols : s.rows);
     A seed = 0;
-    // TODO: a pass that starts past tile lo = 0 seeds line x with the sum of everything before tile lo, from the finished output b: column c (Down): b[lo*w-1][c] - b[lo*w-1][c-1]; row r: b[r][lo*w-1] - b[r-1][lo*w-1] (0 for c = 0 or r = 0)
+    // TODO: a pass that starts past tile lo = 0 seeds line x with the sum of everything before tile lo, from the finished output b: column c (Down): b[lo*w-1][c] - b[lo*w-1][c-1]; row r: b[r][lo*w-1] - b[r-1][lo*w-1] (the second term is 0 for c = 0 or r = 0)
     if constexpr (Down)  // C also leaves each tile's total for scan_corners
         sat::strip_scan<A>(carry.col_sums, std::size_t(s.cols), x, x_ok, lo, hi, seed, lo, hi,
                            carry.tile_sums_t + std::size_t(tile_line) * g.tile_rows);

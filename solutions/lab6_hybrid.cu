@@ -95,7 +95,7 @@ __device__ __forceinline__ void scan_carry(const Out* b, sat::Shape s, Grid g, P
     const int x = tile_line * w + lane;
     const bool x_ok = x < (Down ? s.cols : s.rows);
     A seed = 0;
-    // BEGIN SOLUTION hint: a pass that starts past tile lo = 0 seeds line x with the sum of everything before tile lo, from the finished output b: column c (Down): b[lo*w-1][c] - b[lo*w-1][c-1]; row r: b[r][lo*w-1] - b[r-1][lo*w-1] (0 for c = 0 or r = 0)
+    // BEGIN SOLUTION hint: a pass that starts past tile lo = 0 seeds line x with the sum of everything before tile lo, from the finished output b: column c (Down): b[lo*w-1][c] - b[lo*w-1][c-1]; row r: b[r][lo*w-1] - b[r-1][lo*w-1] (the second term is 0 for c = 0 or r = 0)
     if (lo > 0 && x_ok) {
         const std::size_t edge = std::size_t(lo * w - 1);  // the finished row (Down) or column before tile lo
         if constexpr (Down)
