@@ -19,8 +19,8 @@
     docs/data/thin_h100.csv     sat::thin on thin shapes (time, copy, scratch, check): docs/thin.md
     plots/sample_bench.csv      the `make bench` run of docs/results.md (its metadata in
                                 plots/sample_bench.json): docs/lab8.md's Measurements tables
-    plots/bench_h200_2026-11-21.csv  an earlier `make bench` run (metadata in its .json): lab 7's
-                                variants at 16384² in docs/lab7.md
+    plots/bench_h200_2026-11-21.csv  an earlier `make bench` run (metadata in its .json): the
+                                Measured tables of docs/lab1.md, lab3.md, lab4.md and lab7.md
     docs/data/lab7_block_shapes_h200.csv  lab 7's strip pass with other block shapes: docs/lab7.md
 
 Every docs/data CSV row carries its run's GPU, driver, CUDA version and date ("not recorded" where
@@ -190,6 +190,53 @@ def bench_table(path, lab, every_square=True):
     return "\n".join(out)
 
 
+def bench_run_line(path):
+    """The run of a `make bench` CSV, from the .json beside it."""
+    meta = json.loads(path.with_suffix(".json").read_text())
+    return (f'{meta["gpu"]}, driver {meta["driver"]}, CUDA {meta["cuda_driver_version"]}, {meta["date"]}: '
+            f"`make bench` (plots/{path.name})")
+
+
+def variant_table(path, lab, cells, copy="the device-to-device copy"):
+    """One row per variant of lab `lab` in a `make bench` CSV; cells: (type, n, "ms" or "ratio")
+    for n x n, ratio = time / `copy` of the same bytes timed next to it; - where the run has no
+    passing row."""
+    rows = [r for r in read_rows(path) if r["lab"] == lab and r["rows"] == r["cols"] and r["check"] == "PASS"]
+    by = {(r["variant"], r["type"], int(r["rows"])): r for r in rows}
+    variants = list(dict.fromkeys(r["variant"] for r in rows))
+    reps = sorted({by[k]["reps"] for k in by if (k[1], k[2]) in {(t, n) for t, n, _ in cells}}, key=int)
+    head = lambda t, n, what: f'{type_label(t)} {n}²' + (" ms" if what == "ms" else " ÷ copy")
+    out = [f"{bench_run_line(path)}, median of {' or '.join(reps)}; copy = {copy} of the same bytes "
+           "timed next to each variant:", "",
+           "| variant | " + " | ".join(head(*c) for c in cells) + " |", "|---|" + "---:|" * len(cells)]
+    for v in variants:
+        vals = []
+        for t, n, what in cells:
+            r = by.get((v, t, n))
+            vals.append("-" if r is None else f'{float(r["median_ms"]):.3f}' if what == "ms"
+                        else f'{float(r["median_ms"]) / float(r["copy_ms"]):.2f}')
+        out.append(f"| {v} | " + " | ".join(vals) + " |")
+    return "\n".join(out)
+
+
+def sizes_table(path, lab, variant, sizes):
+    """One variant of a `make bench` CSV at n x n for each n: time, copy, time / copy and the
+    harness's HMM prediction."""
+    by = {int(r["rows"]): r for r in read_rows(path)
+          if r["lab"] == lab and r["variant"] == variant and r["type"] == "f32" and r["rows"] == r["cols"]}
+    out = [f"{bench_run_line(path)}, f32, median of " + " and ".join(by[n]["reps"] for n in sizes)
+           + " (" + ", ".join(f"{n}²" for n in sizes) + "):", "",
+           f"| n | {variant} ms | copy ms | {variant} ÷ copy | HMM prediction (harness) ms |", "|---|---:|---:|---:|---:|"]
+    for n in sizes:
+        r = by[n]
+        out.append(f'| {n}² | {float(r["median_ms"]):.3f} | {float(r["copy_ms"]):.3f} | '
+                   f'{float(r["median_ms"]) / float(r["copy_ms"]):.2f} | {float(r["predicted_ms"]):.2f} |')
+    return "\n".join(out)
+
+
+BENCH_H200 = "plots/bench_h200_2026-11-21.csv"
+
+
 def lab8_table(path):
     return bench_table(path, "8")
 
@@ -314,6 +361,12 @@ def knapsack_table(path):
 
 # doc -> its tables: (marker name, generator, CSV: a name under docs/data/, or a path from the root)
 TABLES = {
+    "lab1.md": [("LAB1 TABLE", lambda p: variant_table(p, "1", [("f32", 4096, "ratio"), ("f32", 8192, "ratio"),
+                                                                  ("u8i32", 4096, "ratio")],
+                                                    copy="one thread's `memcpy`"), BENCH_H200)],
+    "lab3.md": [("LAB3 TABLE", lambda p: variant_table(p, "3", [("f32", 16384, "ms"), ("f32", 16384, "ratio"),
+                                                                  ("f64", 16384, "ratio")]), BENCH_H200)],
+    "lab4.md": [("LAB4 TABLE", lambda p: sizes_table(p, "4", "2R1W", [16384, 32768]), BENCH_H200)],
     "library.md": [("LIBRARY TABLE", library_table, "library_h100.csv"),
                    ("BATCH TABLE", batch_table, "batch_h200.csv"),
                    ("MEASURED TABLE", python_table, "python_h200.csv")],
@@ -323,7 +376,7 @@ TABLES = {
                 ("TILES TABLE", tiles_table, "tiles_h100.csv"),
                 ("TILE SWEEP TABLE", tile_sweep_table, "tiles_h200.csv")],
     "thin.md": [("THIN TABLE", thin_table, "thin_h100.csv")],
-    "lab7.md": [("LAB7 TABLE", lab7_table, "plots/bench_h200_2026-11-21.csv"),
+    "lab7.md": [("LAB7 TABLE", lab7_table, BENCH_H200),
                 ("BLOCK SHAPES TABLE", experiment_table, "lab7_block_shapes_h200.csv")],
     "lab8.md": [("LAB8 TABLE", lab8_table, "plots/sample_bench.csv"),
                 ("FILL TABLE", experiment_table, "lab8_fill_h200.csv"),
