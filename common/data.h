@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "harness.h"
@@ -118,6 +119,29 @@ void cpu_sat(const In* in, Acc* out, Shape s) {
             out[std::size_t(i) * s.cols + j] = above + row_sum;
         }
     }
+}
+
+// The SAT of value(i, j) over a rows x cols matrix, summed exactly in 64-bit integers (integer
+// data), handed to visit(i, j, sum) element by element in row-major order: the check of an
+// output against exact sums without storing them (the library's tests and bench_batch).
+template <class Value, class Visit>
+void for_each_exact_sum(Shape s, Value value, Visit visit) {
+    std::vector<long long> column(std::size_t(s.cols), 0);
+    for (int i = 0; i < s.rows; ++i) {
+        long long row = 0;
+        for (int j = 0; j < s.cols; ++j) {
+            row += value(i, j);
+            column[j] += row;
+            visit(i, j, column[j]);
+        }
+    }
+}
+// Whether an output element is the exact sum: integers modulo 2^32 (their sums wrap), floats
+// exactly.
+template <class Out>
+bool equals_exact_sum(Out got, long long sum) {
+    if constexpr (std::is_integral<Out>::value) return std::uint32_t(got) == std::uint32_t(sum);
+    else return double(got) == double(sum);
 }
 
 }  // namespace sat

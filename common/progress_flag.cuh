@@ -25,33 +25,44 @@ using progress_ref = cuda::atomic_ref<unsigned, cuda::thread_scope_device>;
 
 #else
 
+// Where a call stands: the defaults are the caller's file, line and function (the student's code,
+// not this header), also when the Caller is itself a default argument.
+struct Caller {
+    const char* file;
+    unsigned line;
+    const char* function;
+    __device__ __forceinline__ Caller(const char* file = __builtin_FILE(), unsigned line = __builtin_LINE(),
+                                      const char* function = __builtin_FUNCTION())
+        : file(file), line(line), function(function) {}
+};
+
 class progress_ref : public cuda::atomic_ref<unsigned, cuda::thread_scope_device> {
     using base = cuda::atomic_ref<unsigned, cuda::thread_scope_device>;
+
+    // Stops the kernel with `why`, naming the caller, unless `order` is `needed` or seq_cst.
+    __device__ __forceinline__ static void require(cuda::memory_order order, cuda::memory_order needed,
+                                                   const char* why, const Caller& at) {
+        if (order != needed && order != cuda::memory_order_seq_cst) __assert_fail(why, at.file, at.line, at.function);
+    }
 
 public:
     using base::base;
 
-    // The file, line and function default to the caller's (the student's code, not this header).
     __device__ __forceinline__ unsigned load(cuda::memory_order order = cuda::memory_order_seq_cst,
-                                             const char* file = __builtin_FILE(),
-                                             unsigned line = __builtin_LINE(),
-                                             const char* function = __builtin_FUNCTION()) const {
-        if (order != cuda::memory_order_acquire && order != cuda::memory_order_seq_cst)
-            __assert_fail("SAT_CHECK_ORDERING: progress_ref::load needs cuda::memory_order_acquire: a weaker "
-                          "load lets this thread read the announced data before they arrive",
-                          file, line, function);
+                                             Caller at = {}) const {
+        require(order, cuda::memory_order_acquire,
+                "SAT_CHECK_ORDERING: progress_ref::load needs cuda::memory_order_acquire: a weaker "
+                "load lets this thread read the announced data before they arrive",
+                at);
         return base::load(order);
     }
 
-    __device__ __forceinline__ void store(unsigned value,
-                                          cuda::memory_order order = cuda::memory_order_seq_cst,
-                                          const char* file = __builtin_FILE(),
-                                          unsigned line = __builtin_LINE(),
-                                          const char* function = __builtin_FUNCTION()) const {
-        if (order != cuda::memory_order_release && order != cuda::memory_order_seq_cst)
-            __assert_fail("SAT_CHECK_ORDERING: progress_ref::store needs cuda::memory_order_release: a weaker "
-                          "store may raise the flag before the data it announces are visible",
-                          file, line, function);
+    __device__ __forceinline__ void store(unsigned value, cuda::memory_order order = cuda::memory_order_seq_cst,
+                                          Caller at = {}) const {
+        require(order, cuda::memory_order_release,
+                "SAT_CHECK_ORDERING: progress_ref::store needs cuda::memory_order_release: a weaker "
+                "store may raise the flag before the data it announces are visible",
+                at);
         base::store(value, order);
     }
 };

@@ -47,14 +47,12 @@ __device__ __forceinline__ void store_register_tile(Out* out, Shape s, int r0, i
         if (r0 + j < s.rows) out[std::size_t(r0 + j) * s.cols + c] = Out(data[j]);
 }
 
+// Lane = row r0 + lane, data[j] = column c0 + j: in the transpose (s.cols x s.rows) that is the
+// tile at (c0, r0) with lane = column, which store_register_tile writes.
 template <class Out, class T>
 __device__ __forceinline__ void store_register_tile_transposed(Out* out_t, Shape s, int r0, int c0,
                                                                int lane, const T (&data)[w]) {
-    const int r = r0 + lane;
-    if (r >= s.rows) return;
-#pragma unroll
-    for (int j = 0; j < w; ++j)
-        if (c0 + j < s.cols) out_t[std::size_t(c0 + j) * s.rows + r] = Out(data[j]);
+    store_register_tile(out_t, Shape{s.cols, s.rows}, c0, r0, lane, data);
 }
 
 // Register j of lane L <- element c0 + 32j + L of a row (coalesced); 0 past the last column.

@@ -23,16 +23,10 @@ constexpr std::size_t u8_safe_pixels = 2147483647ull / 255;  // 8421504
 // magnitude up to 2^31): the data's own answer to "do int32 sums wrap?".
 template <class In>
 std::int64_t largest_partial_sum(const In* in, Shape s) {
-    std::vector<std::int64_t> column(std::size_t(s.cols), 0);
-    std::int64_t top = 0;
-    for (int i = 0; i < s.rows; ++i) {
-        std::int64_t row = 0;
-        for (int j = 0; j < s.cols; ++j) {
-            row += std::int64_t(in[std::size_t(i) * s.cols + j]);
-            column[j] += row;
-            top = std::max(top, column[j] < 0 ? -column[j] : column[j]);
-        }
-    }
+    long long top = 0;
+    for_each_exact_sum(
+        s, [&](int i, int j) { return (long long)in[std::size_t(i) * s.cols + j]; },
+        [&](int, int, long long sum) { top = std::max(top, sum < 0 ? -sum : sum); });
     return top;
 }
 

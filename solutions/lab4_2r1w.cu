@@ -107,20 +107,17 @@ block_sat_kernel(const In* in, std::size_t in_ld, Out* out, std::size_t out_ld, 
     __syncwarp();
     tile[diag(lane, 0)] += left;
     __syncwarp();
-    A v[w];
 #pragma unroll
-    for (int k = 0; k < w; ++k) v[k] = tile[diag(k, lane)];  // column `lane`
+    for (int by_row = 0; by_row < 2; ++by_row) {  // lane scans column `lane`, then row `lane`
+        if (by_row) __syncwarp();  // every column is scanned before a row is read
+        A v[w];
 #pragma unroll
-    for (int k = 1; k < w; ++k) v[k] += v[k - 1];
+        for (int k = 0; k < w; ++k) v[k] = tile[by_row ? diag(lane, k) : diag(k, lane)];
 #pragma unroll
-    for (int k = 0; k < w; ++k) tile[diag(k, lane)] = v[k];
-    __syncwarp();
+        for (int k = 1; k < w; ++k) v[k] += v[k - 1];
 #pragma unroll
-    for (int k = 0; k < w; ++k) v[k] = tile[diag(lane, k)];  // row `lane`
-#pragma unroll
-    for (int k = 1; k < w; ++k) v[k] += v[k - 1];
-#pragma unroll
-    for (int k = 0; k < w; ++k) tile[diag(lane, k)] = v[k];
+        for (int k = 0; k < w; ++k) tile[by_row ? diag(lane, k) : diag(k, lane)] = v[k];
+    }
     // END SOLUTION
     __syncwarp();
     sat::store_block(out, out_ld, rows, cols, I, J, vec_out, tile, lane);

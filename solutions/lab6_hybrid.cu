@@ -82,45 +82,43 @@ block_sums(const In* in, sat::Shape s, Grid g, Passes passes, Carries<Out> carry
 
 // ---- Step 2 ------------------------------------------------------------------------------------
 
+// C down tile column J (Down) or R across tile row I (tile_line = J or I): lane `lane` takes
+// matrix line x, column J*w + lane (Down) or row I*w + lane.
+template <bool Down, class Out>
+__device__ __forceinline__ void scan_carry(const Out* b, sat::Shape s, Grid g, Pass pass, Carries<Out> carry,
+                                           int tile_line, int lane) {
+    using A = sat::Acc<Out>;
+    if (tile_line >= (Down ? g.tile_cols : g.tile_rows)) return;
+    const int lo = Down ? pass.rows_from(tile_line) : pass.cols_from(tile_line);
+    const int hi = Down ? pass.rows_to(tile_line, g) : pass.cols_to(tile_line, g);
+    if (lo > hi) return;
+    const int x = tile_line * w + lane;
+    const bool x_ok = x < (Down ? s.cols : s.rows);
+    A seed = 0;
+    // BEGIN SOLUTION hint: a pass that starts past tile lo = 0 seeds line x with the sum of everything before tile lo, from the finished output b: column c (Down): b[lo*w-1][c] - b[lo*w-1][c-1]; row r: b[r][lo*w-1] - b[r-1][lo*w-1] (the second term is 0 for c = 0 or r = 0)
+    if (lo > 0 && x_ok) {
+        const std::size_t edge = std::size_t(lo * w - 1);  // the finished row (Down) or column before tile lo
+        if constexpr (Down)
+            seed = A(b[edge * s.cols + x]) - (x > 0 ? A(b[edge * s.cols + x - 1]) : A(0));
+        else
+            seed = A(b[std::size_t(x) * s.cols + edge]) - (x > 0 ? A(b[std::size_t(x - 1) * s.cols + edge]) : A(0));
+    }
+    // END SOLUTION
+    if constexpr (Down)  // C also leaves each tile's total for scan_corners
+        sat::strip_scan<A>(carry.col_sums, std::size_t(s.cols), x, x_ok, lo, hi, seed, lo, hi,
+                           carry.tile_sums_t + std::size_t(tile_line) * g.tile_rows);
+    else
+        sat::strip_scan<A>(carry.row_sums_t, std::size_t(s.rows), x, x_ok, lo, hi, seed, lo, hi,
+                           static_cast<Out*>(nullptr));
+}
+
 // blockIdx.y = 0: tile column J = blockIdx.x, C down its tiles; = 1: tile row I, R across.
 template <class Out>
 __global__ void __launch_bounds__(scan_warps * w)
 scan_carries(const Out* b, sat::Shape s, Grid g, Pass pass, Carries<Out> carry) {
-    using A = sat::Acc<Out>;
     const int lane = threadIdx.x % w;
-    if (blockIdx.y == 0) {
-        const int J = blockIdx.x;
-        if (J >= g.tile_cols) return;
-        const int lo = pass.rows_from(J), hi = pass.rows_to(J, g);
-        if (lo > hi) return;
-        const int c = J * w + lane;
-        const bool col_ok = c < s.cols;
-        A seed = 0;
-        // BEGIN SOLUTION hint: a pass that starts below row 0 (lo > 0) seeds column c with the sum of everything above tile row lo: b[lo*w-1][c] - b[lo*w-1][c-1] (b = the finished output; 0 left of column 0)
-        if (lo > 0 && col_ok) {
-            const std::size_t above = std::size_t(lo * w - 1) * s.cols;
-            seed = A(b[above + c]) - (c > 0 ? A(b[above + c - 1]) : A(0));
-        }
-        // END SOLUTION
-        sat::strip_scan<A>(carry.col_sums, std::size_t(s.cols), c, col_ok, lo, hi, seed, lo, hi,
-                      carry.tile_sums_t + std::size_t(J) * g.tile_rows);
-    } else {
-        const int I = blockIdx.x;
-        if (I >= g.tile_rows) return;
-        const int lo = pass.cols_from(I), hi = pass.cols_to(I, g);
-        if (lo > hi) return;
-        const int r = I * w + lane;
-        const bool row_ok = r < s.rows;
-        A seed = 0;
-        // BEGIN SOLUTION hint: likewise for row r left of tile column lo: b[r][lo*w-1] - b[r-1][lo*w-1]
-        if (lo > 0 && row_ok) {
-            const std::size_t left = std::size_t(lo * w - 1);
-            seed = A(b[std::size_t(r) * s.cols + left]) - (r > 0 ? A(b[std::size_t(r - 1) * s.cols + left]) : A(0));
-        }
-        // END SOLUTION
-        sat::strip_scan<A>(carry.row_sums_t, std::size_t(s.rows), r, row_ok, lo, hi, seed, lo, hi,
-                      static_cast<Out*>(nullptr));
-    }
+    if (blockIdx.y == 0) scan_carry<true>(b, s, g, pass, carry, blockIdx.x, lane);
+    else scan_carry<false>(b, s, g, pass, carry, blockIdx.x, lane);
 }
 
 // S of tile (I, J) = b[I*w - 1][J*w - 1] = S of the first tile of row I in the pass plus the

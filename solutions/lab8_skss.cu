@@ -195,12 +195,13 @@ skss_block(const In* __restrict__ in, Out* __restrict__ out, sat::Shape s,
             strip = first_strip + rank;
             if (strip >= strips) continue;      // no strip for this block: on to the next barrier
         } else {
-            // BEGIN SOLUTION hint: thread 0 writes atomicAdd(ticket_counter, 1) to shared_strip; __syncthreads(); everyone reads it; __syncthreads() (before thread 0 may write the next one)
+            // BEGIN SOLUTION hint: thread 0 writes atomicAdd(ticket_counter, 1) to shared_strip; __syncthreads(); everyone reads it (no second barrier is needed: see the comment below)
             if (threadIdx.x == 0) shared_strip = atomicAdd(ticket_counter, 1u);
             __syncthreads();
             strip = shared_strip;
-            __syncthreads();  // everyone has read it before thread 0 may take the next ticket
             // END SOLUTION
+            // Thread 0 writes the next ticket only after the barrier in strip_local_sums (every
+            // strip has a step), which every thread reaches after reading this one.
             if (strip >= strips) return;
         }
 

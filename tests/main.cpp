@@ -61,11 +61,11 @@ sat::Measurement check_variant(int lab_number, const std::string& variant, sat::
 }
 
 void require_all_pass(int lab, const std::vector<std::string>& variants, const std::vector<sat::DType>& types,
-                      const std::vector<sat::Shape>& shapes) {
+                      const std::vector<sat::Shape>& shapes, double r) {
     for (const std::string& variant : variants)
         for (sat::DType t : types)
             for (sat::Shape s : shapes) {
-                const auto m = check_variant(lab, variant, t, s);
+                const auto m = check_variant(lab, variant, t, s, r);
                 REQUIRE(m.ok());
             }
 }

@@ -45,22 +45,13 @@ TEST_CASE("lab6 sweep: r = (k w)^2 / n from 0 to 1, at most 24 values", "[cpu][l
 
 TEST_CASE("lab6 default r matches the reference for every type and standard shape", "[gpu][lab6]") {
     SAT_REQUIRE_GPU();
-    for (DType t : sat_test::all_types())
-        for (Shape s : sat_test::standard_shapes()) {
-            const auto m = sat_test::check_variant(6, hybrid, t, s);
-            REQUIRE(m.ok());
-        }
+    sat_test::require_all_pass(6, {hybrid}, sat_test::all_types(), sat_test::standard_shapes());
 }
 
 TEST_CASE("lab6 r = 0 (all 1R1W) and r = 1 (all 2R1W) for every type and standard shape",
           "[gpu][lab6]") {
     SAT_REQUIRE_GPU();
-    for (double r : {0.0, 1.0})
-        for (DType t : sat_test::all_types())
-            for (Shape s : sat_test::standard_shapes()) {
-                const auto m = sat_test::check_variant(6, hybrid, t, s, r);
-                REQUIRE(m.ok());
-            }
+    for (double r : {0.0, 1.0}) sat_test::require_all_pass(6, {hybrid}, sat_test::all_types(), sat_test::standard_shapes(), r);
 }
 
 TEST_CASE("lab6 every r of the sweep, on square, wide, tall and ragged shapes", "[gpu][lab6]") {

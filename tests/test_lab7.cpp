@@ -9,19 +9,14 @@ using sat::Shape;
 
 namespace {
 // Kogge-Stone and Ladner-Fischer versions of the shuffle scans, and the serial BRLT-ScanRow.
-const char* const variants[] = {"BRLT-ScanRow", "ScanRow-BRLT", "ScanRow-BRLT-LF",
-                                "ScanRowColumn", "ScanRowColumn-LF", "ScanRowColumn-16B"};
+const std::vector<std::string> variants = {"BRLT-ScanRow", "ScanRow-BRLT", "ScanRow-BRLT-LF",
+                                          "ScanRowColumn", "ScanRowColumn-LF", "ScanRowColumn-16B"};
 }  // namespace
 
 TEST_CASE("lab7 every variant matches the reference for every type and standard shape",
           "[gpu][lab7]") {
     SAT_REQUIRE_GPU();
-    for (const char* variant : variants)
-        for (DType t : sat_test::all_types())
-            for (Shape s : sat_test::standard_shapes()) {
-                const auto m = sat_test::check_variant(7, variant, t, s);
-                REQUIRE(m.ok());
-            }
+    sat_test::require_all_pass(7, variants, sat_test::all_types(), sat_test::standard_shapes());
 }
 
 TEST_CASE("lab7 edge tiles: partial warps, partial chunks and one-tile-wide strips",
@@ -35,28 +30,17 @@ TEST_CASE("lab7 edge tiles: partial warps, partial chunks and one-tile-wide stri
     // least 128 bands of 16 bytes (f64: 8192 columns, u8i32: 16384) and a width that is a
     // multiple of the vector: f64 takes it at 8194 and 16412, u8i32 at 16412 (rows not a
     // multiple of a step); 16411 and 8193 do not.
-    const Shape shapes[] = {{32, 32},  {33, 31},   {255, 257},  {1023, 1025}, {2, 3000},
-                            {3000, 2}, {37, 1},    {1, 37},     {33, 16411},  {3, 4097},
-                            {5, 9000}, {130, 8194}, {70, 8193}, {1, 16412},   {133, 16412}};
-    for (const char* variant : variants)
-        for (DType t : {DType::f64, DType::u8i32})
-            for (Shape s : shapes) {
-                const auto m = sat_test::check_variant(7, variant, t, s);
-                REQUIRE(m.ok());
-            }
+    sat_test::require_all_pass(7, variants, {DType::f64, DType::u8i32},
+                               {{32, 32}, {33, 31}, {255, 257}, {1023, 1025}, {2, 3000}, {3000, 2}, {37, 1}, {1, 37},
+                                {33, 16411}, {3, 4097}, {5, 9000}, {130, 8194}, {70, 8193}, {1, 16412}, {133, 16412}});
 }
 
 TEST_CASE("lab7 wide rows and the 16-byte ScanColumn for 4-byte types", "[gpu][lab7]") {
     SAT_REQUIRE_GPU();
     // f32 and i32 put 8 warps side by side from 8192 columns (8193: a partial last step) and
     // take the 16-byte ScanColumn from 16384 columns when the width is a multiple of 4.
-    const Shape shapes[] = {{3, 8193}, {2, 16388}, {133, 16412}, {257, 16384}, {5, 16387}};
-    for (const char* variant : {"ScanRowColumn", "ScanRowColumn-LF", "ScanRowColumn-16B"})
-        for (DType t : {DType::f32, DType::i32})
-            for (Shape s : shapes) {
-                const auto m = sat_test::check_variant(7, variant, t, s);
-                REQUIRE(m.ok());
-            }
+    sat_test::require_all_pass(7, {"ScanRowColumn", "ScanRowColumn-LF", "ScanRowColumn-16B"}, {DType::f32, DType::i32},
+                               {{3, 8193}, {2, 16388}, {133, 16412}, {257, 16384}, {5, 16387}});
 }
 
 // The kernels sum in sat::Acc<Out> (unsigned for integer outputs): every variant must give the
@@ -64,7 +48,7 @@ TEST_CASE("lab7 wide rows and the 16-byte ScanColumn for 4-byte types", "[gpu][l
 template <class In>
 void require_wrap_around(DType type, Shape s, In value) {
     const std::vector<In> input(s.n(), value);
-    for (const char* variant : variants) {
+    for (const std::string& variant : variants) {
         sat::RunRequest run;
         run.lab = sat::find_lab(7);
         run.variant = &sat_test::find_variant(7, variant);

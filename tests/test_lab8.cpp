@@ -11,32 +11,19 @@
 using sat::DType;
 using sat::Shape;
 
-namespace {
-const char* const variants[] = {"SKSS", "SKSS-warp", "SKSS-cluster"};
-
-}  // namespace
+const std::vector<std::string> variants = {"SKSS", "SKSS-warp", "SKSS-cluster"};
 
 TEST_CASE("lab8 every variant matches the reference for every type and standard shape",
           "[gpu][lab8]") {
     SAT_REQUIRE_GPU();
-    for (const char* variant : variants)
-        for (DType t : sat_test::all_types())
-            for (Shape s : sat_test::standard_shapes()) {
-                const auto m = sat_test::check_variant(8, variant, t, s);
-                REQUIRE(m.ok());
-            }
+    sat_test::require_all_pass(8, variants, sat_test::all_types(), sat_test::standard_shapes());
 }
 
 TEST_CASE("lab8 edge strips and tiles", "[gpu][lab8]") {
     SAT_REQUIRE_GPU();
     // A strip of SKSS is 128 rows and a step 128 columns (64 for f64); a warp strip is 32.
-    const Shape shapes[] = {{32, 32}, {33, 31}, {127, 129}, {129, 127}, {257, 300}, {3000, 2}, {2, 3000}};
-    for (const char* variant : variants)
-        for (DType t : {DType::f64, DType::i32})
-            for (Shape s : shapes) {
-                const auto m = sat_test::check_variant(8, variant, t, s);
-                REQUIRE(m.ok());
-            }
+    sat_test::require_all_pass(8, variants, {DType::f64, DType::i32},
+                               {{32, 32}, {33, 31}, {127, 129}, {129, 127}, {257, 300}, {3000, 2}, {2, 3000}});
 }
 
 TEST_CASE("lab8 over-subscribed grid: far more blocks than can be resident, no deadlock",
@@ -51,7 +38,7 @@ TEST_CASE("lab8 over-subscribed grid: far more blocks than can be resident, no d
         INFO("rows " << s.rows << ": SKSS launches " << skss_blocks << " blocks; at most "
                      << bound << " can be resident");
         REQUIRE(skss_blocks > 2 * bound);
-        for (const char* variant : variants) {
+        for (const std::string& variant : variants) {
             const auto m = sat_test::check_variant(8, variant, s.cols == 1 ? DType::f32 : DType::i32, s);
             REQUIRE(m.ok());
         }
@@ -60,7 +47,7 @@ TEST_CASE("lab8 over-subscribed grid: far more blocks than can be resident, no d
 
 TEST_CASE("lab8 large matrix, 16384x16384 f32", "[gpu][lab8][large]") {
     SAT_REQUIRE_GPU();
-    for (const char* variant : variants) {
+    for (const std::string& variant : variants) {
         const auto m = sat_test::check_variant(8, variant, DType::f32, {16384, 16384});
         REQUIRE(m.ok());
     }

@@ -30,9 +30,9 @@ sat::Measurement check_variant(int lab, const std::string& variant, sat::DType t
                                sat::Shape shape, double r = -1, int cpu_threads = 0);
 
 // A lab's sweep: check_variant for every variant x type x shape, each REQUIREd to pass (the first
-// failure stops the test and names lab, variant, type, shape and seed).
+// failure stops the test and names lab, variant, type, shape and seed); r as for check_variant.
 void require_all_pass(int lab, const std::vector<std::string>& variants, const std::vector<sat::DType>& types,
-                      const std::vector<sat::Shape>& shapes);
+                      const std::vector<sat::Shape>& shapes, double r = -1);
 
 // 1x1, 31x33, 97x89 (primes), 1x100000, 100000x1, 64x96, 1024x1024, 4096x4096.
 std::vector<sat::Shape> standard_shapes();

@@ -12,11 +12,19 @@
     docs/data/lab8x_h200.csv    ./lab8x-ref's two handout runs (harness CSV, the run's metadata in
                                 front): docs/lab8x.md's Results tables
     docs/data/tiles_h100.csv    the library's tile shapes at image sizes (a sweep): docs/lab9.md
+    docs/data/tiles_h200.csv    the tile shapes at 16384² behind the tuned ones (the numbers the
+                                handout quoted; the sweep's own CSV was not kept): docs/lab9.md
+    docs/data/lab8_*_h200.csv   lab 8's design experiments (A/B runs of kernels not kept), one CSV a
+                                table, cells as written: docs/lab8.md
     docs/data/thin_h100.csv     sat::thin on thin shapes (time, copy, scratch, check): docs/thin.md
     plots/sample_bench.csv      the `make bench` run of docs/results.md (its metadata in
                                 plots/sample_bench.json): docs/lab8.md's Measurements tables
+    plots/bench_h200_2026-11-21.csv  an earlier `make bench` run (metadata in its .json): the
+                                Measured tables of docs/lab1.md, lab3.md, lab4.md and lab7.md
+    docs/data/lab7_block_shapes_h200.csv  lab 7's strip pass with other block shapes: docs/lab7.md
 
-Every docs/data CSV row carries its run's GPU, driver, CUDA version and date. Each table goes between its
+Every docs/data CSV row carries its run's GPU, driver, CUDA version and date ("not recorded" where
+the run's notes did not keep one: the table then says so). Each table goes between its
 <!-- BEGIN/END ... TABLE --> markers; nothing outside the markers is touched. --docs reads the
 docs (and DIR/data/) from another folder. --check writes nothing: it regenerates into a
 temporary folder, compares, and exits 1 naming every doc that differs (a hand edit).
@@ -39,8 +47,17 @@ def read_rows(path):
     return rows
 
 
+NOT_RECORDED = "not recorded"  # a metadata field the run's notes did not keep
+
+
 def run_line(first):
-    return f'{first["gpu"]}, driver {first["driver"]}, CUDA {first["cuda"]}, {first["date"]}'
+    """GPU, driver, CUDA, date; fields the run did not record are named as such, never guessed."""
+    known = [first["gpu"]] + [f"{label}{first[k]}" for k, label in (("driver", "driver "), ("cuda", "CUDA "), ("date", ""))
+                              if first[k] != NOT_RECORDED]
+    missing = [name for k, name in (("driver", "driver"), ("cuda", "CUDA version"), ("date", "date"))
+               if first[k] == NOT_RECORDED]
+    said = ", ".join(missing[:-1]) + " and " + missing[-1] if len(missing) > 1 else "".join(missing)
+    return ", ".join(known) + (f" ({said} not recorded)" if missing else "")
 
 
 def ratio(r):
@@ -133,13 +150,14 @@ def thin_table(path):
     return "\n".join(out)
 
 
-def lab8_table(path):
-    """Lab 8's rows of a `make bench` CSV: f32 at the largest square with times, then time / copy
-    for every type and square size."""
+def bench_table(path, lab, every_square=True):
+    """Lab `lab`'s rows of a `make bench` CSV (its metadata in the .json beside it): f32 at the
+    suite's target size (else the largest square with every variant) with times, then, with
+    every_square, time / copy for every type and square size."""
     meta = json.loads(path.with_suffix(".json").read_text())
-    rows = [r for r in read_rows(path) if r["lab"] == "8"]
+    rows = [r for r in read_rows(path) if r["lab"] == lab]
     if not rows:
-        raise ValueError("no lab 8 rows")
+        raise ValueError(f"no lab {lab} rows")
     variants = list(dict.fromkeys(r["variant"] for r in rows))
     types = list(dict.fromkeys(r["type"] for r in rows))
     squares = sorted({int(r["rows"]) for r in rows if r["rows"] == r["cols"]})
@@ -147,16 +165,20 @@ def lab8_table(path):
     # The suite's target shape (DESIGN.md), else the largest square with every variant.
     n = 16384 if all((v, "f32", 16384) in by for v in variants) else \
         max(s for s in squares if all((v, "f32", s) in by for v in variants))
-    first = by[(variants[0], "f32", n)]
+    copies = sorted({f'{float(by[(v, "f32", n)]["copy_ms"]):.3f}' for v in variants})
+    copy = copies[0] if len(copies) == 1 else f"{copies[0]}–{copies[-1]}"
+    results = ", the run of docs/results.md" if path.name == "sample_bench.csv" else ""
     out = [f'{meta["gpu"]}, driver {meta["driver"]}, CUDA {meta["cuda_driver_version"]}, {meta["date"]}: '
-           f"`make bench` (plots/{path.name}, the run of docs/results.md), f32 {n}², "
-           f'median of {first["reps"]}; copy = a device-to-device copy of the same bytes in the same run, '
-           f'{float(first["copy_ms"]):.3f} ms:', "",
+           f"`make bench` (plots/{path.name}{results}), f32 {n}², "
+           f'median of {by[(variants[0], "f32", n)]["reps"]}; copy = a device-to-device copy of the same bytes '
+           f"timed next to each variant in the same run, {copy} ms:", "",
            "| variant | ms | % of copy | time / copy |", "|---------|---:|---:|---:|"]
     for v in variants:
         r = by[(v, "f32", n)]
         out.append(f'| {v} | {float(r["median_ms"]):.3f} | {float(r["pct_copy"]):.1f} | '
                    f'{float(r["median_ms"]) / float(r["copy_ms"]):.2f} |')
+    if not every_square:
+        return "\n".join(out)
     out += ["", "Time ÷ copy for every square of that run:", "",
             "| type | variant | " + " | ".join(f"{s}²" for s in squares) + " |",
             "|---|---|" + "---:|" * len(squares)]
@@ -166,6 +188,61 @@ def lab8_table(path):
                      for s in squares]
             out.append(f"| {t} | {v} | " + " | ".join(cells) + " |")
     return "\n".join(out)
+
+
+def bench_run_line(path):
+    """The run of a `make bench` CSV, from the .json beside it."""
+    meta = json.loads(path.with_suffix(".json").read_text())
+    return (f'{meta["gpu"]}, driver {meta["driver"]}, CUDA {meta["cuda_driver_version"]}, {meta["date"]}: '
+            f"`make bench` (plots/{path.name})")
+
+
+def variant_table(path, lab, cells, copy="the device-to-device copy"):
+    """One row per variant of lab `lab` in a `make bench` CSV; cells: (type, n, "ms" or "ratio")
+    for n x n, ratio = time / `copy` of the same bytes timed next to it; - where the run has no
+    passing row."""
+    rows = [r for r in read_rows(path) if r["lab"] == lab and r["rows"] == r["cols"] and r["check"] == "PASS"]
+    by = {(r["variant"], r["type"], int(r["rows"])): r for r in rows}
+    variants = list(dict.fromkeys(r["variant"] for r in rows))
+    reps = sorted({by[k]["reps"] for k in by if (k[1], k[2]) in {(t, n) for t, n, _ in cells}}, key=int)
+    head = lambda t, n, what: f'{type_label(t)} {n}²' + (" ms" if what == "ms" else " ÷ copy")
+    out = [f"{bench_run_line(path)}, median of {' or '.join(reps)}; copy = {copy} of the same bytes "
+           "timed next to each variant:", "",
+           "| variant | " + " | ".join(head(*c) for c in cells) + " |", "|---|" + "---:|" * len(cells)]
+    for v in variants:
+        vals = []
+        for t, n, what in cells:
+            r = by.get((v, t, n))
+            vals.append("-" if r is None else f'{float(r["median_ms"]):.3f}' if what == "ms"
+                        else f'{float(r["median_ms"]) / float(r["copy_ms"]):.2f}')
+        out.append(f"| {v} | " + " | ".join(vals) + " |")
+    return "\n".join(out)
+
+
+def sizes_table(path, lab, variant, sizes):
+    """One variant of a `make bench` CSV at n x n for each n: time, copy, time / copy and the
+    harness's HMM prediction."""
+    by = {int(r["rows"]): r for r in read_rows(path)
+          if r["lab"] == lab and r["variant"] == variant and r["type"] == "f32" and r["rows"] == r["cols"]}
+    out = [f"{bench_run_line(path)}, f32, median of " + " and ".join(by[n]["reps"] for n in sizes)
+           + " (" + ", ".join(f"{n}²" for n in sizes) + "):", "",
+           f"| n | {variant} ms | copy ms | {variant} ÷ copy | HMM prediction (harness) ms |", "|---|---:|---:|---:|---:|"]
+    for n in sizes:
+        r = by[n]
+        out.append(f'| {n}² | {float(r["median_ms"]):.3f} | {float(r["copy_ms"]):.3f} | '
+                   f'{float(r["median_ms"]) / float(r["copy_ms"]):.2f} | {float(r["predicted_ms"]):.2f} |')
+    return "\n".join(out)
+
+
+BENCH_H200 = "plots/bench_h200_2026-11-21.csv"
+
+
+def lab8_table(path):
+    return bench_table(path, "8")
+
+
+def lab7_table(path):
+    return bench_table(path, "7", every_square=False)
 
 
 def batch_table(path):
@@ -206,6 +283,39 @@ def tiles_table(path):
             r = by.get((t, h, w, c))
             cells.append("-" if r is None else r["time_per_copy"] if r["check"] == "PASS" else r["check"])
         out.append(f"| {type_label(t)} | {h}×{w} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def tile_sweep_table(path):
+    """The library's tile shapes at 16384² (lab 9's *Choosing the tile*): rows in registers +
+    rows in shared memory x blocks per SM, spills from -Xptxas -v, time or time / copy."""
+    rows = read_rows(path)
+    first = rows[0]
+    sizes = sorted({f'{r["rows"]}²' if r["rows"] == r["cols"] else shape(r) for r in rows})
+    out = [f"{run_line(first)}; {', '.join(sizes)}, two runs with seed 7 (spills from "
+           "`-Xptxas -v`; - where the sweep's notes give none):", "",
+           "| type | registers + shared memory rows × blocks per SM | spills (bytes per thread) | ms | time ÷ copy |",
+           "|---|---|---:|---:|---:|"]
+    for r in rows:
+        cfg = f'{r["reg_rows"]} + {r["smem_rows"]} × {r["blocks_per_sm"]}'
+        if r["tuned"] == "yes":
+            cfg = f"**{cfg} (tuned)**"
+        cells = [r[k] or "-" for k in ("spill_bytes", "median_ms", "time_per_copy")]
+        out.append(f"| {type_label(r['type'])} | {cfg} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def experiment_table(path):
+    """One A/B experiment as the run's notes give it: the CSV's columns after the metadata and
+    `shipped` are the table's (cells as written, ranges over repetitions included); the rows
+    the code ships are bold."""
+    rows = read_rows(path)
+    columns = [c for c in rows[0] if c not in ("gpu", "driver", "cuda", "date", "shipped")]
+    bold = lambda r, text: f"**{text}**" if r["shipped"] == "yes" else text
+    out = [f"{run_line(rows[0])}:", "", "| " + " | ".join(columns) + " |",
+           "|---|" + "---:|" * (len(columns) - 1)]
+    for r in rows:
+        out.append("| " + " | ".join(bold(r, r[c]) for c in columns) + " |")
     return "\n".join(out)
 
 
@@ -251,15 +361,28 @@ def knapsack_table(path):
 
 # doc -> its tables: (marker name, generator, CSV: a name under docs/data/, or a path from the root)
 TABLES = {
+    "lab1.md": [("LAB1 TABLE", lambda p: variant_table(p, "1", [("f32", 4096, "ratio"), ("f32", 8192, "ratio"),
+                                                                  ("u8i32", 4096, "ratio")],
+                                                    copy="one thread's `memcpy`"), BENCH_H200)],
+    "lab3.md": [("LAB3 TABLE", lambda p: variant_table(p, "3", [("f32", 16384, "ms"), ("f32", 16384, "ratio"),
+                                                                  ("f64", 16384, "ratio")]), BENCH_H200)],
+    "lab4.md": [("LAB4 TABLE", lambda p: sizes_table(p, "4", "2R1W", [16384, 32768]), BENCH_H200)],
     "library.md": [("LIBRARY TABLE", library_table, "library_h100.csv"),
                    ("BATCH TABLE", batch_table, "batch_h200.csv"),
                    ("MEASURED TABLE", python_table, "python_h200.csv")],
     "lab8x.md": [("HALFTONE TABLE", halftone_table, "lab8x_h200.csv"),
                  ("KNAPSACK TABLE", knapsack_table, "lab8x_h200.csv")],
     "lab9.md": [("LAB9 TABLE", lab9_table, "library_h100.csv"),
-                ("TILES TABLE", tiles_table, "tiles_h100.csv")],
+                ("TILES TABLE", tiles_table, "tiles_h100.csv"),
+                ("TILE SWEEP TABLE", tile_sweep_table, "tiles_h200.csv")],
     "thin.md": [("THIN TABLE", thin_table, "thin_h100.csv")],
-    "lab8.md": [("LAB8 TABLE", lab8_table, "plots/sample_bench.csv")],
+    "lab7.md": [("LAB7 TABLE", lab7_table, BENCH_H200),
+                ("BLOCK SHAPES TABLE", experiment_table, "lab7_block_shapes_h200.csv")],
+    "lab8.md": [("LAB8 TABLE", lab8_table, "plots/sample_bench.csv"),
+                ("FILL TABLE", experiment_table, "lab8_fill_h200.csv"),
+                ("DESIGNS TABLE", experiment_table, "lab8_designs_h200.csv"),
+                ("EARLY READ TABLE", experiment_table, "lab8_early_read_h200.csv"),
+                ("LOOKAHEAD TABLE", experiment_table, "lab8_lookahead_h200.csv")],
 }
 
 

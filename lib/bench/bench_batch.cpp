@@ -28,6 +28,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "data.h"
 #include "gpu_timing.h"
 #include "sat.hpp"
 
@@ -83,20 +84,18 @@ struct Run {
 
     // Whether image b of the table `got` (of `in`'s values, squared or not) equals a CPU SAT.
     bool matches_cpu(const std::vector<In>& in, const std::vector<Out>& got, int b, bool squares) const {
-        std::vector<long long> column(c.cols, 0);
         const std::size_t at = std::size_t(b) * n_image();
-        for (int i = 0; i < c.rows; ++i) {
-            long long row = 0;
-            for (int j = 0; j < c.cols; ++j) {
+        bool ok = true;
+        sat::for_each_exact_sum(
+            sat::Shape{c.rows, c.cols},
+            [&](int i, int j) {
                 const long long v = (long long)in[at + std::size_t(i) * c.cols + j];
-                row += squares ? v * v : v;
-                column[j] += row;
-                const Out g = got[at + std::size_t(i) * c.cols + j];
-                const bool ok = std::is_integral<Out>::value ? uint32_t(g) == uint32_t(column[j]) : double(g) == double(column[j]);
-                if (!ok) return false;
-            }
-        }
-        return true;
+                return squares ? v * v : v;
+            },
+            [&](int i, int j, long long sum) {
+                ok = ok && sat::equals_exact_sum(got[at + std::size_t(i) * c.cols + j], sum);
+            });
+        return ok;
     }
 
     bool measure(const char* type) {

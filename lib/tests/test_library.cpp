@@ -98,25 +98,18 @@ void check_library(const LibraryCase& c) {
     std::vector<Out> result(result_elems);
     REQUIRE(cudaMemcpy(result.data(), out_base, result_elems * sizeof(Out), cudaMemcpyDeviceToHost) == cudaSuccess);
 
-    std::vector<long long> column(c.cols, 0);
     std::size_t wrong = 0;
     long first_row = -1, first_col = -1;
     long long first_expected = 0;
     double first_got = 0;
-    for (int i = 0; i < c.rows; ++i) {
-        long long row = 0;
-        for (int j = 0; j < c.cols; ++j) {
-            row += (long long)host_in[first_in + std::size_t(i) * c.in_pitch + j];
-            column[j] += row;
+    sat::for_each_exact_sum(
+        sat::Shape{c.rows, c.cols},
+        [&](int i, int j) { return (long long)host_in[first_in + std::size_t(i) * c.in_pitch + j]; },
+        [&](int i, int j, long long sum) {
             const Out got = result[first_out + std::size_t(i) * out_pitch + j];
-            const bool ok = std::is_integral<Out>::value
-                                ? uint32_t(got) == uint32_t(column[j])  // sums wrap mod 2^32
-                                : double(got) == double(column[j]);
-            if (!ok && wrong++ == 0) {
-                first_row = i, first_col = j, first_expected = column[j], first_got = double(got);
-            }
-        }
-    }
+            if (!sat::equals_exact_sum(got, sum) && wrong++ == 0)
+                first_row = i, first_col = j, first_expected = sum, first_got = double(got);
+        });
     INFO("first wrong (" << first_row << "," << first_col << "): expected " << first_expected
                          << ", got " << first_got);
     REQUIRE(wrong == 0);
@@ -325,28 +318,27 @@ void check_abi(const AbiCase& c) {
         std::vector<bool> inside(out_elems, false);
         std::size_t wrong = 0, first = 0;
         long long first_expected = 0, first_got = 0;
-        std::vector<long long> column(c.cols);
+        auto expect = [&](std::size_t k, long long expected) {  // output element k
+            inside[k] = true;
+            if (c.out_type == SATLIB_I32) expected = (long long)uint32_t(expected);
+            const long long g = load_sum(c.out_type, got.data(), k);
+            if ((!is_exact_value(c.out_type, got.data(), k) || g != expected) && wrong++ == 0)
+                first = k, first_expected = expected, first_got = g;
+        };
+        const int skip = npp ? 1 : 0;  // the NPP layout's first row and column: zeros
         for (int b = 0; b < c.batch; ++b) {
-            std::fill(column.begin(), column.end(), 0);
-            for (int i = 0; i < out_rows; ++i) {
-                long long row = 0;
-                for (int j = 0; j < out_cols; ++j) {
-                    const std::size_t k = std::size_t(b) * out_stride + std::size_t(i) * out_pitch + j;
-                    inside[k] = true;
-                    long long expected = 0;  // the NPP layout's first row and column
-                    if (!npp || (i > 0 && j > 0)) {
-                        const int ii = i - (npp ? 1 : 0), jj = j - (npp ? 1 : 0);
-                        const long long v = values[std::size_t(b) * in_stride + std::size_t(ii) * in_pitch + jj];
-                        row += table == 0 ? v : v * v;
-                        column[jj] += row;
-                        expected = column[jj];
-                    }
-                    if (c.out_type == SATLIB_I32) expected = (long long)uint32_t(expected);
-                    const long long g = load_sum(c.out_type, got.data(), k);
-                    if ((!is_exact_value(c.out_type, got.data(), k) || g != expected) && wrong++ == 0)
-                        first = k, first_expected = expected, first_got = g;
-                }
-            }
+            const std::size_t image = std::size_t(b) * out_stride;
+            for (int j = 0; j < out_cols * skip; ++j) expect(image + j, 0);
+            for (int i = skip; i < out_rows * skip; ++i) expect(image + std::size_t(i) * out_pitch, 0);
+            sat::for_each_exact_sum(
+                sat::Shape{c.rows, c.cols},
+                [&](int i, int j) {
+                    const long long v = values[std::size_t(b) * in_stride + std::size_t(i) * in_pitch + j];
+                    return table == 0 ? v : v * v;
+                },
+                [&](int i, int j, long long sum) {
+                    expect(image + std::size_t(i + skip) * out_pitch + std::size_t(j + skip), sum);
+                });
         }
         std::size_t touched = 0;
         for (std::size_t k = 0; k < out_elems; ++k)
@@ -465,21 +457,17 @@ TEST_CASE("library C ABI: a batch in place (in == out, same pitch and stride), w
     REQUIRE(cudaMemcpy(got.data(), m.p, n * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
     REQUIRE(cudaMemcpy(got_sq.data(), sq.p, image * batch * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
     std::size_t wrong = 0, wrong_sq = 0, changed_gaps = 0;
-    std::vector<long long> column_sq(cols);
-    std::vector<long long> column(cols);
     for (int b = 0; b < batch; ++b) {
-        std::fill(column.begin(), column.end(), 0);
-        std::fill(column_sq.begin(), column_sq.end(), 0);
+        const std::size_t first = b * stride;
+        const auto value = [&](int i, int j) { return (long long)host[first + std::size_t(i) * pitch + j]; };
+        sat::for_each_exact_sum(sat::Shape{rows, cols}, value, [&](int i, int j, long long sum) {
+            wrong += got[first + std::size_t(i) * pitch + j] != float(sum);
+        });
+        sat::for_each_exact_sum(
+            sat::Shape{rows, cols}, [&](int i, int j) { return value(i, j) * value(i, j); },
+            [&](int i, int j, long long sum) { wrong_sq += got_sq[b * image + std::size_t(i) * cols + j] != float(sum); });
         for (int i = 0; i < rows; ++i) {
-            long long row = 0, row_sq = 0;
-            const std::size_t at = b * stride + std::size_t(i) * pitch;
-            for (int j = 0; j < cols; ++j) {
-                const long long v = (long long)host[at + j];
-                row += v, row_sq += v * v;
-                column[j] += row, column_sq[j] += row_sq;
-                wrong += got[at + j] != float(column[j]);
-                wrong_sq += got_sq[b * image + std::size_t(i) * cols + j] != float(column_sq[j]);
-            }
+            const std::size_t at = first + std::size_t(i) * pitch;
             for (std::size_t j = cols; j < pitch && at + j < n; ++j) changed_gaps += got[at + j] != host[at + j];
         }
     }
