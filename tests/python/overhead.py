@@ -1,4 +1,4 @@
-"""Host time of one satlib call from Python, in microseconds (the fastest of 7 runs of N calls).
+"""Host time of one satlib call from Python, in microseconds (the fastest of 15 runs of N calls).
 
 CPU (default): a __cuda_array_interface__ stand-in (tests/python/test_cpu.py) and a stand-in C
 library compiled here with cc (every entry point returns SATLIB_OK at once), loaded through the
@@ -46,7 +46,7 @@ class PythonStandIn:
 
 def per_call(fn, n, sync=None):
     runs = []
-    for _ in range(7):
+    for _ in range(15):  # the fastest run: the least disturbed by other work on the machine
         if sync:
             sync()
         t = time.perf_counter()
@@ -111,7 +111,7 @@ def gpu_torch(n):
     packed = _lib.INTEGRAL_ARGS.pack(x.data_ptr(), _lib.DTYPES["float32"], 64, 64 * 64, out.data_ptr(),
                                      _lib.DTYPES["float32"], 64, 64 * 64, 0, 0, 0, 1, 64, 64, 0)
     stream = torch.cuda.current_stream().cuda_stream
-    print("%s, torch %s, library %s, 64x64 f32, the fastest of 7 runs of %d calls"
+    print("%s, torch %s, library %s, 64x64 f32, the fastest of 15 runs of %d calls"
           % (torch.cuda.get_device_name(), torch.__version__, satlib.library_version(), n))
     sync = torch.cuda.synchronize
     for name, fn in (("torch.empty((64, 64), device='cuda')", lambda: torch.empty((64, 64), device="cuda")),
