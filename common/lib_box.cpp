@@ -17,6 +17,7 @@ extern "C" int satlib_box(const void* in, int in_type, size_t in_pitch, size_t i
                           int out_type, size_t out_pitch, size_t out_batch_stride, int batch, int rows, int cols,
                           int radius, int op, void* stream) __attribute__((weak));
 extern "C" const char* satlib_error_string(int status) __attribute__((weak));
+extern "C" int satlib_last_timeout(void) __attribute__((weak));
 
 namespace sat {
 
@@ -24,16 +25,20 @@ std::vector<unsigned char> box_filter_image(DType t, Shape s, const void* input,
     if (satlib_box == nullptr || satlib_error_string == nullptr) return box_filter_from_sat(t, s, sat, radius);
     const int in_type = t == DType::f32 ? 3 : t == DType::f64 ? 4 : t == DType::i32 ? 2 : 0;
     const int f64 = 4, box_mean = 1;
+    const int out_of_memory = 4, timed_out = 5, cuda_error = 6;  // SATLIB_ERR_*
     const std::size_t in_bytes = s.n() * (t == DType::f64 ? 8 : t == DType::u8i32 ? 1 : 4);
     std::vector<double> mean(s.n());
     void *d_in = nullptr, *d_out = nullptr;
-    int status = 4;  // SATLIB_ERR_OUT_OF_MEMORY
-    if (cudaMalloc(&d_in, in_bytes) == cudaSuccess && cudaMalloc(&d_out, s.n() * sizeof(double)) == cudaSuccess &&
-        cudaMemcpy(d_in, input, in_bytes, cudaMemcpyHostToDevice) == cudaSuccess) {
-        status = satlib_box(d_in, in_type, std::size_t(s.cols), 0, d_out, f64, std::size_t(s.cols), 0, 1, s.rows,
-                            s.cols, radius, box_mean, nullptr);
+    int status = out_of_memory;
+    if (cudaMalloc(&d_in, in_bytes) == cudaSuccess && cudaMalloc(&d_out, s.n() * sizeof(double)) == cudaSuccess) {
+        status = cudaMemcpy(d_in, input, in_bytes, cudaMemcpyHostToDevice) == cudaSuccess ? 0 : cuda_error;
+        if (status == 0)
+            status = satlib_box(d_in, in_type, std::size_t(s.cols), 0, d_out, f64, std::size_t(s.cols), 0, 1, s.rows,
+                                s.cols, radius, box_mean, nullptr);
         if (status == 0 && cudaMemcpy(mean.data(), d_out, s.n() * sizeof(double), cudaMemcpyDeviceToHost) != cudaSuccess)
-            status = 6;  // SATLIB_ERR_CUDA
+            status = cuda_error;
+        // satlib_box does not wait for its kernels: a spin timeout (an incomplete table) shows here.
+        if (status == 0 && satlib_last_timeout != nullptr && satlib_last_timeout() != 0) status = timed_out;
     }
     cudaFree(d_in);
     cudaFree(d_out);

@@ -13,10 +13,12 @@
   checks   every method's output, once before its timing, against an f64 (int64 for u8)
            reference: exact for integers and for f32 sums below 2^24, else max relative error
            <= 1e-3; otherwise the row's note says MISMATCH (it is still timed)
+  satlib   the package of this checkout (python/), or the one in a folder that $PYTHONPATH
+           names; the library as the package finds it ($SATLIB_LIBRARY, else build/lib)
   timing   all methods on the legacy default stream; per rep: synchronize, an L2 flush (a write
-           of 2x the L2 size), CUDA events around one call; 2 warm-ups, the median of --reps
-           (default 20 up to 4096^2 elements per case, 10 above); each time is also a ratio to a
-           device-to-device copy of (input + output bytes) / 2, timed the same way
+           of 2x the L2 size), CUDA events (created once) around one call; 2 warm-ups, the
+           median of --reps (default 20 up to 4096^2 elements per case, 10 above); each time is
+           also a ratio to a device-to-device copy of (input + output bytes) / 2, timed the same way
   output   a line per measurement, CSV (--csv, default build/bench_python.csv; the columns of
            docs/data/python_h100.csv), then a table and issue 23's targets
 Integer outputs: u8 -> int32 for satlib, torch and CuPy (dtype= on both cumsums) and NPP; kornia
@@ -231,7 +233,11 @@ def main(argv=None):
         fail("needs PyTorch with CUDA (import torch: %s)" % one_line(e))
     if not torch.cuda.is_available():
         fail("needs a GPU (torch.cuda.is_available() is False)")
-    sys.path.insert(0, os.path.join(ROOT, "python"))
+    # The package of this checkout, unless $PYTHONPATH names a folder holding one (an A/B of two
+    # versions of the package against one library: SATLIB_LIBRARY=... PYTHONPATH=old/python).
+    given = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if not any(os.path.isfile(os.path.join(p, "satlib", "__init__.py")) for p in given):
+        sys.path.insert(0, os.path.join(ROOT, "python"))
     import satlib
     try:
         version = satlib.library_version()
@@ -241,9 +247,9 @@ def main(argv=None):
     gpu = torch.cuda.get_device_name(0)
     props = torch.cuda.get_device_properties(0)
     l2 = int(getattr(props, "L2_cache_size", 0)) or 64 << 20
-    print("bench-python on %s (%d SMs, L2 %d MiB), Python %d.%d, torch %s, satlib library %s"
+    print("bench-python on %s (%d SMs, L2 %d MiB), Python %d.%d, torch %s, satlib library %s, package %s"
           % (gpu, props.multi_processor_count, l2 >> 20, sys.version_info[0], sys.version_info[1],
-             torch.__version__, version), flush=True)
+             torch.__version__, version, os.path.dirname(os.path.abspath(satlib.__file__))), flush=True)
 
     # The peers: one line each, what is used or why it is missing.
     peers, missing = {}, {}
@@ -270,6 +276,13 @@ def main(argv=None):
 
     flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
 
+    # Two events for every timing, created (at their first record) before it: an event created
+    # inside the timed interval would add its creation to the host time of small cases.
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    end.record()
+    end.synchronize()
+
     def timed(fn, reps):
         for _ in range(2):
             fn()
@@ -277,7 +290,6 @@ def main(argv=None):
         for _ in range(reps):
             torch.cuda.synchronize()
             flush.zero_()
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             start.record()
             fn()
             end.record()

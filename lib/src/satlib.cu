@@ -588,12 +588,17 @@ __device__ __forceinline__ double box_of(const T* s, std::size_t pitch, int top,
     }
 }
 
-// out(i, j) from the tables of sums (and squares) of one image.
+// out(i, j) from the tables of sums (and squares) of a group of images, table b at b * stride:
+// blockIdx.z is the image (grid.z <= 65535), so a group is one launch.
 template <class T, class Out>
-__global__ void box_kernel(const T* sum, const T* sq, std::size_t pitch, Out* out, std::size_t out_pitch,
-                           int rows, int cols, int radius, int op, bool unsigned_squares) {
+__global__ void box_kernel(const T* sum, const T* sq, std::size_t pitch, std::size_t stride, Out* out,
+                           std::size_t out_pitch, std::size_t out_stride, int rows, int cols, int radius, int op,
+                           bool unsigned_squares) {
     const int j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= cols) return;
+    sum += std::size_t(blockIdx.z) * stride;
+    if (sq != nullptr) sq += std::size_t(blockIdx.z) * stride;
+    out += std::size_t(blockIdx.z) * out_stride;
     const int left = max(-1, j - radius - 1), right = min(cols - 1, j + radius);
     for (int i = blockIdx.y * blockDim.y + threadIdx.y; i < rows; i += gridDim.y * blockDim.y) {  // grid.y <= 65535
         const int top = max(-1, i - radius - 1), bottom = min(rows - 1, i + radius);
@@ -613,30 +618,44 @@ __global__ void box_kernel(const T* sum, const T* sq, std::size_t pitch, Out* ou
     }
 }
 
+// Box kernel launches since the program started (satlib_testing.h).
+std::atomic<unsigned long long> box_launch_count{0};
+
+// The tables are scratch: a group of images whose tables fit in box_tables_bytes (at least one
+// image; a whole batch of small images) takes one integral pass (one launch per table) and one
+// box launch, so the scratch stays bounded for large batches of large images.
+constexpr std::size_t box_tables_bytes = std::size_t(256) << 20;
+constexpr std::size_t box_max_images = 65535;  // grid.z
+
 template <class In, class Out>
 int box_typed(const In* in, std::size_t in_pitch, std::size_t in_stride, Out* out, std::size_t out_pitch,
               std::size_t out_stride, int batch, int rows, int cols, int radius, int op, cudaStream_t stream) {
     using T = typename BoxTable<In>::type;
     const bool squares = op == SATLIB_BOX_VARIANCE;
-    const std::size_t n = std::size_t(rows) * cols;
+    const std::size_t n = std::size_t(rows) * cols;  // one table, pitch cols, tables n apart
+    const std::size_t image_bytes = n * sizeof(T) * (squares ? 2 : 1);
+    const int group = int(std::min({std::size_t(batch), box_max_images, std::max<std::size_t>(1, box_tables_bytes / image_bytes)}));
     void* tables = nullptr;
-    cudaError_t err = scratch_alloc(&tables, n * sizeof(T) * (squares ? 2 : 1), stream);
+    cudaError_t err = scratch_alloc(&tables, image_bytes * std::size_t(group), stream);
     if (err != cudaSuccess) return status_of(err);
     T* sum = static_cast<T*>(tables);
-    T* sq = squares ? sum + n : nullptr;
+    T* sq = squares ? sum + n * std::size_t(group) : nullptr;
     int status = SATLIB_OK;
-    for (int b = 0; b < batch && status == SATLIB_OK; ++b) {
+    for (int first = 0; first < batch && status == SATLIB_OK; first += group) {
+        const int images = std::min(group, batch - first);
         satlib_integral_args a{};
-        a.in = in + std::size_t(b) * in_stride, a.in_type = sat::dtype_of<In>(), a.in_pitch = in_pitch;
-        a.out = sum, a.out_type = sat::dtype_of<T>(), a.out_pitch = std::size_t(cols);
-        a.sq_out = sq, a.sq_pitch = std::size_t(cols);
-        a.batch = 1, a.rows = rows, a.cols = cols, a.layout = SATLIB_LAYOUT_SAME;
+        a.in = in + std::size_t(first) * in_stride, a.in_type = sat::dtype_of<In>(), a.in_pitch = in_pitch;
+        a.in_batch_stride = in_stride;
+        a.out = sum, a.out_type = sat::dtype_of<T>(), a.out_pitch = std::size_t(cols), a.out_batch_stride = n;
+        a.sq_out = sq, a.sq_pitch = std::size_t(cols), a.sq_batch_stride = n;
+        a.batch = images, a.rows = rows, a.cols = cols, a.layout = SATLIB_LAYOUT_SAME;
         status = integral_typed<In, T>(a, stream, 0);
         if (status != SATLIB_OK) break;
-        const dim3 block(32, 8), grid((cols + 31) / 32, std::min((rows + 7) / 8, 65535));
-        box_kernel<<<grid, block, 0, stream>>>(sum, sq, std::size_t(cols), out + std::size_t(b) * out_stride,
-                                               out_pitch, rows, cols, radius, op, std::is_same_v<In, uint8_t>);
+        const dim3 block(32, 8), grid((cols + 31) / 32, std::min((rows + 7) / 8, 65535), images);
+        box_kernel<<<grid, block, 0, stream>>>(sum, sq, std::size_t(cols), n, out + std::size_t(first) * out_stride,
+                                               out_pitch, out_stride, rows, cols, radius, op, std::is_same_v<In, uint8_t>);
         status = status_of(cudaGetLastError());
+        if (status == SATLIB_OK) box_launch_count.fetch_add(1, std::memory_order_relaxed);
     }
     const cudaError_t free_err = cudaFreeAsync(tables, stream);
     if (status == SATLIB_OK) status = status_of(free_err);
@@ -644,6 +663,10 @@ int box_typed(const In* in, std::size_t in_pitch, std::size_t in_stride, Out* ou
 }
 
 }  // namespace
+
+namespace testing {
+unsigned long long box_launches() { return box_launch_count.load(); }
+}  // namespace testing
 }  // namespace satlib
 
 extern "C" {

@@ -11,6 +11,7 @@ struct LaunchLog {
     unsigned last_grid;             // and its blocks (thin: 0)
 };
 LaunchLog launch_log();
+unsigned long long box_launches();  // box filter kernel launches since the program started
 
 }  // namespace testing
 }  // namespace satlib

@@ -578,8 +578,11 @@ TEST_CASE("library C ABI: the scratch pool keeps its memory across synchronizati
 namespace {
 
 // satlib_box of every op against a CPU box filter of the same integer data (clipped windows).
+// Sums and means are exact (integer sums, one IEEE division, one rounding to Out); variances
+// within a relative tolerance. one_group: the batch's tables fit in one group, so each op is
+// one SAT launch per table and one box launch; else the variance takes several groups.
 template <class In, class Out>
-void check_box(int batch, int rows, int cols, int radius, long long lo, long long hi) {
+void check_box(int batch, int rows, int cols, int radius, long long lo, long long hi, bool one_group = true) {
     const std::uint64_t seed = sat_test::fresh_seed();
     INFO("satlib_box " << sizeof(In) << "->" << sizeof(Out) << " bytes, " << batch << " x " << rows << "x" << cols
                        << " r " << radius << ", seed " << seed);
@@ -593,14 +596,25 @@ void check_box(int batch, int rows, int cols, int radius, long long lo, long lon
     DeviceArray<Out> out(out_stride * batch);
     REQUIRE(cudaMemcpy(in.p, host_in.data(), host_in.size() * sizeof(In), cudaMemcpyHostToDevice) == cudaSuccess);
     const satlib_box_op ops[] = {SATLIB_BOX_SUM, SATLIB_BOX_MEAN, SATLIB_BOX_VARIANCE};
-    const double tolerance = std::is_same<Out, float>::value ? 1e-5 : 1e-10;  // relative, of the largest term
+    const double tolerance = std::is_same<Out, float>::value ? 1e-5 : 1e-10;  // variance: relative, of q / n
     for (satlib_box_op op : ops) {
         INFO("op " << op);
         REQUIRE(cudaMemset(out.p, sat::poison_byte, out_stride * batch * sizeof(Out)) == cudaSuccess);
+        const unsigned long long scans = satlib::testing::launch_log().scans;
+        const unsigned long long boxes = satlib::testing::box_launches();
         const int status = sat::box(op, in.p, in_pitch, out.p, out_pitch, rows, cols, radius, 0,
                                     sat::Batch{batch, in_stride, out_stride, 0});
         INFO("status: " << satlib_error_string(status));
         REQUIRE(status == SATLIB_OK);
+        const unsigned long long scan_launches = satlib::testing::launch_log().scans - scans;
+        const unsigned long long box_launches = satlib::testing::box_launches() - boxes;
+        INFO(scan_launches << " SAT launches, " << box_launches << " box launches");
+        if (one_group) {
+            CHECK(scan_launches == (op == SATLIB_BOX_VARIANCE ? 2u : 1u));
+            CHECK(box_launches == 1u);
+        } else if (op == SATLIB_BOX_VARIANCE) {
+            CHECK(box_launches >= 2u);
+        }
         std::vector<Out> got(out_stride * batch);
         REQUIRE(cudaMemcpy(got.data(), out.p, got.size() * sizeof(Out), cudaMemcpyDeviceToHost) == cudaSuccess);
         std::size_t wrong = 0;
@@ -615,9 +629,12 @@ void check_box(int batch, int rows, int cols, int radius, long long lo, long lon
                             s += v, q += v * v, n += 1;
                         }
                     const double mean = s / n;
-                    const double expected = op == SATLIB_BOX_SUM ? s : op == SATLIB_BOX_MEAN ? mean : q / n - mean * mean;
-                    const double scale = op == SATLIB_BOX_SUM ? std::max(1.0, std::fabs(s)) : std::max(1.0, q / n);
-                    const double err = std::fabs(double(got[b * out_stride + i * out_pitch + j]) - expected) / scale;
+                    const Out value = got[b * out_stride + i * out_pitch + j];
+                    if (op != SATLIB_BOX_VARIANCE) {
+                        wrong += !(value == Out(op == SATLIB_BOX_SUM ? s : mean));
+                        continue;
+                    }
+                    const double err = std::fabs(double(value) - (q / n - mean * mean)) / std::max(1.0, q / n);
                     worst = std::max(worst, err);
                     if (!(err <= tolerance)) ++wrong;
                 }
@@ -644,6 +661,26 @@ TEST_CASE("library box sum, mean and variance against a CPU box filter", "[gpu][
         check_box<float, float>(2, 33, 601, radius, -8, 8);
         check_box<double, double>(1, 100, 3, radius, -1000, 1000);
     }
+}
+
+TEST_CASE("library box filters of a batch: one SAT launch per table and one box launch", "[gpu][library][box]") {
+    SAT_REQUIRE_GPU();
+    // Odd shapes, a radius larger than the image, gaps between rows and images (check_box).
+    for (int radius : {0, 1, 150}) {
+        check_box<uint8_t, float>(5, 37, 101, radius, 0, 255);
+        check_box<uint8_t, double>(3, 101, 37, radius, 0, 255);
+        check_box<float, float>(5, 37, 101, radius, -8, 8);
+        check_box<uint16_t, double>(4, 67, 131, radius, 0, 65535);
+        check_box<int32_t, double>(7, 1, 1, radius, -100, 100);
+        check_box<double, double>(6, 2, 97, radius, -1000, 1000);
+    }
+}
+
+TEST_CASE("library box filters of a batch whose tables take several groups", "[gpu][library][box]") {
+    SAT_REQUIRE_GPU();
+    // u16 -> f64 tables: 72 MB a table, 144 MB an image with squares, so the variance of three
+    // images goes beyond one group of tables (256 MiB); the sums and means still fit in one.
+    check_box<uint16_t, double>(3, 3000, 3001, 1, 0, 65535, false);
 }
 
 // ---- a spin timeout --------------------------------------------------------------------------

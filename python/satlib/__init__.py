@@ -9,7 +9,6 @@ The result is an array of the caller's framework on the caller's device, written
 caller's stream. Importing needs neither a GPU nor the shared library; a call says which is
 missing. docs/library.md, section Python, has the details.
 """
-import ctypes
 import operator
 
 from . import _arrays, _lib
@@ -49,27 +48,30 @@ def integral(x, squares=False, layout="same", out_dtype=None, *, wait=True):
         raise TypeError("satlib: squares must be True or False, got %r" % (squares,))
     if layout not in ("same", "npp"):
         raise ValueError("satlib: layout must be 'same' or 'npp', got %r" % (layout,))
+    npp = layout == "npp"
     default, allowed = INTEGRAL_OUT[a.dtype]
-    out_type = _out_dtype(out_dtype, default, allowed, a.dtype)
+    out_type = default if out_dtype is None else _out_dtype(out_dtype, default, allowed, a.dtype)
     batch, rows, cols, in_pitch, in_stride = _geometry(a)
-    if layout == "npp" and max(rows, cols) + 1 > _INT_MAX:
+    if npp and max(rows, cols) + 1 > _INT_MAX:
         raise ValueError("satlib: the image is too large for the npp layout")
     lib = _ready()
-    out_rows, out_cols = (rows + 1, cols + 1) if layout == "npp" else (rows, cols)
+    out_rows, out_cols = (rows + 1, cols + 1) if npp else (rows, cols)
     shape = (a.shape[:-2] + (out_rows, out_cols))
     with a.guard():
         out, out_ptr = a.alloc(shape, out_type)
-        sq, sq_ptr = a.alloc(shape, out_type) if squares else (None, None)
-        args = _lib.IntegralArgs(
+        sq, sq_ptr = a.alloc(shape, out_type) if squares else (None, 0)
+        sq_pitch, sq_stride = (out_cols, out_rows * out_cols) if squares else (0, 0)
+        args = _lib.INTEGRAL_ARGS.pack(
             a.ptr, _lib.DTYPES[a.dtype], in_pitch, in_stride,
             out_ptr, _lib.DTYPES[out_type], out_cols, out_rows * out_cols,
-            sq_ptr, out_cols if squares else 0, out_rows * out_cols if squares else 0,
-            batch, rows, cols, _lib.LAYOUTS[layout])
-        status = lib.satlib_integral(ctypes.byref(args), ctypes.c_void_p(a.stream()), 1 if wait else 0)
-    _lib.check(status, "integral")
-    if squares:
-        return a.finish(out), a.finish(sq)
-    return a.finish(out)
+            sq_ptr, sq_pitch, sq_stride, batch, rows, cols, _lib.LAYOUTS[layout])
+        status = lib.satlib_integral(args, a.stream(), 1 if wait else 0)
+    if status:
+        _lib.check(status, "integral")
+    finish = a.finish
+    if finish is None:
+        return (out, sq) if squares else out
+    return (finish(out), finish(sq)) if squares else finish(out)
 
 
 def box_filter(x, r, op="mean", out_dtype=None, *, wait=True):
@@ -168,10 +170,12 @@ def _out_dtype(requested, default, allowed, in_dtype):
 
 def _ready():
     """The loaded library on a machine with a CUDA device, else SatlibError saying what is missing."""
-    lib = _lib.load()
-    missing = _lib.device_error()
-    if missing:
-        raise SatlibError(missing)
+    lib = _lib._lib
+    if lib is None or _lib._device_error is not None:  # the first call, or no device
+        lib = _lib.load()
+        missing = _lib.device_error()
+        if missing:
+            raise SatlibError(missing)
     return lib
 
 
@@ -193,8 +197,9 @@ def _box(x, r, op, out_dtype, what, wait):
         stream = a.stream()
         status = lib.satlib_box(a.ptr, _lib.DTYPES[a.dtype], in_pitch, in_stride,
                                 out_ptr, _lib.DTYPES[out_type], cols, rows * cols,
-                                batch, rows, cols, r, _lib.BOX_OPS[op], ctypes.c_void_p(stream))
-        _lib.check(status, what)
+                                batch, rows, cols, r, _lib.BOX_OPS[op], stream)
+        if status:
+            _lib.check(status, what)
         if wait:  # satlib_box does not wait: a timeout shows only once the stream is done
             _lib.sync(stream, what)
-    return a.finish(out)
+    return out if a.finish is None else a.finish(out)

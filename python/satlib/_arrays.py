@@ -25,8 +25,11 @@ def _type_name(x):
     return "%s.%s" % (t.__module__, t.__qualname__) if t.__module__ != "builtins" else t.__qualname__
 
 
-def _same(out):
-    return out
+_NO_SWITCH = contextlib.nullcontext()  # stateless: one for every call
+
+
+def _no_switch():
+    return _NO_SWITCH
 
 
 class Array:
@@ -39,16 +42,23 @@ class Array:
         self.dtype = dtype            # a name: "float32", "uint8", ...
         self.shape = tuple(shape)
         self.strides = tuple(strides)  # in elements
-        self.alloc = alloc            # alloc(shape, dtype name) -> (array, device pointer)
+        self.alloc = alloc            # alloc(shape, dtype name) -> (array, device pointer), under guard()
         self.stream = stream          # stream() -> cudaStream_t as an int (0: legacy default)
-        self.guard = guard or contextlib.nullcontext  # guard() -> context on the array's device
-        self.finish = finish or _same  # out array -> what the caller gets back
+        self.guard = guard or _no_switch  # guard() -> context on the array's device
+        self.finish = finish          # out array -> what the caller gets back (None: the array)
+
+
+_TENSOR_TYPES = set()  # the torch.Tensor types seen (Tensor, Parameter, ...): the common case first
 
 
 def wrap(x):
     """The Array for x; TypeError with one line if x is not a CUDA array."""
+    if type(x) in _TENSOR_TYPES:
+        return _torch(x)
     root = type(x).__module__.split(".")[0]
     if root == "torch" and _is_tensor(x):
+        if len(_TENSOR_TYPES) < 16:
+            _TENSOR_TYPES.add(type(x))
         return _torch(x)
     if root in ("cupy", "cupy_backends") and hasattr(x, "data") and hasattr(x, "device"):
         return _cupy(x)
@@ -79,30 +89,48 @@ def _is_tensor(x):
 
 
 # ---- PyTorch ---------------------------------------------------------------------------------
+class _TorchApi:
+    """What a call needs from torch, looked up once: dtypes both ways, and the current device and
+    stream from torch._C (what torch's own compiled code calls; torch.cuda.current_stream()
+    builds a Stream object, microseconds per call), with the public calls as the fallback."""
+
+    def __init__(self, torch):
+        self.torch = torch
+        self.empty = torch.empty
+        self.dtypes = {n: getattr(torch, n) for n in ITEMSIZE if hasattr(torch, n)}  # name -> dtype
+        self.names = {d: n for n, d in self.dtypes.items()}                          # dtype -> name
+        self.raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or \
+            (lambda index: torch.cuda.current_stream(index).cuda_stream)
+        self.current_device = getattr(torch._C, "_cuda_getDevice", None) or torch.cuda.current_device
+
+
+_torch_api = None
+
+
 def _torch(x):
-    import torch
+    global _torch_api
+    api = _torch_api
+    if api is None:
+        import torch
+        api = _torch_api = _TorchApi(torch)
     if not x.is_cuda:
         raise _cannot(x, "expected a CUDA tensor, not one on %s; move it with x.cuda()" % x.device)
     device = x.device
-    index = device.index if device.index is not None else torch.cuda.current_device()
+    index = device.index if device.index is not None else api.torch.cuda.current_device()
+    empty, dtypes = api.empty, api.dtypes
 
     def alloc(shape, dtype):
-        out = torch.empty(shape, dtype=getattr(torch, dtype), device=device)
+        out = empty(shape, dtype=dtypes[dtype], device=device)
         return out, out.data_ptr()
 
-    # The current stream's handle without building a torch.cuda.Stream object (microseconds per
-    # call); torch._C._cuda_getCurrentRawStream is what torch's own compiled code calls.
-    raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-    if raw_stream is not None:
-        stream = lambda: raw_stream(index)
-    else:
-        stream = lambda: torch.cuda.current_stream(device).cuda_stream
+    raw_stream, current_device = api.raw_stream, api.current_device
 
     def guard():  # switching devices only when the tensor is on another one
-        return contextlib.nullcontext() if torch.cuda.current_device() == index else torch.cuda.device(index)
+        return _NO_SWITCH if current_device() == index else api.torch.cuda.device(index)
 
-    return Array("torch", x.data_ptr(), str(x.dtype).replace("torch.", ""), x.shape, x.stride(), alloc,
-                 stream=stream, guard=guard)
+    dtype = api.names.get(x.dtype) or str(x.dtype).replace("torch.", "")
+    return Array("torch", x.data_ptr(), dtype, x.shape, x.stride(), alloc,
+                 stream=lambda: raw_stream(index), guard=guard)
 
 
 # ---- CuPy ------------------------------------------------------------------------------------
@@ -113,14 +141,15 @@ def _cupy(x):
         raise ValueError("satlib: the array's strides %s are not whole elements" % (x.strides,))
     device_id = x.device.id
 
-    def alloc(shape, dtype):
-        with cupy.cuda.Device(device_id):
-            out = cupy.empty(shape, dtype=dtype)
+    def alloc(shape, dtype):  # under guard(): on the array's device
+        out = cupy.empty(shape, dtype=dtype)
         return out, out.data.ptr
 
+    def guard():  # switching devices only when the array is on another one
+        return _NO_SWITCH if cupy.cuda.runtime.getDevice() == device_id else cupy.cuda.Device(device_id)
+
     return Array("cupy", x.data.ptr, x.dtype.name, x.shape, [s // itemsize for s in x.strides], alloc,
-                 stream=lambda: cupy.cuda.get_current_stream(device_id).ptr,
-                 guard=lambda: cupy.cuda.Device(device_id))
+                 stream=lambda: cupy.cuda.get_current_stream(device_id).ptr, guard=guard)
 
 
 # ---- JAX: read and returned through DLPack (JAX arrays cannot be written in place) -------------
@@ -183,18 +212,17 @@ def _cai(x, numba):
                          "data)" % _type_name(x)) from None
     if cai.get("mask") is not None:
         raise ValueError("satlib: masked arrays (__cuda_array_interface__ mask) are not supported")
-    order = typestr[:1]
-    dtype = _TYPESTR.get(typestr[1:], typestr)
-    if order == ">" and dtype not in ("uint8",):
-        raise TypeError("satlib: big-endian data (%s) is not supported" % typestr)
-    size = int(typestr[2:]) if typestr[2:].isdigit() else 0
+    dtype, size = _CAI_TYPES.get(typestr) or _cai_type(typestr)
     strides = cai.get("strides")
     if strides is None:  # C-contiguous
-        strides, step = [], 1
-        for n in reversed(shape):
-            strides.append(step)
-            step *= max(n, 1)
-        strides.reverse()
+        if len(shape) == 2:
+            strides = (max(shape[1], 1), 1)
+        else:
+            strides, step = [], 1
+            for n in reversed(shape):
+                strides.append(step)
+                step *= max(n, 1)
+            strides.reverse()
     else:
         if size == 0 or any(int(s) % size for s in strides):
             raise ValueError("satlib: the array's strides %s are not whole elements" % (tuple(strides),))
@@ -208,6 +236,21 @@ def _cai(x, numba):
     stream = int(producer_stream) if producer_stream is not None else 0
     alloc = _numba_alloc if numba else _any_alloc
     return Array("numba" if numba else "cai", ptr, dtype, shape, strides, alloc, stream=lambda: stream)
+
+
+_CAI_TYPES = {}  # typestr -> (dtype name, item size), for the typestrs seen (at most 64)
+
+
+def _cai_type(typestr):
+    """(dtype name, item size in bytes; 0 if the typestr has none) of a typestr; TypeError for
+    big-endian data of more than one byte."""
+    dtype = _TYPESTR.get(typestr[1:], typestr)
+    if typestr[:1] == ">" and dtype not in ("uint8",):
+        raise TypeError("satlib: big-endian data (%s) is not supported" % typestr)
+    size = int(typestr[2:]) if typestr[2:].isdigit() else 0
+    if len(_CAI_TYPES) < 64:
+        _CAI_TYPES[typestr] = (dtype, size)
+    return dtype, size
 
 
 def _numba_alloc(shape, dtype):

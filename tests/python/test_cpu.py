@@ -39,14 +39,15 @@ class RecordingLib:
     def __init__(self, status=_lib.OK, timeout=0):
         self.status, self.timeout, self.calls = status, timeout, []
 
-    def satlib_integral(self, args_ref, stream, check_timeout):
-        a = args_ref._obj
-        self.calls.append(("integral", {name: getattr(a, name) for name, _ in a._fields_},
-                           stream.value, check_timeout))
+    def satlib_integral(self, args, stream, check_timeout):
+        fields = dict(zip([name for name, _ in _lib.INTEGRAL_FIELDS], _lib.INTEGRAL_ARGS.unpack(args)))
+        for name in ("input", "out", "sq_out"):
+            fields[name] = fields[name] or None  # a NULL pointer, as ctypes shows one
+        self.calls.append(("integral", fields, stream or None, check_timeout))
         return self.status
 
     def satlib_box(self, *args):
-        self.calls.append(("box", args[:-1], args[-1].value))
+        self.calls.append(("box", args[:-1], args[-1] or None))
         return self.status
 
     def satlib_error_string(self, status):
@@ -261,6 +262,20 @@ class TestWhatReachesTheLibrary(unittest.TestCase):
         with rec:
             satlib.box_filter(StandIn((5, 5), "|u1"), 1, wait=False)  # no wait, no look
         self.assertEqual(rec.synced, [])
+
+    def test_integral_args_layout(self):
+        """The packed satlib_integral_args read back as the C compiler lays the struct out."""
+        import ctypes
+        kinds = {"P": ctypes.c_void_p, "i": ctypes.c_int, "N": ctypes.c_size_t}
+
+        class Args(ctypes.Structure):
+            _fields_ = [(name, kinds[code]) for name, code in _lib.INTEGRAL_FIELDS]
+
+        values = [0x7F00_0000_0000 + k if code == "P" else 1000 + k for k, (_, code) in enumerate(_lib.INTEGRAL_FIELDS)]
+        packed = _lib.INTEGRAL_ARGS.pack(*values)
+        self.assertEqual(len(packed), ctypes.sizeof(Args))
+        back = Args.from_buffer_copy(packed)
+        self.assertEqual([getattr(back, name) for name, _ in _lib.INTEGRAL_FIELDS], values)
 
     def test_dtype_names(self):
         self.assertEqual(satlib._dtype_name("f4"), "float32")

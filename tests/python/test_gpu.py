@@ -241,6 +241,25 @@ class TestTorch(Checks):
                                 self.assert_close(got.cpu().numpy(), ref_box(x_np, r, op),
                                                   box_tolerance(x_np, r, op, kind), what)
 
+    def test_box_filter_of_a_batch(self):
+        """A batch (one launch for all its images) gives each image what a call on it alone gives,
+        bit for bit, and exact box sums; odd sizes and a radius larger than the image."""
+        for dtype in ("uint8", "uint16", "float32", "float64"):
+            x_np = data(self.rng, (5, 37, 101), dtype, "float32", True)
+            x = self.to_gpu(x_np)
+            for r in (0, 1, 150):
+                what = "%s (5, 37, 101) r=%d" % (dtype, r)
+                self.assert_exact(satlib.box_filter(x, r, "sum", out_dtype="float64").cpu().numpy(),
+                                  ref_box(x_np, r, "sum"), "batch box sum " + what)
+                for op in ("mean", "variance"):
+                    call = satlib.local_variance if op == "variance" else satlib.box_filter  # box_filter: mean
+                    batch = call(x, r).cpu().numpy()
+                    self.assert_close(batch, ref_box(x_np, r, op), box_tolerance(x_np, r, op, str(batch.dtype)),
+                                      "batch %s %s" % (op, what))
+                    for b in range(x_np.shape[0]):
+                        self.assert_exact(batch[b], call(x[b], r).cpu().numpy(), "image %d of the batch, %s %s"
+                                          % (b, op, what))
+
     def test_box_filter_on_a_view(self):
         base_np = data(self.rng, (3, 90, 120), "uint8", "float32", True)
         base = self.to_gpu(base_np)
