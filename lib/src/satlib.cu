@@ -622,8 +622,8 @@ __global__ void box_kernel(const T* sum, const T* sq, std::size_t pitch, std::si
 std::atomic<unsigned long long> box_launch_count{0};
 
 // The tables are scratch: a group of images whose tables fit in box_tables_bytes (at least one
-// image; a whole batch of small images) takes one integral pass (one launch per table) and one
-// box launch, so the scratch stays bounded for large batches of large images.
+// image; a whole batch of small images) takes one integral pass (one launch, squares included)
+// and one box launch, so the scratch stays bounded for large batches of large images.
 constexpr std::size_t box_tables_bytes = std::size_t(256) << 20;
 constexpr std::size_t box_max_images = 65535;  // grid.z
 
