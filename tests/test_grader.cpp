@@ -404,6 +404,52 @@ TEST_CASE("grader: a race that racecheck reports costs its correctness points, w
     CHECK(has(out, "lab2 synccheck: every variant, 97x89 | passed | 23.33/23.33"));
 }
 
+// A kernel that computes nothing is free of races: the stand-in compute-sanitizer reports no
+// finding under either tool, but the program's own check FAILs under it, so neither tool's share
+// is earned (an untouched skeleton scores zero). An ERROR row (a spin that timed out under the
+// tool) does not count against the tool.
+const char* const kWrongPy = R"PY(import sys, types
+from pathlib import Path
+sys.path.insert(0, "tools")
+import grade, sanitize
+fake = Path(sys.argv[1]).resolve()
+fake.write_text("""#!/bin/sh
+echo "SKSS               f32   97x89         $ROW      0.010"
+case "$*" in
+  *racecheck*) echo "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)";;
+  *) echo "========= ERROR SUMMARY: 0 errors";;
+esac
+exit 0
+""")
+fake.chmod(0o755)
+sanitize.find_sanitizer = lambda: str(fake)
+import os
+for row in ("FAIL", "ERROR"):
+    os.environ["ROW"] = row
+    args = types.SimpleNamespace(no_sanitize=False, sanitize_timeout=60, out="build/grader_test/wrong", gpu="no",
+                                 seed=1, jobs=2, code="labs", quiet=True)
+    g = grade.Grader(args, Path(".").resolve())
+    (g.work / "lab2").mkdir(parents=True, exist_ok=True)
+    r = grade.LabResult("2")
+    r.items.append(grade.Item("2", "correctness", "lab2 a GPU test", 70.0, 0.0, "failed", "failed"))
+    ok = g.sanitize("2", r)
+    for i in r.items:
+        print("%s %s | %s | %.4g/%.4g | %s" % (row, i.name, i.status, i.score, i.max_score, i.output.splitlines()[0]))
+)PY";
+
+TEST_CASE("grader: a race-free kernel whose table is wrong under the tool earns no race points", "[cpu][grader]") {
+    make_mini();
+    write_file(kDir + "/wrong.py", kWrongPy);
+    std::string out;
+    const int rc = sat_test::run_command("python3 " + kDir + "/wrong.py " + kDir + "/fake-sanitizer-wrong", &out);
+    INFO(out);
+    REQUIRE(rc == 0);
+    CHECK(has(out, "FAIL lab2 racecheck: every variant, 97x89 | failed | 0/23.33 | racecheck clean (0 hazards (0 errors, 0 warnings)), but the lab's check finds a wrong table"));
+    CHECK(has(out, "FAIL lab2 synccheck: every variant, 97x89 | failed | 0/23.33 | synccheck clean (0 errors), but the lab's check finds a wrong table"));
+    CHECK(has(out, "ERROR lab2 racecheck: every variant, 97x89 | passed | 23.33/23.33"));
+    CHECK(has(out, "ERROR lab2 synccheck: every variant, 97x89 | passed | 23.33/23.33"));
+}
+
 // A lab that hangs, on the CPU: a stand-in test binary lists four GPU tests of lab 2, of which
 // "spin" ones sleep forever, and a stand-in compute-sanitizer sleeps forever too. The first hang
 // costs its time limit (3 s); everything after it shares the hang budget (2 s): the quick test

@@ -64,12 +64,14 @@ def run(cmd, timeout):
 
 
 def verdict(tool, rc, out, timed_out, timeout, tool_only=False):
-    """(ok, text) for one tool's run. tool_only (the grader): only the tool's findings count, not
-    the lab's own check under the tool (a spin-wait may time out when the tool serialises blocks;
-    the GPU tests grade correctness)."""
+    """(ok, text) for one tool's run. tool_only (the grader): the tool's findings count, and a
+    table the lab's check finds wrong (FAIL) under the tool, so that a kernel that computes
+    nothing (an untouched skeleton) earns no race points; a run that stops with an error (ERROR:
+    a spin-wait may time out when the tool serialises blocks) does not count against it."""
     lab_rows = [line for line in out.splitlines() if re.search(r"\s(PASS|FAIL|ERROR)\s", line)
                 and not line.startswith("=")]
     lab_failed = any(re.search(r"\s(FAIL|ERROR)\s", line) for line in lab_rows)
+    lab_wrong = any(re.search(r"\sFAIL\s", line) for line in lab_rows)
     lab_text = f"lab check {'FAIL' if lab_failed else 'PASS'} ({len(lab_rows)} runs)" if lab_rows else "no lab output"
     if timed_out:
         return False, f"DID NOT FINISH in {timeout} s (a spin-wait that never ends under the tool?)"
@@ -92,6 +94,8 @@ def verdict(tool, rc, out, timed_out, timeout, tool_only=False):
         return False, f"ERRORS: {summary}; first: {first[:200]}; {lab_text}"
     if not tool_only and (lab_failed or rc not in (0, None)):
         return False, f"clean ({summary}), but {lab_text}, exit status {rc}"
+    if tool_only and lab_wrong:
+        return False, f"clean ({summary}), but the lab's check finds a wrong table under the tool: {lab_text}"
     return True, f"clean ({summary}); {lab_text}"
 
 
