@@ -359,6 +359,18 @@ def knapsack_table(path):
     return lab8x_table(path, "knapsack", "Parallel-Forward", PAPER_KNAPSACK, lambda r: int(r["cols"]), "W + 1")
 
 
+def mutants_table(path):
+    """The GPU mutants of one `make mutants` run: correctness points, caught, grading time."""
+    rows = read_rows(path)
+    caught = sum(r["caught"] == "yes" for r in rows)
+    out = [f"{run_line(rows[0])}: {caught} of {len(rows)} GPU mutants caught.", "",
+           "| mutant | lab | category | correctness | caught | grading time |", "|---|---|---|---:|---|---:|"]
+    for r in rows:
+        out.append(f"| {r['mutant']} | {r['lab']} | {r['category']} | {r['correctness']}/70 | {r['caught']} | "
+                   f"{r['grading_s']} s |")
+    return "\n".join(out)
+
+
 # doc -> its tables: (marker name, generator, CSV: a name under docs/data/, or a path from the root)
 TABLES = {
     "lab1.md": [("LAB1 TABLE", lambda p: variant_table(p, "1", [("f32", 4096, "ratio"), ("f32", 8192, "ratio"),
@@ -376,6 +388,7 @@ TABLES = {
                 ("TILES TABLE", tiles_table, "tiles_h100.csv"),
                 ("TILE SWEEP TABLE", tile_sweep_table, "tiles_h200.csv")],
     "thin.md": [("THIN TABLE", thin_table, "thin_h100.csv")],
+    "instructor.md": [("MUTANTS TABLE", mutants_table, "mutants_h100.csv")],
     "lab7.md": [("LAB7 TABLE", lab7_table, BENCH_H200),
                 ("BLOCK SHAPES TABLE", experiment_table, "lab7_block_shapes_h200.csv")],
     "lab8.md": [("LAB8 TABLE", lab8_table, "plots/sample_bench.csv"),
