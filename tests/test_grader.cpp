@@ -360,94 +360,79 @@ TEST_CASE("mutants: a CPU mutant loses correctness points and make mutants says 
     CHECK(!has(out, " NO "));
 }
 
-// The race tests of a GPU lab, on the CPU: a stand-in for compute-sanitizer reports a hazard
-// under racecheck and nothing under synccheck. The hazard costs racecheck's share of the
-// correctness points, and the feedback carries the tool's first error line.
+// The race tests of a GPU lab, on the CPU, with a stand-in for compute-sanitizer. Mode "race":
+// it reports a hazard under racecheck and nothing under synccheck; the hazard costs racecheck's
+// share of the correctness points, and the feedback carries the tool's first error line. Modes
+// "FAIL" and "ERROR": no finding under either tool, and the program's own check prints that row.
+// A kernel that computes nothing is free of races but its check FAILs under the tool, so
+// neither tool's share is earned (an untouched skeleton scores zero); an ERROR row (a spin that
+// timed out under the tool) does not count against the tool.
 const char* const kRacePy = R"PY(import sys, types
 from pathlib import Path
 sys.path.insert(0, "tools")
 import grade, sanitize
-fake = Path(sys.argv[1]).resolve()
+fake, mode = Path(sys.argv[1]).resolve(), sys.argv[2]
 fake.write_text("""#!/bin/sh
-case "$*" in
-  *racecheck*) echo "========= Error: Race reported between Write access at 0x70 in lab2.cu:35:void kernel() and Read access at 0x90 in lab2.cu:36:void kernel() [1 hazards]"
-               echo "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"; exit 86;;
-  *) echo "========= ERROR SUMMARY: 0 errors"; exit 0;;
+case "%s" in
+  race) case "$*" in
+    *racecheck*) echo "========= Error: Race reported between Write access at 0x70 in lab2.cu:35:void kernel() and Read access at 0x90 in lab2.cu:36:void kernel() [1 hazards]"
+                 echo "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"; exit 86;;
+    *) echo "========= ERROR SUMMARY: 0 errors"; exit 0;;
+  esac;;
 esac
-""")
+echo "SKSS               f32   97x89         %s      0.010"
+case "$*" in
+  *racecheck*) echo "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)";;
+  *) echo "========= ERROR SUMMARY: 0 errors";;
+esac
+""" % (mode, mode))
 fake.chmod(0o755)
 sanitize.find_sanitizer = lambda: str(fake)
-args = types.SimpleNamespace(no_sanitize=False, sanitize_timeout=60, out="build/grader_test/race", gpu="no",
+args = types.SimpleNamespace(no_sanitize=False, sanitize_timeout=60, out="build/grader_test/" + mode, gpu="no",
                              seed=1, jobs=2, code="labs", quiet=True)
 g = grade.Grader(args, Path(".").resolve())
 (g.work / "lab2").mkdir(parents=True, exist_ok=True)
 r = grade.LabResult("2")
-r.items.append(grade.Item("2", "correctness", "lab2 a GPU test", 70.0, 70.0, "passed in 1 s", "passed"))
+test_passed = mode == "race"
+r.items.append(grade.Item("2", "correctness", "lab2 a GPU test", 70.0, 70.0 if test_passed else 0.0,
+                          "passed in 1 s" if test_passed else "failed", "passed" if test_passed else "failed"))
 ok = g.sanitize("2", r)
-print("clean" if ok else "hazard")
+print("clean" if ok else "not clean")
 for i in r.items:
     print("%s | %s | %.4g/%.4g | %s" % (i.name, i.status, i.score, i.max_score, i.output.splitlines()[0]))
 )PY";
 
-TEST_CASE("grader: a race that racecheck reports costs its correctness points, with the tool's first line",
-          "[cpu][grader]") {
+// Runs kRacePy in the mini repository in one mode; the script's output (a failed run fails the
+// test).
+std::string run_race_script(const std::string& mode) {
     make_mini();
     write_file(kDir + "/race.py", kRacePy);
     std::string out;
-    const int rc = sat_test::run_command("python3 " + kDir + "/race.py " + kDir + "/fake-sanitizer", &out);
+    const int rc = sat_test::run_command("python3 " + kDir + "/race.py " + kDir + "/fake-sanitizer-" + mode + " " + mode, &out);
     INFO(out);
     REQUIRE(rc == 0);
-    CHECK(has(out, "hazard\n"));
+    return out;
+}
+
+TEST_CASE("grader: a race that racecheck reports costs its correctness points, with the tool's first line",
+          "[cpu][grader]") {
+    const std::string out = run_race_script("race");
+    INFO(out);
+    CHECK(has(out, "not clean\n"));
     CHECK(has(out, "lab2 a GPU test | passed | 23.33/23.33"));
     CHECK(has(out, "lab2 racecheck: every variant, 97x89 | failed | 0/23.33 | racecheck ERRORS: 1 hazards"));
     CHECK(has(out, "first: Error: Race reported between Write access"));
     CHECK(has(out, "lab2 synccheck: every variant, 97x89 | passed | 23.33/23.33"));
 }
 
-// A kernel that computes nothing is free of races: the stand-in compute-sanitizer reports no
-// finding under either tool, but the program's own check FAILs under it, so neither tool's share
-// is earned (an untouched skeleton scores zero). An ERROR row (a spin that timed out under the
-// tool) does not count against the tool.
-const char* const kWrongPy = R"PY(import sys, types
-from pathlib import Path
-sys.path.insert(0, "tools")
-import grade, sanitize
-fake = Path(sys.argv[1]).resolve()
-fake.write_text("""#!/bin/sh
-echo "SKSS               f32   97x89         $ROW      0.010"
-case "$*" in
-  *racecheck*) echo "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)";;
-  *) echo "========= ERROR SUMMARY: 0 errors";;
-esac
-exit 0
-""")
-fake.chmod(0o755)
-sanitize.find_sanitizer = lambda: str(fake)
-import os
-for row in ("FAIL", "ERROR"):
-    os.environ["ROW"] = row
-    args = types.SimpleNamespace(no_sanitize=False, sanitize_timeout=60, out="build/grader_test/wrong", gpu="no",
-                                 seed=1, jobs=2, code="labs", quiet=True)
-    g = grade.Grader(args, Path(".").resolve())
-    (g.work / "lab2").mkdir(parents=True, exist_ok=True)
-    r = grade.LabResult("2")
-    r.items.append(grade.Item("2", "correctness", "lab2 a GPU test", 70.0, 0.0, "failed", "failed"))
-    ok = g.sanitize("2", r)
-    for i in r.items:
-        print("%s %s | %s | %.4g/%.4g | %s" % (row, i.name, i.status, i.score, i.max_score, i.output.splitlines()[0]))
-)PY";
-
 TEST_CASE("grader: a race-free kernel whose table is wrong under the tool earns no race points", "[cpu][grader]") {
-    make_mini();
-    write_file(kDir + "/wrong.py", kWrongPy);
-    std::string out;
-    const int rc = sat_test::run_command("python3 " + kDir + "/wrong.py " + kDir + "/fake-sanitizer-wrong", &out);
+    std::string out = run_race_script("FAIL");
     INFO(out);
-    REQUIRE(rc == 0);
-    CHECK(has(out, "FAIL lab2 racecheck: every variant, 97x89 | failed | 0/23.33 | racecheck clean (0 hazards (0 errors, 0 warnings)), but the lab's check finds a wrong table"));
-    CHECK(has(out, "FAIL lab2 synccheck: every variant, 97x89 | failed | 0/23.33 | synccheck clean (0 errors), but the lab's check finds a wrong table"));
-    CHECK(has(out, "ERROR lab2 racecheck: every variant, 97x89 | passed | 23.33/23.33"));
-    CHECK(has(out, "ERROR lab2 synccheck: every variant, 97x89 | passed | 23.33/23.33"));
+    CHECK(has(out, "lab2 racecheck: every variant, 97x89 | failed | 0/23.33 | racecheck clean (0 hazards (0 errors, 0 warnings)), but the lab's check finds a wrong table"));
+    CHECK(has(out, "lab2 synccheck: every variant, 97x89 | failed | 0/23.33 | synccheck clean (0 errors), but the lab's check finds a wrong table"));
+    out = run_race_script("ERROR");
+    CHECK(has(out, "lab2 racecheck: every variant, 97x89 | passed | 23.33/23.33"));
+    CHECK(has(out, "lab2 synccheck: every variant, 97x89 | passed | 23.33/23.33"));
 }
 
 // A lab that hangs, on the CPU: a stand-in test binary lists four GPU tests of lab 2, of which
