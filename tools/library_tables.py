@@ -316,6 +316,30 @@ def stage_fit_table(path, lab, variants, base, t="f32"):
     return "\n".join(out)
 
 
+# The paper's GTX 780 Ti, f64, rough bounds from its Table II (docs/lab6.md derives them).
+PAPER_R_STAR = "| GTX 780 Ti, f64 (paper, rough: from Table II) | ~2 ns | ~14 µs per stage | ~7 000 | 0.7 | 0.2 | 0.05 |"
+
+
+def r_star_table(path, lab, sizes, t="f32"):
+    """Lab 6's optimum r* = (l / (unit·√n))², clipped to [0, 1], from the run's calibration at
+    each n x n, with kernel launches and with graph launches, below the paper's GPU."""
+    by = bench_rows(path, t)
+    rows = [r for (l, v, n), r in by.items() if l == lab and n in sizes]
+    gpu = json.loads(path.with_suffix(".json").read_text())["gpu"]
+    thousands = lambda x: f"{x / 1e3:,.0f} 000"
+    out = [f"The {gpu} rows: the harness's calibration at " + ", ".join(f"{n}²" for n in sizes)
+           + f" in lab {lab}'s rows of {bench_run_line(path)}; the 780 Ti row is the paper's:", "",
+           "| GPU | unit | l | l/unit | " + " | ".join(f"r* at √n = {n // 1024}K" for n in sizes) + " |",
+           "|---|---|---|---|" + "---|" * len(sizes), PAPER_R_STAR]
+    for key, how in (("l_launch_us", "kernel launches"), ("l_graph_us", "graph launches")):
+        l_unit = {int(r["rows"]): float(r[key]) * 1e3 / float(r["unit_ns"]) for r in rows}
+        r_star = [min(1.0, (l_unit[n] / n) ** 2) for n in sizes]
+        out.append(f"| {gpu}, {t}, {how} (measured) | {span([float(r['unit_ns']) for r in rows], lambda x: f'{x:.3f}')} ns | "
+                   f"{span([float(r[key]) for r in rows], lambda x: f'{x:.2f}')} µs | {span(l_unit.values(), thousands)} | "
+                   + " | ".join("1" if x >= 1 else f"{x:.2f}" for x in r_star) + " |")
+    return "\n".join(out)
+
+
 BENCH_H200 = "plots/bench_h200_2026-11-21.csv"
 
 
@@ -472,7 +496,8 @@ TABLES = {
                 ("LAB5 TYPES TABLE", lambda p: variant_table(p, "5", [(t, 4096, "ms") for t in ("f32", "f64", "u8i32")]),
                  BENCH_H200),
                 ("LAB5 FIT TABLE", lambda p: stage_fit_table(p, "5", ["1R1W", "1R1W-graph"], ("4", "2R1W")), BENCH_H200)],
-    "lab6.md": [("LAB6 SWEEP TABLE", experiment_table, "lab6_sweep_h200.csv")],
+    "lab6.md": [("LAB6 R STAR TABLE", lambda p: r_star_table(p, "6", [8192, 16384, 32768]), BENCH_H200),
+                ("LAB6 SWEEP TABLE", experiment_table, "lab6_sweep_h200.csv")],
     "lab4.md": [("LAB4 TABLE", lambda p: sizes_table(p, "4", "2R1W", [16384, 32768]), BENCH_H200)],
     "library.md": [("LIBRARY TABLE", library_table, "library_h100.csv"),
                    ("BATCH TABLE", batch_table, "batch_h200.csv"),
