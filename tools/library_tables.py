@@ -254,6 +254,11 @@ def span(values, fmt):
     return lo if lo == hi else f"{lo}–{hi}"
 
 
+def thousands(x):
+    """x rounded to thousands, as the handouts write it (206 000)."""
+    return f"{x / 1e3:,.0f}".replace(",", " ") + " 000"
+
+
 def model_table(path, lab, sizes, columns, t="f32"):
     """Measured against predicted, one row per n x n: columns are (what, lab, variant) with what
     "ms" (median), "pred" (the harness's HMM prediction) or "pct" (% of copy speed), or
@@ -309,7 +314,6 @@ def stage_fit_table(path, lab, variants, base, t="f32"):
         det = sa * b * b - sb * a * a
         alpha, beta = (ta * b * b - tb * a * a) / det, (sa * tb - sb * ta) / det
         per_side = sb / b  # stages grow as √n
-        thousands = lambda x: f"{x / 1e3:,.0f} 000"
         cross = thousands(alpha * per_side / (b_base - beta)) if beta < b_base else "never"
         out.append(f"| {v} | {a}², {b}² | {span(ls, lambda x: f'{x:.2f}')} | {span(hmm, thousands)} | "
                    f"{alpha * 1e6:.2f} | {beta * 1e12:.2f} | {cross} |")
@@ -326,7 +330,6 @@ def r_star_table(path, lab, sizes, t="f32"):
     by = bench_rows(path, t)
     rows = [r for (l, v, n), r in by.items() if l == lab and n in sizes]
     gpu = json.loads(path.with_suffix(".json").read_text())["gpu"]
-    thousands = lambda x: f"{x / 1e3:,.0f} 000"
     out = [f"The {gpu} rows: the harness's calibration at " + ", ".join(f"{n}²" for n in sizes)
            + f" in lab {lab}'s rows of {bench_run_line(path)}; the 780 Ti row is the paper's:", "",
            "| GPU | unit | l | l/unit | " + " | ".join(f"r* at √n = {n // 1024}K" for n in sizes) + " |",
