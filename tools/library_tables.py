@@ -20,12 +20,17 @@
     plots/sample_bench.csv      the `make bench` run of docs/results.md (its metadata in
                                 plots/sample_bench.json): docs/lab8.md's Measurements tables
     plots/bench_h200_2026-11-21.csv  an earlier `make bench` run (metadata in its .json): the
-                                Measured tables of docs/lab1.md, lab3.md, lab4.md and lab7.md
+                                Measured tables of docs/lab1.md, lab2.md, lab3.md, lab4.md and lab7.md,
+                                and lab5.md's Results tables with the stage-cost fit
+    docs/data/lab2_ncu_h200.csv, lab3_block_shapes_h200.csv, lab6_sweep_h200.csv  runs outside
+                                `make bench` (lab 2's per-pass ncu times, lab 3's block shapes,
+                                lab 6's r sweep), cells as written: docs/lab2.md, lab3.md, lab6.md
     docs/data/lab7_block_shapes_h200.csv  lab 7's strip pass with other block shapes: docs/lab7.md
 
 Every docs/data CSV row carries its run's GPU, driver, CUDA version and date ("not recorded" where
 the run's notes did not keep one: the table then says so). Each table goes between its
-<!-- BEGIN/END ... TABLE --> markers; nothing outside the markers is touched. --docs reads the
+<!-- BEGIN/END ... TABLE --> markers; nothing outside the markers is touched, and a BEGIN marker
+in docs/*.md that TABLES does not name is an error. --docs reads the
 docs (and DIR/data/) from another folder. --check writes nothing: it regenerates into a
 temporary folder, compares, and exits 1 naming every doc that differs (a hand edit).
 """
@@ -33,6 +38,7 @@ import argparse
 import csv
 import filecmp
 import json
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -206,8 +212,9 @@ def variant_table(path, lab, cells, copy="the device-to-device copy"):
     variants = list(dict.fromkeys(r["variant"] for r in rows))
     reps = sorted({by[k]["reps"] for k in by if (k[1], k[2]) in {(t, n) for t, n, _ in cells}}, key=int)
     head = lambda t, n, what: f'{type_label(t)} {n}²' + (" ms" if what == "ms" else " ÷ copy")
-    out = [f"{bench_run_line(path)}, median of {' or '.join(reps)}; copy = {copy} of the same bytes "
-           "timed next to each variant:", "",
+    copied = any(what == "ratio" for _, _, what in cells)
+    out = [f"{bench_run_line(path)}, median of {' or '.join(reps)}"
+           + (f"; copy = {copy} of the same bytes timed next to each variant:" if copied else ":"), "",
            "| variant | " + " | ".join(head(*c) for c in cells) + " |", "|---|" + "---:|" * len(cells)]
     for v in variants:
         vals = []
@@ -231,6 +238,108 @@ def sizes_table(path, lab, variant, sizes):
         r = by[n]
         out.append(f'| {n}² | {float(r["median_ms"]):.3f} | {float(r["copy_ms"]):.3f} | '
                    f'{float(r["median_ms"]) / float(r["copy_ms"]):.2f} | {float(r["predicted_ms"]):.2f} |')
+    return "\n".join(out)
+
+
+def bench_rows(path, t):
+    """The passing t x n x n rows of a `make bench` CSV, by (lab, variant, n)."""
+    return {(r["lab"], r["variant"], int(r["rows"])): r for r in read_rows(path)
+            if r["type"] == t and r["rows"] == r["cols"] and r["check"] == "PASS"}
+
+
+def span(values, fmt):
+    """a–b of the formatted values (one value when they agree)."""
+    cells = sorted(set(values))
+    lo, hi = fmt(cells[0]), fmt(cells[-1])
+    return lo if lo == hi else f"{lo}–{hi}"
+
+
+def thousands(x):
+    """x rounded to thousands, as the handouts write it (206 000)."""
+    return f"{x / 1e3:,.0f}".replace(",", " ") + " 000"
+
+
+def model_table(path, lab, sizes, columns, t="f32"):
+    """Measured against predicted, one row per n x n: columns are (what, lab, variant) with what
+    "ms" (median), "pred" (the harness's HMM prediction) or "pct" (% of copy speed), or
+    ("over", (lab, variant), (lab, variant)) for a ratio of medians; variants of other labs than
+    `lab` are named with their lab."""
+    by = bench_rows(path, t)
+    used = [by[(lab, v, n)] for what, *cols in columns for n in sizes
+            for lab, v in ([cols] if what != "over" else cols[0:2]) if (lab, v, n) in by]
+    f = lambda key: [float(r[key]) for r in used]
+    head = {"ms": "{} ms", "pred": "{} pred. ms", "pct": "{} % of copy"}
+    name = lambda home, v: v + (f" (lab {home})" if home != lab else "")
+    out = [f"{bench_run_line(path)}, {t}, median of {' or '.join(sorted({r['reps'] for r in used}, key=int))}; "
+           f"pred. = the harness's HMM prediction from the run's calibration at each size: 1 time unit = "
+           f"{span(f('unit_ns'), lambda x: f'{x:.3f}')} ns, l = {span(f('l_launch_us'), lambda x: f'{x:.2f}')} µs "
+           f"per kernel launch, {span(f('l_graph_us'), lambda x: f'{x:.2f}')} µs per graph kernel node:", ""]
+    heads = [f"{name(*cols[0])} ÷ {name(*cols[1])}" if what == "over" else head[what].format(name(*cols))
+             for what, *cols in columns]
+    out += ["| n | " + " | ".join(heads) + " |", "|---|" + "---:|" * len(columns)]
+    for n in sizes:
+        cells = []
+        for what, *cols in columns:
+            if what == "over":
+                a, b = by.get((*cols[0], n)), by.get((*cols[1], n))
+                cells.append(f'{float(a["median_ms"]) / float(b["median_ms"]):.1f}' if a and b else "-")
+                continue
+            r = by.get((*cols, n))
+            cells.append("-" if r is None else f'{float(r["median_ms"]):.3f}' if what == "ms"
+                         else f'{float(r["predicted_ms"]):.3f}' if what == "pred" else f'{float(r["pct_copy"]):.1f}')
+        out.append(f"| {n}² | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def stage_fit_table(path, lab, variants, base, t="f32"):
+    """Lab 5's stage cost: time = α·stages + β·n fitted through the two largest sizes of each
+    variant (stages = the harness's latency count), the HMM's crossover with `base` (√n > 2l/unit,
+    from the calibration at those sizes) and the fit's: α·stages(n) + β·n = β_base·n."""
+    by = bench_rows(path, t)
+    base_n = max(n for (l, v, n) in by if (l, v) == base)
+    b_base = float(by[(*base, base_n)]["median_ms"]) * 1e-3 / base_n ** 2
+    out = [f"{bench_run_line(path)}, {t}; {base[1]} (lab {base[0]}) costs β = {b_base * 1e12:.2f} ps per element "
+           f"at {base_n}²; a fit through two points, so the crossovers are orders of magnitude:", "",
+           "| variant | sizes fitted | calibrated l µs | HMM crossover √n > 2l/unit | fitted α µs per stage "
+           "| fitted β ps per element | fitted crossover √n |", "|---|---|---:|---:|---:|---:|---:|"]
+    for v in variants:
+        a, b = sorted(n for (l, var, n) in by if (l, var) == (lab, v))[-2:]
+        ra, rb = by[(lab, v, a)], by[(lab, v, b)]
+        key = "l_graph_us" if v.endswith("graph") else "l_launch_us"
+        ls = [float(r[key]) for r in (ra, rb)]
+        hmm = [2 * float(r[key]) * 1e3 / float(r["unit_ns"]) for r in (ra, rb)]
+        # Solve [stages n] [α β]ᵀ = time for the two sizes.
+        sa, sb = float(ra["hmm_latencies"]), float(rb["hmm_latencies"])
+        ta, tb = float(ra["median_ms"]) * 1e-3, float(rb["median_ms"]) * 1e-3
+        det = sa * b * b - sb * a * a
+        alpha, beta = (ta * b * b - tb * a * a) / det, (sa * tb - sb * ta) / det
+        per_side = sb / b  # stages grow as √n
+        cross = thousands(alpha * per_side / (b_base - beta)) if beta < b_base else "never"
+        out.append(f"| {v} | {a}², {b}² | {span(ls, lambda x: f'{x:.2f}')} | {span(hmm, thousands)} | "
+                   f"{alpha * 1e6:.2f} | {beta * 1e12:.2f} | {cross} |")
+    return "\n".join(out)
+
+
+# The paper's GTX 780 Ti, f64, rough bounds from its Table II (docs/lab6.md derives them).
+PAPER_R_STAR = "| GTX 780 Ti, f64 (paper, rough: from Table II) | ~2 ns | ~14 µs per stage | ~7 000 | 0.7 | 0.2 | 0.05 |"
+
+
+def r_star_table(path, lab, sizes, t="f32"):
+    """Lab 6's optimum r* = (l / (unit·√n))², clipped to [0, 1], from the run's calibration at
+    each n x n, with kernel launches and with graph launches, below the paper's GPU."""
+    by = bench_rows(path, t)
+    rows = [r for (l, v, n), r in by.items() if l == lab and n in sizes]
+    gpu = json.loads(path.with_suffix(".json").read_text())["gpu"]
+    out = [f"The {gpu} rows: the harness's calibration at " + ", ".join(f"{n}²" for n in sizes)
+           + f" in lab {lab}'s rows of {bench_run_line(path)}; the 780 Ti row is the paper's:", "",
+           "| GPU | unit | l | l/unit | " + " | ".join(f"r* at √n = {n // 1024}K" for n in sizes) + " |",
+           "|---|---|---|---|" + "---|" * len(sizes), PAPER_R_STAR]
+    for key, how in (("l_launch_us", "kernel launches"), ("l_graph_us", "graph launches")):
+        l_unit = {int(r["rows"]): float(r[key]) * 1e3 / float(r["unit_ns"]) for r in rows}
+        r_star = [min(1.0, (l_unit[n] / n) ** 2) for n in sizes]
+        out.append(f"| {gpu}, {t}, {how} (measured) | {span([float(r['unit_ns']) for r in rows], lambda x: f'{x:.3f}')} ns | "
+                   f"{span([float(r[key]) for r in rows], lambda x: f'{x:.2f}')} µs | {span(l_unit.values(), thousands)} | "
+                   + " | ".join("1" if x >= 1 else f"{x:.2f}" for x in r_star) + " |")
     return "\n".join(out)
 
 
@@ -377,7 +486,21 @@ TABLES = {
                                                                   ("u8i32", 4096, "ratio")],
                                                     copy="one thread's `memcpy`"), BENCH_H200)],
     "lab3.md": [("LAB3 TABLE", lambda p: variant_table(p, "3", [("f32", 16384, "ms"), ("f32", 16384, "ratio"),
-                                                                  ("f64", 16384, "ratio")]), BENCH_H200)],
+                                                                  ("f64", 16384, "ratio")]), BENCH_H200),
+                ("LAB3 BLOCK SHAPES TABLE", experiment_table, "lab3_block_shapes_h200.csv")],
+    "lab2.md": [("LAB2 NCU TABLE", experiment_table, "lab2_ncu_h200.csv"),
+                ("LAB2 TABLE", lambda p: sizes_table(p, "2", "2R2W", [4096, 16384]), BENCH_H200)],
+    "lab5.md": [("LAB5 TABLE", lambda p: model_table(p, "5", [1024, 2048, 4096], [
+                    (w, "5", v) for v in ("4R1W", "1R1W", "1R1W-graph") for w in ("ms", "pred")]), BENCH_H200),
+                ("LAB5 LARGE TABLE", lambda p: model_table(p, "5", [8192, 16384, 32768], [
+                    ("ms", "4", "2R1W"), ("ms", "5", "1R1W"), ("pred", "5", "1R1W"), ("ms", "5", "1R1W-graph"),
+                    ("pred", "5", "1R1W-graph"), ("over", ("5", "1R1W-graph"), ("4", "2R1W")),
+                    ("pct", "4", "2R1W"), ("pct", "5", "1R1W-graph")]), BENCH_H200),
+                ("LAB5 TYPES TABLE", lambda p: variant_table(p, "5", [(t, 4096, "ms") for t in ("f32", "f64", "u8i32")]),
+                 BENCH_H200),
+                ("LAB5 FIT TABLE", lambda p: stage_fit_table(p, "5", ["1R1W", "1R1W-graph"], ("4", "2R1W")), BENCH_H200)],
+    "lab6.md": [("LAB6 R STAR TABLE", lambda p: r_star_table(p, "6", [8192, 16384, 32768]), BENCH_H200),
+                ("LAB6 SWEEP TABLE", experiment_table, "lab6_sweep_h200.csv")],
     "lab4.md": [("LAB4 TABLE", lambda p: sizes_table(p, "4", "2R1W", [16384, 32768]), BENCH_H200)],
     "library.md": [("LIBRARY TABLE", library_table, "library_h100.csv"),
                    ("BATCH TABLE", batch_table, "batch_h200.csv"),
@@ -410,6 +533,11 @@ def replace(text, name, table):
 def generate(docs, out):
     """Writes every doc of TABLES, its tables regenerated from docs/data/, under out (all or none)."""
     texts = {}
+    for md in sorted(docs.glob("*.md")):  # a marker pair no generator fills would go unchecked
+        names = {name for name, _, _ in TABLES.get(md.name, [])}
+        stray = [m for m in re.findall(r"<!-- BEGIN (.*? TABLE) -->", md.read_text()) if m not in names]
+        if stray:
+            raise ValueError(f"{md.name}: no generator in TABLES for " + ", ".join(stray))
     for doc, tables in TABLES.items():
         text = (docs / doc).read_text()
         for name, make_table, data in tables:
