@@ -138,27 +138,6 @@ __device__ __forceinline__ void store_group(Out* p, const A (&x)[G]) {
     memcpy(&r, v, sizeof(r));
     __stcs(reinterpret_cast<uint4*>(p), r);
 }
-// Elements [e, e + G) of a run of n: whole groups with one vector access, the group that the
-// run's end cuts element by element (loads past it read 0).
-template <class In, class A, int G>
-__device__ __forceinline__ void load_group_clipped(const In* run, int e, int n, A (&x)[G]) {
-    if (e + G <= n) {
-        load_group<In, A, G>(run + e, x);
-    } else {
-#pragma unroll
-        for (int v = 0; v < G; ++v) x[v] = e + v < n ? A(run[e + v]) : A(0);
-    }
-}
-template <class Out, class A, int G>
-__device__ __forceinline__ void store_group_clipped(Out* run, int e, int n, const A (&x)[G]) {
-    if (e + G <= n) {
-        store_group<Out, A, G>(run + e, x);
-    } else {
-#pragma unroll
-        for (int v = 0; v < G; ++v)
-            if (e + v < n) run[e + v] = Out(x[v]);
-    }
-}
 template <class A, int G>
 __device__ __forceinline__ void smem_store_group(A* p, const A (&x)[G]) {
     uint4 r;
@@ -203,7 +182,12 @@ __device__ __forceinline__ void load_tall(const In* in, const Args& g, const Pla
 #pragma unroll
             for (int u = 0; u < U; ++u) {
                 const int e = e0 + u * block_threads * G;
-                load_group_clipped<In, A, G>(base, e, n, x[u]);
+                if (e + G <= n) {
+                    load_group<In, A, G>(base + e, x[u]);
+                } else {
+#pragma unroll
+                    for (int v = 0; v < G; ++v) x[u][v] = e + v < n ? A(base[e + v]) : A(0);
+                }
             }
 #pragma unroll
             for (int u = 0; u < U; ++u) {
@@ -250,7 +234,13 @@ __device__ __forceinline__ void write_tall(Out* out, const Args& g, const Plan& 
                 x[v] += carry[j];
                 j = j + 1 == K ? 0 : j + 1;
             }
-            store_group_clipped<Out, A, G>(base, e, n, x);
+            if (e + G <= n) {
+                store_group<Out, A, G>(base + e, x);
+            } else {
+#pragma unroll
+                for (int v = 0; v < G; ++v)
+                    if (e + v < n) base[e + v] = Out(x[v]);
+            }
         }
     } else {
         for (int e = threadIdx.x; e < n; e += block_threads) {
@@ -277,7 +267,12 @@ __device__ __forceinline__ void load_wide(const In* in, const Args& g, const Pla
                 if (q >= total) break;
                 const int i = q / groups_per_row, c = (q - i * groups_per_row) * G;
                 const In* row = in + std::size_t(i) * g.in_pitch + std::size_t(col0);
-                load_group_clipped<In, A, G>(row, c, nc, x[u]);
+                if (c + G <= nc) {
+                    load_group<In, A, G>(row + c, x[u]);
+                } else {
+#pragma unroll
+                    for (int v = 0; v < G; ++v) x[u][v] = c + v < nc ? A(row[c + v]) : A(0);
+                }
             }
 #pragma unroll
             for (int u = 0; u < U; ++u) {
@@ -310,7 +305,13 @@ __device__ __forceinline__ void write_wide(Out* out, const Args& g, const Plan& 
 #pragma unroll
             for (int v = 0; v < G; ++v) x[v] += add;
             Out* row = out + std::size_t(i) * g.out_pitch + std::size_t(col0);
-            store_group_clipped<Out, A, G>(row, c, nc, x);
+            if (c + G <= nc) {
+                store_group<Out, A, G>(row + c, x);
+            } else {
+#pragma unroll
+                for (int v = 0; v < G; ++v)
+                    if (c + v < nc) row[c + v] = Out(x[v]);
+            }
         }
     } else {
         const int total = K * W;
