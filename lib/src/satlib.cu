@@ -105,8 +105,21 @@ sat::ScanScratchSize shaped_scratch(int rows, int cols, int batch) {
     return {L.state_bytes, L.value_bytes};
 }
 
+// Whether a call takes the small images' tiles: with the default ones it would be less than two
+// rounds of the blocks that fit on a 132-SM GPU (H100, H200; 1920x1080 f32: 68 tiles for 132 SMs
+// x 3 blocks), and the look-back latency of its few tiles would not be hidden by other tiles'
+// transfers. A fixed count, not the current device's, so that the scratch a caller sizes with
+// scratch_for fits the launch on any device.
+constexpr std::size_t reference_sms = 132;
 template <class In, class Out>
-bool small_tiles(int rows, int cols, int images);
+bool small_tiles(int rows, int cols, int images) {
+    if constexpr (same_shape<LargeTiles<In, Out>, SmallTiles<In, Out>>()) {
+        return false;
+    } else {
+        const std::size_t tiles = tiles_per_image<In, Out>(rows, cols) * std::size_t(images);
+        return tiles < 2 * reference_sms * LargeTiles<In, Out>::min_blocks;
+    }
+}
 
 // Scratch one call of scan_images needs for `batch` images, in the tiles it will take.
 template <class In, class Out, Tables T>
@@ -191,41 +204,7 @@ auto lookback_kernel_for(bool vec) {
     return vec ? lookback_sat_kernel<In, Out, S, true, T, Batched> : lookback_sat_kernel<In, Out, S, false, T, Batched>;
 }
 
-// Whether a call takes the small images' tiles: with the default ones it would be less than two
-// rounds of the blocks that fit on a 132-SM GPU (H100, H200; 1920x1080 f32: 68 tiles for 132 SMs
-// x 3 blocks), and the look-back latency of its few tiles would not be hidden by other tiles'
-// transfers. A fixed count, not the current device's, so that the scratch a caller sizes with
-// scratch_for fits the launch on any device.
-constexpr std::size_t reference_sms = 132;
-template <class In, class Out>
-bool small_tiles(int rows, int cols, int images) {
-    if constexpr (same_shape<LargeTiles<In, Out>, SmallTiles<In, Out>>()) {
-        return false;
-    } else {
-        const std::size_t tiles = tiles_per_image<In, Out>(rows, cols) * std::size_t(images);
-        return tiles < 2 * reference_sms * LargeTiles<In, Out>::min_blocks;
-    }
-}
-
-template <class In, class Out, class S, Tables T>
-cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows,
-                        int cols, const Images& im, cudaStream_t stream, const sat::ScanOptions& opt,
-                        Out* sq, std::size_t sq_pitch);
-
-// A batch of images (one image: count 1), in one launch per images_per_launch images: the tables
-// T names (both: the squared ones into `sq`, of pitch `sq_pitch`, images im.sq_stride apart).
-template <class In, class Out, Tables T = Tables::sums>
-cudaError_t scan_images(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows,
-                        int cols, const Images& im, cudaStream_t stream, const sat::ScanOptions& opt,
-                        Out* sq = nullptr, std::size_t sq_pitch = 0) {
-    if (small_tiles<In, Out>(rows, cols, im.count))
-        return scan_shaped<In, Out, SmallTiles<In, Out>, T>(in, in_pitch, out, out_pitch, rows, cols, im, stream, opt,
-                                                            sq, sq_pitch);
-    return scan_shaped<In, Out, LargeTiles<In, Out>, T>(in, in_pitch, out, out_pitch, rows, cols, im, stream, opt,
-                                                        sq, sq_pitch);
-}
-
-// scan_images in tiles of shape S.
+// scan_images (below) in tiles of shape S.
 template <class In, class Out, class S, Tables T>
 cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows,
                         int cols, const Images& im, cudaStream_t stream, const sat::ScanOptions& opt,
@@ -331,6 +310,19 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
     if (own_values) cudaFreeAsync(values, stream);
     if (own_state) cudaFreeAsync(state, stream);
     return err;
+}
+
+// A batch of images (one image: count 1), in one launch per images_per_launch images: the tables
+// T names (both: the squared ones into `sq`, of pitch `sq_pitch`, images im.sq_stride apart).
+template <class In, class Out, Tables T = Tables::sums>
+cudaError_t scan_images(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows,
+                        int cols, const Images& im, cudaStream_t stream, const sat::ScanOptions& opt,
+                        Out* sq = nullptr, std::size_t sq_pitch = 0) {
+    if (small_tiles<In, Out>(rows, cols, im.count))
+        return scan_shaped<In, Out, SmallTiles<In, Out>, T>(in, in_pitch, out, out_pitch, rows, cols, im, stream, opt,
+                                                            sq, sq_pitch);
+    return scan_shaped<In, Out, LargeTiles<In, Out>, T>(in, in_pitch, out, out_pitch, rows, cols, im, stream, opt,
+                                                        sq, sq_pitch);
 }
 
 }  // namespace satlib
@@ -496,7 +488,7 @@ int integral_typed(const satlib_integral_args& a, cudaStream_t stream, int check
     // the input (a sums tile could overwrite what its squares tile has yet to read) and for
     // thin images (the sums take the 1-D look-back): there the squares go first, in a launch
     // of their own.
-    const bool one_pass = sq != nullptr && a.in != a.out && !sat::thin::applicable<In, Out>(a.rows, a.cols);
+    const bool one_pass = sq != nullptr && a.in != a.out && !takes_thin<In, Out, Tables::sums>(a.rows, a.cols, {});
     // One scratch for every launch of the call: this call's status word, the tile flags
     // (cleared before each launch) and the published sums.
     sat::ScanScratchSize need = scratch_for<In, Out, Tables::sums>(a.rows, a.cols, a.batch);

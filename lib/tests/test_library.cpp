@@ -382,7 +382,7 @@ namespace {
 // together (thin images: the squares take a launch of their own), and, for `oversubscribed`,
 // more tiles than blocks (blocks take several tickets, across images).
 void check_abi_batch(const AbiCase& c, bool oversubscribed = false) {
-    const bool thin = std::min(c.rows, c.cols) <= sat::thin::max_width;
+    const bool thin = sat::thin::applicable<float, float>(c.rows, c.cols);  // the same for every pair
     const satlib::testing::LaunchLog before = satlib::testing::launch_log();
     check_abi(c);
     const satlib::testing::LaunchLog after = satlib::testing::launch_log();
@@ -611,7 +611,7 @@ void check_box(int batch, int rows, int cols, int radius, long long lo, long lon
         const unsigned long long box_launches = satlib::testing::box_launches() - boxes;
         INFO(scan_launches << " SAT launches, " << box_launches << " box launches");
         if (one_group) {
-            const bool thin = std::min(rows, cols) <= sat::thin::max_width;
+            const bool thin = sat::thin::applicable<float, float>(rows, cols);  // the same for every pair
             CHECK(scan_launches == (op == SATLIB_BOX_VARIANCE && thin ? 2u : 1u));
             CHECK(box_launches == 1u);
         } else if (op == SATLIB_BOX_VARIANCE) {
