@@ -434,12 +434,23 @@ __device__ __forceinline__ void write_tile(Out* out, std::size_t pitch, const Ge
 }
 
 // Warm L2 with a tile before its block loads it: one bulk prefetch per tile row (Hopper's
-// cp.async.bulk.prefetch; a hint, so the row is trimmed to whole aligned 16-byte pieces).
+// cp.async.bulk.prefetch; a hint, so the row is trimmed to whole aligned 16-byte pieces). Only
+// the first rows: what every resident block prefetches must stay well inside L2 (50 MB on an
+// H100 or H200, which the writes pass through too).
+#ifndef LAB9_PREFETCH_MB
+#define LAB9_PREFETCH_MB 24
+#endif
+template <class S, class In, int V>
+constexpr int prefetch_rows() {
+    constexpr long long row_bytes = (long long)block_threads * V * sizeof(In);
+    constexpr long long rows = (LAB9_PREFETCH_MB << 20) / (132LL * S::min_blocks * row_bytes);
+    return rows < S::R ? int(rows) : S::R;
+}
 template <class S, class In, int V>
 __device__ __forceinline__ void prefetch_tile_l2(const In* in, const Geometry& g, int i0, int col0) {
 #if __CUDA_ARCH__ >= 900
     const int i = i0 + int(threadIdx.x);
-    if (int(threadIdx.x) >= S::R || i >= g.rows || col0 >= g.cols) return;
+    if (int(threadIdx.x) >= prefetch_rows<S, In, V>() || i >= g.rows || col0 >= g.cols) return;
     const char* first = reinterpret_cast<const char*>(in + std::size_t(i) * g.in_pitch + col0);
     const char* last = first + std::size_t(min(block_threads * V, g.cols - col0)) * sizeof(In);
     const std::uintptr_t a = (reinterpret_cast<std::uintptr_t>(first) + 15) & ~std::uintptr_t(15);
