@@ -12,7 +12,9 @@
 //      columns                                                                 -> state partial
 //   4. looks back LEFT along its tile row for its row carries               -> state row_done
 //   5. looks back UP its tile column for its column carries and the corner   -> state done
-//   6. adds the carries to its local SAT and writes it out.
+//   6. takes its next ticket, prefetches the first rows of that tile into L2 (so the DRAM reads
+//      of the next tile overlap this tile's writes), adds the carries to its local SAT and
+//      writes it out.
 // Tables: which tables one launch writes: the sums, the squared sums (each input value squared
 // as it is loaded), or both. For both, tickets come in pairs: ticket 2k is tile k of the sums,
 // 2k + 1 tile k of the squares; the two blocks read the same input tile at about the same time,
