@@ -12,7 +12,9 @@
 //      columns                                                                 -> state partial
 //   4. looks back LEFT along its tile row for its row carries               -> state row_done
 //   5. looks back UP its tile column for its column carries and the corner   -> state done
-//   6. adds the carries to its local SAT and writes it out.
+//   6. takes its next ticket, prefetches the first rows of that tile into L2 (so the DRAM reads
+//      of the next tile overlap this tile's writes), adds the carries to its local SAT and
+//      writes it out.
 // Tables: which tables one launch writes: the sums, the squared sums (each input value squared
 // as it is loaded), or both. For both, tickets come in pairs: ticket 2k is tile k of the sums,
 // 2k + 1 tile k of the squares; the two blocks read the same input tile at about the same time,
@@ -433,6 +435,33 @@ __device__ __forceinline__ void write_tile(Out* out, std::size_t pitch, const Ge
     }
 }
 
+// Warm L2 with a tile before its block loads it: one bulk prefetch per tile row (Hopper's
+// cp.async.bulk.prefetch; a hint, so the row is trimmed to whole aligned 16-byte pieces). Only
+// the first rows: what every resident block prefetches must stay well inside L2 (50 MB on an
+// H100 or H200, which the writes pass through too).
+#ifndef LAB9_PREFETCH_MB
+#define LAB9_PREFETCH_MB 24
+#endif
+template <class S, class In, int V>
+constexpr int prefetch_rows() {
+    constexpr long long row_bytes = (long long)block_threads * V * sizeof(In);
+    constexpr long long rows = (LAB9_PREFETCH_MB << 20) / (132LL * S::min_blocks * row_bytes);
+    return rows < S::R ? int(rows) : S::R;
+}
+template <class S, class In, int V>
+__device__ __forceinline__ void prefetch_tile_l2(const In* in, const Geometry& g, int i0, int col0) {
+#if __CUDA_ARCH__ >= 900
+    const int i = i0 + int(threadIdx.x);
+    if (int(threadIdx.x) >= prefetch_rows<S, In, V>() || i >= g.rows || col0 >= g.cols) return;
+    const char* first = reinterpret_cast<const char*>(in + std::size_t(i) * g.in_pitch + col0);
+    const char* last = first + std::size_t(min(block_threads * V, g.cols - col0)) * sizeof(In);
+    const std::uintptr_t a = (reinterpret_cast<std::uintptr_t>(first) + 15) & ~std::uintptr_t(15);
+    const std::uintptr_t b = reinterpret_cast<std::uintptr_t>(last) & ~std::uintptr_t(15);
+    if (b > a)
+        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(a), "r"(unsigned(b - a)) : "memory");
+#endif
+}
+
 template <class In, class Out, class S>
 constexpr std::size_t smem_bytes() {
     using A = sat::Acc<Out>;
@@ -480,20 +509,29 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
     unsigned ticket = s_ticket;
     constexpr bool both = T == Tables::both;
     const unsigned tickets = both ? 2 * g.tiles : g.tiles;
-    while (ticket < tickets) {
-        // The table (both: odd tickets are the squares), the tile, its tile row over the batch
-        // (indexes the records), the image, its first tile row, and the tile row within it
-        // (places the tile in the image).
-        const bool square = T == Tables::squares || (both && (ticket & 1u));
-        const unsigned tile = both ? ticket >> 1 : ticket;
-        int batch_ty = int(tile / unsigned(g.tiles_x));
-        const int tx = int(tile % unsigned(g.tiles_x));
-        int image = 0, first_row = 0, ty = batch_ty;
+    // Where a ticket's tile lies: its tile (both: odd tickets are the squares), its tile row
+    // over the batch (indexes the records), its image, that image's first tile row, and the
+    // tile row within the image (places the tile in the image).
+    struct Place { unsigned tile; int batch_ty, tx, image, first_row, ty; };
+    auto place_of = [&](unsigned tk) {
+        Place p;
+        p.tile = both ? tk >> 1 : tk;
+        p.batch_ty = int(p.tile / unsigned(g.tiles_x));
+        p.tx = int(p.tile % unsigned(g.tiles_x));
+        p.image = 0, p.first_row = 0, p.ty = p.batch_ty;
         if constexpr (Batched) {
-            image = batch_ty / g.tiles_y;
-            first_row = image * g.tiles_y;
-            ty = batch_ty - first_row;
+            p.image = p.batch_ty / g.tiles_y;
+            p.first_row = p.image * g.tiles_y;
+            p.ty = p.batch_ty - p.first_row;
         }
+        return p;
+    };
+    while (ticket < tickets) {
+        const bool square = T == Tables::squares || (both && (ticket & 1u));
+        const Place here = place_of(ticket);
+        const unsigned tile = here.tile;
+        int batch_ty = here.batch_ty, first_row = here.first_row;
+        const int tx = here.tx, image = here.image, ty = here.ty;
         if (both && square) {  // the squares' records: after the sums' tile rows
             const int sum_rows = int(g.tiles / unsigned(g.tiles_x));
             batch_ty += sum_rows, first_row += sum_rows;
@@ -589,10 +627,17 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         // The next ticket is taken only now, by a thread with nothing to wait for: a ticket
         // taken earlier would sit unstarted while this tile finishes, and the tiles below it
         // would wait for it (a convoy).
-        unsigned next_ticket = 0;
-        if (tid == ticket_thread) next_ticket = atomicAdd(rec.ticket, 1u);
+        // Every thread has read s_ticket at the top of the loop (barriers since), so it can
+        // carry the next ticket now; the next tile's rows are fetched into L2 while this one is
+        // written.
+        if (tid == ticket_thread) s_ticket = atomicAdd(rec.ticket, 1u);
         __syncthreads();
+        const unsigned next_ticket = s_ticket;
         if (tid == release_thread && !top_strip) publish_state(rec.state + t, done);
+        if (Vec && next_ticket < tickets && !(both && (next_ticket & 1u))) {
+            const Place next = place_of(next_ticket);
+            prefetch_tile_l2<S, In, V>(Batched ? in + next.image * g.in_batch_stride : in, g, next.ty * R, next.tx * C);
+        }
         A before = corner;
 #pragma unroll
         for (int w2 = 0; w2 < warps - 1; ++w2)
@@ -609,9 +654,8 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
             for (int r = 0; r < R && i0 + r < g.rows; r += sat::w)
                 sat::record_tile(trace, sat::Shape{g.rows, g.cols}, (i0 + r) / sat::w, c / sat::w);
 
-        if (tid == ticket_thread) s_ticket = next_ticket;
-        __syncthreads();
-        ticket = s_ticket;
+        __syncthreads();  // the shared-memory rows are read by write_tile before the next load
+        ticket = next_ticket;
     }
 }
 
