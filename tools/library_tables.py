@@ -19,13 +19,21 @@
     docs/data/thin_h100.csv     sat::thin on thin shapes (time, copy, scratch, check): docs/thin.md
     plots/sample_bench.csv      the `make bench` run of docs/results.md (its metadata in
                                 plots/sample_bench.json): docs/lab8.md's Measurements tables
-    plots/bench_h200_2026-11-21.csv  an earlier `make bench` run (metadata in its .json): the
-                                Measured tables of docs/lab1.md, lab2.md, lab3.md, lab4.md and lab7.md,
-                                and lab5.md's Results tables with the stage-cost fit
+    plots/bench_h200_2026-11-21.csv  the H200 `make bench` run of that date (metadata in its .json): the
+                                Measured tables of docs/lab1.md, lab2.md, lab3.md, lab4.md and lab7.md
+                                (lab 7's also at other sizes), lab5.md's Results tables with the
+                                stage-cost fit, and lab6.md's f64 sweep and band stage (priced by
+                                lab 5's fit)
     docs/data/lab2_ncu_h200.csv, lab3_block_shapes_h200.csv, lab6_sweep_h200.csv  runs outside
                                 `make bench` (lab 2's per-pass ncu times, lab 3's block shapes,
                                 lab 6's r sweep), cells as written: docs/lab2.md, lab3.md, lab6.md
     docs/data/lab7_block_shapes_h200.csv  lab 7's strip pass with other block shapes: docs/lab7.md
+    docs/data/lab3_ncu_h200.csv, lab3_vector_transpose_h200.csv, lab4_ncu_h200.csv  lab 3's 4R4W and
+                                lab 4's 2R1W per kernel (ncu), lab 3's 16-byte-vector transpose,
+                                cells as written: docs/lab3.md, lab4.md
+    docs/data/lab7_kernels_h200.csv, lab7_experiments_h200.csv  lab 7's ScanRow and ScanColumn
+                                timed alone, and ScanRowColumn with changes not in the code:
+                                docs/lab7.md
 
 Every docs/data CSV row carries its run's GPU, driver, CUDA version and date ("not recorded" where
 the run's notes did not keep one: the table then says so). Each table goes between its
@@ -212,25 +220,36 @@ def bench_run_line(path):
             f"`make bench` (plots/{path.name})")
 
 
+# variant_table's cells: what -> (column heading after "type n²", the cell of a harness CSV row)
+VARIANT_CELLS = {
+    "ms": (" ms", lambda r: f'{float(r["median_ms"]):.3f}'),
+    "ratio": (" ÷ copy", lambda r: f'{float(r["median_ms"]) / float(r["copy_ms"]):.2f}'),
+    "copy": (" copy ms", lambda r: f'{float(r["copy_ms"]):.3f}'),
+    "pred": (" HMM ms", lambda r: f'{float(r["predicted_ms"]):.3f}'),
+}
+
+
 def variant_table(path, lab, cells, copy="the device-to-device copy"):
-    """One row per variant of lab `lab` in a `make bench` CSV; cells: (type, n, "ms" or "ratio")
-    for n x n, ratio = time / `copy` of the same bytes timed next to it; - where the run has no
-    passing row."""
+    """One row per variant of lab `lab` in a `make bench` CSV; cells: (type, n, what) for n x n
+    with what a key of VARIANT_CELLS: the median ("ms"), time / `copy` of the same bytes timed
+    next to it ("ratio"), that copy's time ("copy") or the harness's HMM prediction ("pred");
+    - where the run has no passing row."""
     rows = [r for r in read_rows(path) if r["lab"] == lab and r["rows"] == r["cols"] and r["check"] == "PASS"]
     by = {(r["variant"], r["type"], int(r["rows"])): r for r in rows}
     variants = list(dict.fromkeys(r["variant"] for r in rows))
     reps = sorted({by[k]["reps"] for k in by if (k[1], k[2]) in {(t, n) for t, n, _ in cells}}, key=int)
-    head = lambda t, n, what: f'{type_label(t)} {n}²' + (" ms" if what == "ms" else " ÷ copy")
-    copied = any(what == "ratio" for _, _, what in cells)
+    head = lambda t, n, what: f'{type_label(t)} {n}²' + VARIANT_CELLS[what][0]
+    copied = any(what in ("ratio", "copy") for _, _, what in cells)
+    predicted = any(what == "pred" for _, _, what in cells)
     out = [f"{bench_run_line(path)}, median of {' or '.join(reps)}"
-           + (f"; copy = {copy} of the same bytes timed next to each variant:" if copied else ":"), "",
+           + (f"; copy = {copy} of the same bytes timed next to each variant" if copied else "")
+           + ("; HMM = the harness's prediction from the run's calibration" if predicted else "") + ":", "",
            "| variant | " + " | ".join(head(*c) for c in cells) + " |", "|---|" + "---:|" * len(cells)]
     for v in variants:
         vals = []
         for t, n, what in cells:
             r = by.get((v, t, n))
-            vals.append("-" if r is None else f'{float(r["median_ms"]):.3f}' if what == "ms"
-                        else f'{float(r["median_ms"]) / float(r["copy_ms"]):.2f}')
+            vals.append("-" if r is None else VARIANT_CELLS[what][1](r))
         out.append(f"| {v} | " + " | ".join(vals) + " |")
     return "\n".join(out)
 
@@ -300,6 +319,18 @@ def model_table(path, lab, sizes, columns, t="f32"):
     return "\n".join(out)
 
 
+def stage_fit(by, lab, v):
+    """time = α·stages + β·n through the two largest n x n of lab `lab`'s variant v in bench_rows
+    `by` (stages = the harness's latency count): ((a, b), (row a, row b), α in s, β in s per element)."""
+    a, b = sorted(n for (l, var, n) in by if (l, var) == (lab, v))[-2:]
+    ra, rb = by[(lab, v, a)], by[(lab, v, b)]
+    # Solve [stages n] [α β]ᵀ = time for the two sizes.
+    sa, sb = float(ra["hmm_latencies"]), float(rb["hmm_latencies"])
+    ta, tb = float(ra["median_ms"]) * 1e-3, float(rb["median_ms"]) * 1e-3
+    det = sa * b * b - sb * a * a
+    return (a, b), (ra, rb), (ta * b * b - tb * a * a) / det, (sa * tb - sb * ta) / det
+
+
 def stage_fit_table(path, lab, variants, base, t="f32"):
     """Lab 5's stage cost: time = α·stages + β·n fitted through the two largest sizes of each
     variant (stages = the harness's latency count), the HMM's crossover with `base` (√n > 2l/unit,
@@ -312,17 +343,11 @@ def stage_fit_table(path, lab, variants, base, t="f32"):
            "| variant | sizes fitted | calibrated l µs | HMM crossover √n > 2l/unit | fitted α µs per stage "
            "| fitted β ps per element | fitted crossover √n |", "|---|---|---:|---:|---:|---:|---:|"]
     for v in variants:
-        a, b = sorted(n for (l, var, n) in by if (l, var) == (lab, v))[-2:]
-        ra, rb = by[(lab, v, a)], by[(lab, v, b)]
+        (a, b), (ra, rb), alpha, beta = stage_fit(by, lab, v)
         key = "l_graph_us" if v.endswith("graph") else "l_launch_us"
         ls = [float(r[key]) for r in (ra, rb)]
         hmm = [2 * float(r[key]) * 1e3 / float(r["unit_ns"]) for r in (ra, rb)]
-        # Solve [stages n] [α β]ᵀ = time for the two sizes.
-        sa, sb = float(ra["hmm_latencies"]), float(rb["hmm_latencies"])
-        ta, tb = float(ra["median_ms"]) * 1e-3, float(rb["median_ms"]) * 1e-3
-        det = sa * b * b - sb * a * a
-        alpha, beta = (ta * b * b - tb * a * a) / det, (sa * tb - sb * ta) / det
-        per_side = sb / b  # stages grow as √n
+        per_side = float(rb["hmm_latencies"]) / b  # stages grow as √n
         cross = thousands(alpha * per_side / (b_base - beta)) if beta < b_base else "never"
         out.append(f"| {v} | {a}², {b}² | {span(ls, lambda x: f'{x:.2f}')} | {span(hmm, thousands)} | "
                    f"{alpha * 1e6:.2f} | {beta * 1e12:.2f} | {cross} |")
@@ -350,6 +375,56 @@ def r_star_table(path, lab, sizes, t="f32"):
                    f"{span([float(r[key]) for r in rows], lambda x: f'{x:.2f}')} µs | {span(l_unit.values(), thousands)} | "
                    + " | ".join("1" if x >= 1 else f"{x:.2f}" for x in r_star) + " |")
     return "\n".join(out)
+
+
+def r_sweep_table(path, lab, variant, base, cases):
+    """Lab 6's split in a `make bench` run, one row per (type, n) of `cases`: the swept r's two
+    smallest values and its best, the fixed r = 0.25 (also ÷ the copy timed next to it), r = 1
+    and `base` (lab, variant) at the same size; - where the run has no such row."""
+    rows = [r for r in read_rows(path) if r["lab"] == lab and r["variant"] == variant
+            and r["rows"] == r["cols"] and r["check"] == "PASS"]
+    ms = lambda r: f'{float(r["median_ms"]):.3f}' if r else "-"
+    used = []
+    out = ["| type, n | r = 0 ms | smallest r > 0: ms (r) | r = 0.25 ms | r = 0.25 ÷ copy | r = 1 ms | best r "
+           f"| {base[1]} (lab {base[0]}) ms |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for t, n in cases:
+        mine = sorted((r for r in rows if r["type"] == t and int(r["rows"]) == n), key=lambda r: float(r["r"]))
+        if not mine:
+            raise ValueError(f"no lab {lab} {variant} rows at {t} {n}²")
+        at = lambda x: next((r for r in mine if float(r["r"]) == x), None)
+        above = [r for r in mine if float(r["r"]) > 0]
+        first = above[0] if above and at(0.0) and above[0] is not at(0.25) else None
+        fixed, best = at(0.25), min(mine, key=lambda r: float(r["median_ms"]))
+        two = bench_rows(path, t).get((*base, n))
+        used += mine + [two] if two else mine
+        swept = len(mine) > 1
+        out.append(f"| {type_label(t)} {n}² | {ms(at(0.0))} | "
+                   + (f'{ms(first)} ({float(first["r"]):.3g})' if first else "-") + f" | {ms(fixed)} | "
+                   + (f'{float(fixed["median_ms"]) / float(fixed["copy_ms"]):.2f}' if fixed else "-")
+                   + f" | {ms(at(1.0))} | " + (f'{float(best["r"]):.3g}' if swept else "-") + f" | {ms(two)} |")
+    reps = " or ".join(sorted({r["reps"] for r in used}, key=int))
+    return "\n".join([f"{bench_run_line(path)}, median of {reps}; copy = the device-to-device copy of the same "
+                      "bytes timed next to each run (- where the run has no such r):", ""] + out)
+
+
+def band_stage_table(path, stage, base, n, w=32, t="f32"):
+    """One full-width band stage of lab 6 at n x n (n/w tiles of w x w) priced by the stage fit of
+    lab 5's `stage` (lab, variant): α per stage + β per element, against `base`'s time per element."""
+    by = bench_rows(path, t)
+    (a, b), _, alpha, beta = stage_fit(by, *stage)
+    elements = (n // w) * w * w
+    mib = elements * {"f32": 4, "f64": 8}[t] / 2 ** 20
+    total = alpha + beta * elements
+    base_ps = float(by[(*base, n)]["median_ms"]) * 1e-3 / n ** 2 * 1e12
+    return "\n".join([
+        f"{bench_run_line(path)}, {t}: one full-width band stage at {n}² ({n // w} tiles, {mib:.0f} MiB in and "
+        f"{mib:.0f} MiB out), priced by the fit time = α·stages + β·n of lab {stage[0]}'s {stage[1]} through "
+        f"{a}² and {b}² (docs/lab{stage[0]}.md), against {base[1]} (lab {base[0]}) at {n}²:", "",
+        "| | µs | ps per element |", "|---|---:|---:|",
+        f"| α: the stage's fixed cost | {alpha * 1e6:.2f} | - |",
+        f"| β × {elements} elements: its traffic | {beta * elements * 1e6:.2f} | {beta * 1e12:.2f} |",
+        f"| the band stage | {total * 1e6:.2f} | {total / elements * 1e12:.2f} |",
+        f"| {base[1]} (lab {base[0]}), the whole matrix | - | {base_ps:.2f} |"])
 
 
 BENCH_H200 = "plots/bench_h200_2026-11-21.csv"
@@ -494,9 +569,13 @@ TABLES = {
     "lab1.md": [("LAB1 TABLE", lambda p: variant_table(p, "1", [("f32", 4096, "ratio"), ("f32", 8192, "ratio"),
                                                                   ("u8i32", 4096, "ratio")],
                                                     copy="one thread's `memcpy`"), BENCH_H200)],
-    "lab3.md": [("LAB3 TABLE", lambda p: variant_table(p, "3", [("f32", 16384, "ms"), ("f32", 16384, "ratio"),
-                                                                  ("f64", 16384, "ratio")]), BENCH_H200),
-                ("LAB3 BLOCK SHAPES TABLE", experiment_table, "lab3_block_shapes_h200.csv")],
+    "lab3.md": [("LAB3 TABLE", lambda p: variant_table(p, "3", [("f32", 16384, "ms"), ("f32", 16384, "copy"),
+                                                                  ("f32", 16384, "ratio"), ("f32", 16384, "pred"),
+                                                                  ("f64", 16384, "copy"), ("f64", 16384, "ratio")]),
+                 BENCH_H200),
+                ("LAB3 BLOCK SHAPES TABLE", experiment_table, "lab3_block_shapes_h200.csv"),
+                ("LAB3 NCU TABLE", experiment_table, "lab3_ncu_h200.csv"),
+                ("LAB3 VECTOR TABLE", experiment_table, "lab3_vector_transpose_h200.csv")],
     "lab2.md": [("LAB2 NCU TABLE", experiment_table, "lab2_ncu_h200.csv"),
                 ("LAB2 TABLE", lambda p: sizes_table(p, "2", "2R2W", [4096, 16384]), BENCH_H200)],
     "lab5.md": [("LAB5 TABLE", lambda p: model_table(p, "5", [1024, 2048, 4096], [
@@ -509,8 +588,12 @@ TABLES = {
                  BENCH_H200),
                 ("LAB5 FIT TABLE", lambda p: stage_fit_table(p, "5", ["1R1W", "1R1W-graph"], ("4", "2R1W")), BENCH_H200)],
     "lab6.md": [("LAB6 R STAR TABLE", lambda p: r_star_table(p, "6", [8192, 16384, 32768]), BENCH_H200),
-                ("LAB6 SWEEP TABLE", experiment_table, "lab6_sweep_h200.csv")],
-    "lab4.md": [("LAB4 TABLE", lambda p: sizes_table(p, "4", "2R1W", [16384, 32768]), BENCH_H200)],
+                ("LAB6 SWEEP TABLE", experiment_table, "lab6_sweep_h200.csv"),
+                ("LAB6 BENCH SWEEP TABLE", lambda p: r_sweep_table(p, "6", "(1+r)R1W", ("4", "2R1W"), [
+                    ("f64", 4096), ("f64", 16384), ("f32", 16384)]), BENCH_H200),
+                ("LAB6 BAND TABLE", lambda p: band_stage_table(p, ("5", "1R1W"), ("4", "2R1W"), 32768), BENCH_H200)],
+    "lab4.md": [("LAB4 TABLE", lambda p: sizes_table(p, "4", "2R1W", [16384, 32768]), BENCH_H200),
+                ("LAB4 NCU TABLE", experiment_table, "lab4_ncu_h200.csv")],
     "library.md": [("LIBRARY TABLE", library_table, "library_h100.csv"),
                    ("BATCH TABLE", batch_table, "batch_h200.csv"),
                    ("MEASURED TABLE", python_table, "python_h200.csv")],
@@ -522,7 +605,12 @@ TABLES = {
     "thin.md": [("THIN TABLE", thin_table, "thin_h100.csv")],
     "instructor.md": [("MUTANTS TABLE", mutants_table, "mutants_h100.csv")],
     "lab7.md": [("LAB7 TABLE", lab7_table, BENCH_H200),
-                ("BLOCK SHAPES TABLE", experiment_table, "lab7_block_shapes_h200.csv")],
+                ("BLOCK SHAPES TABLE", experiment_table, "lab7_block_shapes_h200.csv"),
+                ("LAB7 SIZES TABLE", lambda p: variant_table(p, "7", [
+                    ("f32", 4096, "ms"), ("f32", 8192, "ms"), ("f64", 8192, "ms"), ("f64", 8192, "ratio"),
+                    ("f32", 16384, "pred"), ("f32", 32768, "ms"), ("f32", 32768, "ratio")]), BENCH_H200),
+                ("LAB7 KERNELS TABLE", experiment_table, "lab7_kernels_h200.csv"),
+                ("LAB7 EXPERIMENTS TABLE", experiment_table, "lab7_experiments_h200.csv")],
     "lab8.md": [("LAB8 TABLE", lab8_table, "plots/sample_bench.csv"),
                 ("FILL TABLE", experiment_table, "lab8_fill_h200.csv"),
                 ("DESIGNS TABLE", experiment_table, "lab8_designs_h200.csv"),
