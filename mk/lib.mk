@@ -69,8 +69,8 @@ TEST_HOOKS += test-install
 endif
 # ---- end of the library block -------------------------------------------------------------------
 
-# The measured tables of docs/library.md, docs/lab9.md and docs/thin.md, from the committed CSV
-# of one named run (docs/data/); tests/test_docs.cpp checks they are in sync (--check).
+# The measured tables of docs/*.md, from the committed CSV of named runs (docs/data/, plots/);
+# tests/test_docs.cpp checks they are in sync (--check).
 .PHONY: library-tables
 library-tables:
 	$(PYTHON) tools/library_tables.py
