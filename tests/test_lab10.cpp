@@ -49,6 +49,18 @@ sat::Measurement run(const char* schedule, DType type, Shape shape, mg::Placemen
 
 mg::Placement on_one_gpu(int strips) { return mg::Placement{strips, 1}; }
 
+// `command` (./lab10-ref and its arguments) is refused: exit 2, one line that names the program
+// and says `why`.
+void require_refused(const std::string& command, const char* why) {
+    std::string out;
+    const int rc = sat_test::run_command(command, &out);
+    INFO(command << " printed: " << out);
+    CHECK(rc == 2);
+    CHECK(std::count(out.begin(), out.end(), '\n') == 1);
+    CHECK(out.rfind("lab10-ref: ", 0) == 0);
+    CHECK(out.find(why) != std::string::npos);
+}
+
 // The whole matrix's reference against the sliced one, element for element.
 void check_slices(DType type, Shape s, int slice_rows, const void* input) {
     const sat::Reference whole = sat::reference_sat(type, s, input);
@@ -313,15 +325,7 @@ TEST_CASE("./lab10 refuses bad arguments with one line and exit 2, before any GP
         {"--trace x.png", "lab 10 records no tile trace"},
         {"--bogus", "unknown option '--bogus'"},
     };
-    for (const auto& [args, why] : bad) {
-        std::string out;
-        const int rc = sat_test::run_command(std::string("CUDA_VISIBLE_DEVICES= ./lab10-ref ") + args, &out);
-        INFO("./lab10-ref " << args << " printed: " << out);
-        CHECK(rc == 2);
-        CHECK(std::count(out.begin(), out.end(), '\n') == 1);
-        CHECK(out.rfind("lab10-ref: ", 0) == 0);
-        CHECK(out.find(why) != std::string::npos);
-    }
+    for (const auto& [args, why] : bad) require_refused(std::string("CUDA_VISIBLE_DEVICES= ./lab10-ref ") + args, why);
     std::string out;
     // Its own options are rows of the shared option table: in --help, and --list is JSON.
     REQUIRE(sat_test::run_command("./lab10-ref --help", &out) == 0);
@@ -477,9 +481,10 @@ TEST_CASE("./lab10 names its placement, writes the shared CSV and reads --data",
     INFO(out);
     CHECK(rc == 0);
     CHECK(out.find("; 3 strips on one GPU, exchange: device-local copy; seed 7") != std::string::npos);
-    std::vector<std::string> rows;
     std::ifstream in(csv);
-    for (std::string line; std::getline(in, line);) rows.push_back(line);
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::vector<std::string> rows = sat::split_list(text.str(), '\n');
     REQUIRE(rows.size() == 5);
     CHECK(rows[0] == sat::csv_header());
     const char* const expected[] = {",10,\"ScanThenAdd/S3\",f32,301,257,1,", ",10,\"EarlyColumnSums/S3\",f32,301,257,1,",
@@ -493,19 +498,8 @@ TEST_CASE("./lab10 names its placement, writes the shared CSV and reads --data",
 TEST_CASE("./lab10 refuses what this machine cannot run with one line and exit 2", "[gpu][lab10][harness]") {
     SAT_REQUIRE_GPU();
     REQUIRE(sat_test::run_command("make -s lab10-ref") == 0);
-    const std::pair<const char*, const char*> refused[] = {
-        {"--gpus 64 --size 64", "--gpus 64 needs 64 GPUs; this machine has "},
-        {"--size 150000 --reps 0", " MiB on GPU 0; "},  // 180 GB of f32 in and out on one GPU
-    };
-    for (const auto& [args, why] : refused) {
-        std::string out;
-        const int rc = sat_test::run_command(std::string("./lab10-ref ") + args, &out);
-        INFO("./lab10-ref " << args << " printed: " << out);
-        CHECK(rc == 2);
-        CHECK(std::count(out.begin(), out.end(), '\n') == 1);
-        CHECK(out.rfind("lab10-ref: ", 0) == 0);
-        CHECK(out.find(why) != std::string::npos);
-    }
+    require_refused("./lab10-ref --gpus 64 --size 64", "--gpus 64 needs 64 GPUs; this machine has ");
+    require_refused("./lab10-ref --size 150000 --reps 0", " MiB on GPU 0; ");  // 180 GB of f32 in and out on one GPU
 }
 
 // ---- Several GPUs: NCCL ---------------------------------------------------------------------------

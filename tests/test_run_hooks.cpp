@@ -106,6 +106,13 @@ void register_stand_in() {
     sat::register_lab(lab);
 }
 
+std::string file_text(const std::string& path) {
+    std::ifstream file(path);
+    std::stringstream text;
+    text << file.rdbuf();
+    return text.str();
+}
+
 // sat::lab_main on `args` (the program named lab97), its stdout and stderr together.
 int lab_main_output(const std::string& args, std::string* out) {
     std::vector<std::string> words = {"lab97"};
@@ -129,18 +136,8 @@ int lab_main_output(const std::string& args, std::string* out) {
     dup2(saved_err, 2);
     close(saved_out);
     close(saved_err);
-    std::ifstream file(path);
-    std::stringstream text;
-    text << file.rdbuf();
-    *out = text.str();
+    *out = file_text(path);
     return rc;
-}
-
-std::vector<std::string> lines_of_file(const std::string& path) {
-    std::vector<std::string> lines;
-    std::ifstream in(path);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    return lines;
 }
 
 }  // namespace
@@ -171,7 +168,7 @@ TEST_CASE("a problem's run hooks take its runs through lab_main, the table and t
     CHECK(out.find("PASS") != std::string::npos);
     CHECK(out.find("FAIL") == std::string::npos);
     // The CSV: the shared header and one row per run, with what the hook measured.
-    const std::vector<std::string> rows = lines_of_file(csv);
+    const std::vector<std::string> rows = sat::split_list(file_text(csv), '\n');
     REQUIRE(rows.size() == 5);
     CHECK(rows[0] == sat::csv_header());
     CHECK(rows[1].find("\"stand-in\",97,\"First/S2\",f32,64,64,3,2,2,2,1,") == 0);
@@ -180,21 +177,22 @@ TEST_CASE("a problem's run hooks take its runs through lab_main, the table and t
 
     // --model asks the hook's cost of the run as placed.
     REQUIRE(lab_main_output("--model --size 64 --strips 4", &out) == 0);
-    CHECK(out.find("n/G") != std::string::npos);
-    CHECK(out.find("1024 time units + 1 l") != std::string::npos);
-    CHECK(out.find("(4 strips)") != std::string::npos);
+    for (const char* text : {" n/G ", "= 1024 time units + 1 l", "(4 strips)"}) CHECK(out.find(text) != std::string::npos);
 }
 
 TEST_CASE("a problem's hooks refuse options and machines with one line and exit 2, before any run", "[cpu][harness]") {
     register_stand_in();
     runs_seen.clear();
-    std::string out;
-    CHECK(lab_main_output("--size 3 --strips 4", &out) == 2);  // instances(): more strips than rows
-    CHECK(out == "lab97: stand-in: more strips than rows\n");
-    CHECK(lab_main_output("--sizes 64,13x7 --strips 1", &out) == 2);  // refusal(): before the first run
-    CHECK(out == "lab97: stand-in: 13 rows do not fit\n");
-    CHECK(lab_main_output("--input x.npy", &out) == 2);  // no problem of the lab reads files
-    CHECK(out == "lab97: --input, --output and --box: lab 97 makes its own data and writes no file\n");
+    const std::pair<const char*, const char*> refused[] = {
+        {"--size 3 --strips 4", "stand-in: more strips than rows"},    // instances()
+        {"--sizes 64,13x7 --strips 1", "stand-in: 13 rows do not fit"},  // refusal(), before the first run
+        {"--input x.npy", "--input, --output and --box: lab 97 makes its own data and writes no file"},
+    };
+    for (const auto& [args, line] : refused) {
+        std::string out;
+        CHECK(lab_main_output(args, &out) == 2);
+        CHECK(out == "lab97: " + std::string(line) + "\n");
+    }
     CHECK(runs_seen.empty());
 }
 
@@ -203,9 +201,8 @@ TEST_CASE("a failed run through the hooks exits 1 with a reproduce line from the
     std::string out;
     CHECK(lab_main_output("--rows 4 --cols 11 --strips 3 --variant Second --reps 0 --seed 5", &out) == 1);
     INFO(out);
-    CHECK(out.find("Second/S3") != std::string::npos);
-    CHECK(out.find("FAIL") != std::string::npos);
-    CHECK(out.find("    reproduce: ./lab97 --rows 4 --cols 11 --strips 3 --variant Second --seed 5") != std::string::npos);
+    for (const char* text : {"Second/S3", "FAIL", "    reproduce: ./lab97 --rows 4 --cols 11 --strips 3 --variant Second --seed 5"})
+        CHECK(out.find(text) != std::string::npos);
 }
 
 TEST_CASE("run_variant calls the problem's run()", "[cpu][harness]") {
