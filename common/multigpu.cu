@@ -657,8 +657,8 @@ struct StripsProblem : Problem {
         if (where.devices > 1 && !have_nccl(&why))
             return why + ", so --gpus " + D + " cannot run; --strips " + D + " runs " + D + " strips on one GPU";
         try {
-            exchange_for(where);  // NCCL's communicators are made here, once: a failure is one line
             if (!fits(strip_request(req), &why)) return why;
+            exchange_for(where);  // NCCL's communicators are made here, once: a failure is one line
         } catch (const std::exception& e) {
             cudaGetLastError();
             cudaSetDevice(0);
