@@ -51,6 +51,9 @@ struct RunRequest {
     // input); and where to copy the output to (host, element type of the output), if wanted.
     const void* input = nullptr;
     void* output = nullptr;
+    // Lab 10's row strips as the command line gave them (0: not given): --gpus G, one strip per
+    // GPU; --strips G, G strips on one GPU; --slice-rows R, rows per slice of its check.
+    int gpus = 0, strips = 0, slice_rows = 0;
 };
 
 struct Measurement {
@@ -79,10 +82,11 @@ struct Measurement {
     std::string verdict() const;  // PASS / FAIL / ERROR
 };
 
-// Generate (or take) the input (Problem::generate), run the variant once into a poisoned output with canaries,
-// check it against the CPU answer (Problem::answer, Problem::check), then time `reps` runs, comparing each one's output (and
-// canaries) bit for bit with the checked run's outside the timed region. Never throws: errors
-// land in Measurement::error.
+// One run of request.variant through its problem's run() (Problem::run). By default: generate (or
+// take) the input (Problem::generate), run the variant once into a poisoned output with canaries,
+// check it against the CPU answer (Problem::answer, Problem::check), then time `reps` runs,
+// comparing each one's output (and canaries) bit for bit with the checked run's outside the timed
+// region. Never throws: errors land in Measurement::error.
 Measurement run_variant(const RunRequest& request);
 
 // ---- Environment -----------------------------------------------------------------------------
@@ -155,7 +159,8 @@ struct Problem {
     virtual ~Problem() = default;
     virtual std::string name() const = 0;  // "SAT", "halftone", "knapsack"
     // The instances and types a command line asks for; an empty type list: the harness's default
-    // (f32, or the type of an --input file).
+    // (f32, or the type of an --input file). instances() throws UsageError for options it cannot
+    // run (lab_main prints the line and exits 2 before any GPU work).
     virtual std::vector<Shape> instances(const Options& opt, const LabInfo& lab) const = 0;
     virtual std::vector<DType> types(const Options& opt) const = 0;
     virtual std::string type_name(DType t) const { return dtype_name(t); }
@@ -181,6 +186,24 @@ struct Problem {
     virtual std::string warning(DType, Shape, const void* /*file_input*/) const { return ""; }
     // Lines after the table from this problem's measurements (speed-ups, CPU times), or empty.
     virtual std::string summary(const std::vector<Measurement>&) const { return ""; }
+
+    // ---- The run hooks. The defaults are the path of every problem whose run fits one device and
+    // one host buffer each for its input, answer and output. Lab 10 (row strips across GPUs,
+    // common/multigpu.cu) overrides them: its data are made strip by strip, its check goes in
+    // slices, and its strips are placed across devices.
+    // The cost of one run as `req` places it (--model and the run); default: cost(variant, shape, r).
+    virtual CostModel cost_of(const RunRequest& req) const;
+    // Before the runs, once a GPU is found: empty when this machine can run `req`, else the one
+    // line lab_main prints before it exits with 2. The default (lab_main.cpp): the host's and the
+    // GPU's free memory against one run's input, answer, output, copy baseline and scratch, with
+    // file_bytes for an --input file.
+    virtual std::string refusal(const RunRequest& req, const Options& opt, double file_bytes) const;
+    // Where the runs go, for the title line (lab 10: "4 strips on one GPU, exchange: ..."), or
+    // empty: one device. Called once refusal() has passed.
+    virtual std::string placement(const Options&) const { return ""; }
+    // One run of req.variant, as run_variant says (run_variant calls it). The default (runner.cu):
+    // one device, the output poisoned and fenced by canaries, checked against answer().
+    virtual Measurement run(const RunRequest& req) const;
 };
 const Problem& sat_problem();
 const Problem& problem_of(const Variant& v);  // v.problem, or the SAT

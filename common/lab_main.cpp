@@ -1,5 +1,5 @@
-// lab_main.cpp — the `./labN` program every lab shares (lab 10 aside): parse, run every problem
-// of the lab through run_variant, print, write.
+// lab_main.cpp — the `./labN` program every lab shares: parse, run every problem of the lab
+// through run_variant, print, write.
 #include <atomic>
 #include <chrono>
 #include <climits>
@@ -184,6 +184,24 @@ private:
 
 }  // namespace
 
+// The memory check before the runs; host memory is refused only when the estimate clearly exceeds
+// what is free (by a quarter), since MemAvailable can read low on a freshly started machine.
+std::string Problem::refusal(const RunRequest& req, const Options& opt, double file_bytes) const {
+    const Shape s = req.shape;
+    const double host_free = host_available_bytes();
+    std::size_t gpu_free = 0, gpu_total = 0;
+    const bool gpu_known = req.lab->gpu && cudaMemGetInfo(&gpu_free, &gpu_total) == cudaSuccess;
+    const MemoryNeed need = memory_need(*req.lab, *req.variant, req.type, s, opt, file_bytes);
+    const std::string what = std::to_string(s.rows) + "x" + std::to_string(s.cols) + " " + type_name(req.type) +
+                             " (" + req.variant->name + ")";
+    if (host_free > 0 && need.host > 1.25 * host_free)
+        return what + " needs " + gib(need.host) + " of host memory, " + gib(host_free) + " available; choose a smaller size";
+    if (gpu_known && need.device > double(gpu_free))
+        return what + " needs " + gib(need.device) + " of GPU memory, " + gib(double(gpu_free)) +
+               " free; choose a smaller size";
+    return "";
+}
+
 int lab_main(int argc, const char* const* argv, const char* lab_id) {
     // Rows appear as they are made, also through a pipe (| tee log).
     std::setvbuf(stdout, nullptr, _IOLBF, 0);
@@ -197,7 +215,6 @@ int lab_main(int argc, const char* const* argv, const char* lab_id) {
         std::fprintf(stderr, "%s: this binary holds no lab %s (check labs/lab%s_*.cu)\n", prog.c_str(), lab_id, lab_id);
         return 2;
     }
-    if (lab->custom_main) return lab->custom_main(*lab, argc, argv);
     Options opt;
     try {
         opt = parse_cli(argc, argv, *lab);
@@ -228,18 +245,38 @@ int lab_main(int argc, const char* const* argv, const char* lab_id) {
         std::vector<std::vector<unsigned char>> file_inputs;  // per entry of `types`
     };
     std::vector<Group> groups;
-    for (const Problem* p : lab_problems(*lab)) {
-        if ((!opt.problem.empty() && opt.problem != p->name()) || ((file_run || !opt.output.empty()) && !p->reads_files()))
-            continue;
-        Group g{p, p->instances(opt, *lab), p->types(opt), {}, {}};
-        for (const Variant& v : lab->variants)
-            if (&problem_of(v) == p &&
-                (opt.variants.empty() || std::any_of(opt.variants.begin(), opt.variants.end(),
-                                                     [&](const std::string& name) { return variant_matches(v, name); })))
-                g.variants.push_back(&v);
-        if (!g.variants.empty()) groups.push_back(std::move(g));
+    const std::vector<const Problem*> problems = lab_problems(*lab);
+    if ((file_run || !opt.output.empty()) &&
+        std::none_of(problems.begin(), problems.end(), [](const Problem* p) { return p->reads_files(); }))
+        return refuse("--input, --output and --box: lab " + std::string(lab_id) + " makes its own data and writes no file");
+    try {  // a problem's instances() refuses options it cannot run
+        for (const Problem* p : problems) {
+            if ((!opt.problem.empty() && opt.problem != p->name()) || ((file_run || !opt.output.empty()) && !p->reads_files()))
+                continue;
+            Group g{p, p->instances(opt, *lab), p->types(opt), {}, {}};
+            for (const Variant& v : lab->variants)
+                if (&problem_of(v) == p &&
+                    (opt.variants.empty() || std::any_of(opt.variants.begin(), opt.variants.end(),
+                                                         [&](const std::string& name) { return variant_matches(v, name); })))
+                    g.variants.push_back(&v);
+            if (!g.variants.empty()) groups.push_back(std::move(g));
+        }
+    } catch (const std::exception& e) {
+        return refuse(e.what());
     }
     if (groups.empty()) return refuse("no variant of the chosen problem matches --variant (see --help)");
+    const int reps = opt.reps >= 0 ? opt.reps : (lab->gpu ? 20 : 5);
+    const std::uint64_t seed = opt.seed_given ? opt.seed : fresh_seed();
+    // One run as the command line asks for it: the same request for --model, the checks before the
+    // runs and the run.
+    auto request = [&](const Variant* v, DType t, Shape s, double r) {
+        RunRequest req;
+        req.lab = lab, req.variant = v, req.type = t, req.shape = s, req.seed = seed;
+        req.data = opt.data, req.reps = reps, req.r = r, req.cpu_threads = opt.threads;
+        req.trace_png = opt.trace;
+        req.gpus = opt.gpus, req.strips = opt.strips, req.slice_rows = opt.slice_rows;
+        return req;
+    };
 
     if (opt.model) {
         std::printf("%s - HMM global memory access cost (w = 32, Kasagi et al. section III)\n", prog.c_str());
@@ -249,7 +286,7 @@ int lab_main(int argc, const char* const* argv, const char* lab_id) {
         for (const Group& g : groups)
             for (Shape s : g.shapes)
                 for (const Variant* v : g.variants) {
-                    const CostModel c = g.problem->cost(*v, s, lab->r_or_default(opt.r));
+                    const CostModel c = g.problem->cost_of(request(v, g.types.empty() ? DType::f32 : g.types.front(), s, opt.r));
                     std::printf("  %-*s %6dx%-6d  %-44s = %.4g time units + %.4g l   (%s)\n", width, v->name.c_str(),
                                 s.rows, s.cols, c.symbolic.c_str(), c.cost.units, c.cost.latencies, c.note.c_str());
                 }
@@ -285,39 +322,31 @@ int lab_main(int argc, const char* const* argv, const char* lab_id) {
     for (Group& g : groups)
         if (g.types.empty()) g.types = {DType::f32};
 
-    // Memory: the largest run of each kind must fit in what the host (and the GPU) has free.
+    // Memory (and what else a problem needs): every run must fit in what the machine has.
     {
-        const double host_free = host_available_bytes();
-        std::size_t gpu_free = 0, gpu_total = 0;
-        const bool gpu_known = lab->gpu && cudaMemGetInfo(&gpu_free, &gpu_total) == cudaSuccess;
         const double file_bytes = file_run ? double(matrix.bytes.size()) : 0;
         for (const Group& g : groups)
             for (Shape s : g.shapes)
                 for (DType t : g.types)
                     for (const Variant* v : g.variants) {
-                        const MemoryNeed need = memory_need(*lab, *v, t, s, opt, file_bytes);
-                        const std::string what = std::to_string(s.rows) + "x" + std::to_string(s.cols) + " " +
-                                                 g.problem->type_name(t) + " (" + v->name + ")";
-                        // Host: refused only when the estimate clearly exceeds what is free (by a quarter),
-                        // since MemAvailable can read low on a freshly started machine.
-                        if (host_free > 0 && need.host > 1.25 * host_free)
-                            return refuse(what + " needs " + gib(need.host) + " of host memory, " + gib(host_free) +
-                                          " available; choose a smaller size");
-                        if (gpu_known && need.device > double(gpu_free))
-                            return refuse(what + " needs " + gib(need.device) + " of GPU memory, " +
-                                          gib(double(gpu_free)) + " free; choose a smaller size");
+                        const std::string why_not = g.problem->refusal(request(v, t, s, opt.r), opt, file_bytes);
+                        if (!why_not.empty()) return refuse(why_not);
                     }
     }
 
     FILE* csv = nullptr;
     if (!opt.csv.empty() && !(csv = open_csv(opt.csv, &why))) return refuse(why);
 
-    std::uint64_t seed = opt.seed;
-    if (!opt.seed_given) seed = fresh_seed();
+    std::string placement;  // the problems' (lab 10: its strips and their exchange)
+    for (const Group& g : groups) {
+        const std::string p = g.problem->placement(opt);
+        if (!p.empty()) placement += "; " + p;
+    }
     const bool title_says_cpu = lab->title.find("CPU") != std::string::npos;
-    std::printf("%s - %s (%s)%s%s; seed %llu\n", prog.c_str(), lab->title.c_str(), lab->source.c_str(),
+    std::printf("%s - %s (%s)%s%s%s; seed %llu\n", prog.c_str(), lab->title.c_str(), lab->source.c_str(),
                 lab->gpu || !title_says_cpu ? " on " : "",
-                lab->gpu ? device_name().c_str() : (title_says_cpu ? "" : "the CPU"), (unsigned long long)seed);
+                lab->gpu ? device_name().c_str() : (title_says_cpu ? "" : "the CPU"), placement.c_str(),
+                (unsigned long long)seed);
     if (!matrix.note.empty()) std::printf("note: %s\n", matrix.note.c_str());
     for (const Group& g : groups)
         for (Shape s : g.shapes)
@@ -327,7 +356,6 @@ int lab_main(int argc, const char* const* argv, const char* lab_id) {
                 if (!warning.empty()) std::printf("%s\n", warning.c_str());
             }
 
-    const int reps = opt.reps >= 0 ? opt.reps : (lab->gpu ? 20 : 5);
     const std::string todo_line = "not implemented yet: fill in the TODOs of " + student_file(lab_id) +
                                   " (docs/lab" + lab_id + ".md)";
     bool all_ok = true, calibration_shown = false;
@@ -351,10 +379,7 @@ int lab_main(int argc, const char* const* argv, const char* lab_id) {
                         std::vector<Measurement> runs;
                         runs.reserve(rs.size());
                         for (double r : rs) {
-                            RunRequest req;
-                            req.lab = lab, req.variant = v, req.type = t, req.shape = s, req.seed = seed;
-                            req.data = opt.data, req.reps = reps, req.r = r, req.cpu_threads = opt.threads;
-                            req.trace_png = opt.trace;
+                            RunRequest req = request(v, t, s, r);
                             std::vector<unsigned char> out;
                             if (file_run) req.input = g.file_inputs[k].data();
                             if (!opt.output.empty()) {
@@ -384,9 +409,13 @@ int lab_main(int argc, const char* const* argv, const char* lab_id) {
                             }
                             if (lab->gpu && !calibration_shown && m.calibration.unit_s > 0) {
                                 std::printf("    calibration: 1 time unit (w = 32 words) = %.3g ns from the copy; "
-                                            "l = %.2f us per kernel launch, %.2f us per graph kernel node\n",
+                                            "l = %.2f us per kernel launch, %.2f us per graph kernel node",
                                             m.calibration.unit_s * 1e9, m.calibration.l_launch_s * 1e6,
                                             m.calibration.l_graph_s * 1e6);
+                                if (m.calibration.link_bytes_per_s > 0)  // lab 10's exchange between strips
+                                    std::printf("; exchange: lambda = %.2f us per step, beta = %.1f GB/s",
+                                                m.calibration.link_latency_s * 1e6, m.calibration.link_bytes_per_s / 1e9);
+                                std::printf("\n");
                                 calibration_shown = true;
                             }
                         }

@@ -1,6 +1,7 @@
-// multigpu.cu — lab 10's driver: strips on G GPUs (or on one), the exchange between them (NCCL
+// multigpu.cu — lab 10's run: strips on G GPUs (or on one), the exchange between them (NCCL
 // or a device-local copy), the check against the CPU reference in slices, timing and the
-// calibration of the GPU-to-GPU level of the cost model (docs/lab10.md).
+// calibration of the GPU-to-GPU level of the cost model (docs/lab10.md); and lab 10's Problem,
+// whose run hooks take ./lab10 through the shared lab_main and run_variant.
 #include "multigpu.h"
 
 #include <algorithm>
@@ -329,7 +330,7 @@ Measurement run_typed(const StripRequest& req, Measurement m) {
         std::vector<unsigned char> host(std::size_t(std::min(parts[g].rows, req.slice_rows)) * W * ib);
         for (int r = 0; r < parts[g].rows; r += req.slice_rows) {
             const int k = std::min(req.slice_rows, parts[g].rows - r);
-            generate_input_rows(req.type, S, req.seed, parts[g].row0 + r, k, host.data());
+            generate_input_rows(req.type, S, req.seed, parts[g].row0 + r, k, host.data(), req.data);
             SAT_CUDA(cudaMemcpy(const_cast<In*>(s.in) + std::size_t(r) * W, host.data(), std::size_t(k) * W * ib,
                                 cudaMemcpyHostToDevice));
         }
@@ -375,7 +376,7 @@ Measurement run_typed(const StripRequest& req, Measurement m) {
             const int k = std::min(req.slice_rows, parts[g].rows - r);
             in_rows.resize(std::size_t(k) * W * ib);
             got.resize(std::size_t(k) * W * ob);
-            generate_input_rows(req.type, S, req.seed, parts[g].row0 + r, k, in_rows.data());
+            generate_input_rows(req.type, S, req.seed, parts[g].row0 + r, k, in_rows.data(), req.data);
             const Reference ref = reference.next(in_rows.data(), k, G + 2);
             SAT_CUDA(cudaMemcpy(got.data(), set.strips[g].out + std::size_t(r) * W, got.size(), cudaMemcpyDeviceToHost));
             const CheckReport part = compare_output(req.type, ref, got.data());
@@ -534,13 +535,9 @@ Measurement run_strips(const StripRequest& req) {
     if (r.slice_rows <= 0)  // about 256 MiB of host memory per slice (reference, input, output)
         r.slice_rows = int(std::max<std::size_t>(1, (std::size_t(256) << 20) / (32 * std::size_t(req.shape.cols))));
     try {
-        const hmm::Formula& f = hmm::formula(req.schedule->cost);
-        hmm::Params p = hmm::params_for(req.shape);
-        p.strips = G;
-        p.devices = D;
-        p.out_bytes = double(output_bytes(req.type));
-        m.hmm_formula = f.symbolic;
-        m.hmm_cost = f.eval(p);
+        const CostModel cost = strip_cost(req.schedule->cost, req.shape, req.where, req.type);
+        m.hmm_formula = cost.symbolic;
+        m.hmm_cost = cost.cost;
         m.device = (D > 1 ? std::to_string(D) + " x " : std::string()) + device_name();
         m = dispatch(req.type, [&](auto in, auto out) { return run_typed<decltype(in), decltype(out)>(r, m); });
     } catch (const std::exception& e) {
@@ -558,7 +555,28 @@ Measurement run_strips(const StripRequest& req) {
     return m;
 }
 
-// ---- Registration and the program -----------------------------------------------------------------
+CostModel strip_cost(const std::string& key, Shape shape, Placement where, DType type) {
+    const hmm::Formula& f = hmm::formula(key);
+    hmm::Params p = hmm::params_for(shape);
+    p.strips = where.strips;
+    p.devices = where.devices;
+    p.out_bytes = double(output_bytes(type));
+    const hmm::Cost c = f.eval(p);
+    char note[160];
+    std::snprintf(note, sizeof note, "%d strip%s on %d GPU%s, X: %.4g steps, %.4g bytes; ", where.strips,
+                  where.strips == 1 ? "" : "s", where.devices, where.devices == 1 ? "" : "s", c.link_steps, c.link_bytes);
+    return {f.symbolic, c, note + f.source};
+}
+
+Placement placement_for(int gpus, int strips) {
+    constexpr int default_strips = 4;  // neither --gpus nor --strips: 4 strips on one GPU
+    Placement where;
+    where.devices = gpus > 1 ? gpus : 1;
+    where.strips = gpus > 1 ? gpus : (strips > 0 ? strips : (gpus == 1 ? 1 : default_strips));
+    return where;
+}
+
+// ---- Lab 10 as a Problem: the harness's run hooks --------------------------------------------------
 
 namespace {
 
@@ -569,12 +587,111 @@ std::vector<Schedule>& registry() {
 
 template <class In, class Out>
 void not_a_single_call(const In*, Out*, Shape, Workspace&, cudaStream_t) {
-    throw Error("lab 10's schedules run on strips: run ./lab10 (common/multigpu.h)");
+    throw Error("lab 10's schedules run on strips: run them through run_variant or run_strips (common/multigpu.h)");
 }
 
-constexpr int default_strips = 4;  // ./lab10 without --gpus/--strips: 4 strips on one GPU
+// The SAT as sat_problem() has it (options, table, data, the whole-matrix answer), with the hooks
+// of row strips: the options checked against the strips, the GPUs, NCCL and each device's memory
+// checked before the runs, and every run made, checked and timed by run_strips.
+struct StripsProblem : Problem {
+    const Problem& sat = sat_problem();
+
+    static StripRequest strip_request(const RunRequest& req) {
+        StripRequest r;
+        r.schedule = find_schedule(req.variant->name);
+        if (!r.schedule) throw Error("lab 10 has no schedule '" + req.variant->name + "'");
+        r.type = req.type;
+        r.shape = req.shape;
+        r.where = placement_for(req.gpus, req.strips);
+        r.seed = req.seed;
+        r.data = req.data;
+        r.reps = req.reps;
+        r.slice_rows = req.slice_rows;
+        return r;
+    }
+
+    std::string name() const override { return sat.name(); }  // the SAT: its options, its table
+    std::vector<Shape> instances(const Options& opt, const LabInfo& lab) const override {
+        if (opt.gpus > 1 && opt.strips > 0 && opt.strips != opt.gpus)
+            throw UsageError("--gpus " + std::to_string(opt.gpus) + " runs one strip per GPU; --strips G is for G strips on one GPU");
+        const std::vector<Shape> shapes = sat.instances(opt, lab);
+        for (Shape s : shapes) split_rows(s.rows, placement_for(opt.gpus, opt.strips).strips);  // G <= rows
+        return shapes;
+    }
+    std::vector<DType> types(const Options& opt) const override { return sat.types(opt); }
+    std::size_t input_bytes(DType t, Shape s) const override { return sat.input_bytes(t, s); }
+    std::size_t output_element_bytes(DType t) const override { return sat.output_element_bytes(t); }
+    double output_value(DType t, const unsigned char* e) const override { return sat.output_value(t, e); }
+    void generate(DType t, Shape s, std::uint64_t seed, DataKind data, void* input) const override {
+        sat.generate(t, s, seed, data, input);
+    }
+    std::shared_ptr<const Answer> answer(DType t, Shape s, const void* input, const Variant& v) const override {
+        return sat.answer(t, s, input, v);
+    }
+    CheckReport check(DType t, const Answer& a, const void* output) const override { return sat.check(t, a, output); }
+    Traffic traffic(DType t, Shape s) const override { return sat.traffic(t, s); }
+    double answer_bytes(DType t, Shape s, bool from_file) const override { return sat.answer_bytes(t, s, from_file); }
+    std::string warning(DType t, Shape s, const void* in) const override { return sat.warning(t, s, in); }
+    // One strip on one GPU: lab 9's kernel and a one-row copy.
+    CostModel cost(const Variant& v, Shape s, double) const override { return strip_cost(v.cost, s, Placement{}, DType::f32); }
+    CostModel cost_of(const RunRequest& req) const override {
+        return strip_cost(req.variant->cost, req.shape, placement_for(req.gpus, req.strips), req.type);
+    }
+    std::string instance_args(const Options& opt, DType t, Shape s) const override {
+        std::string args = sat.instance_args(opt, t, s);
+        if (opt.gpus) args += " --gpus " + std::to_string(opt.gpus);
+        if (opt.strips) args += " --strips " + std::to_string(opt.strips);
+        if (opt.slice_rows) args += " --slice-rows " + std::to_string(opt.slice_rows);
+        return args;
+    }
+
+    std::string refusal(const RunRequest& req, const Options&, double) const override {
+        const Placement where = placement_for(req.gpus, req.strips);
+        const std::string D = std::to_string(where.devices);
+        int count = 0;
+        if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+        if (where.devices > count)
+            return "--gpus " + D + " needs " + D + " GPUs; this machine has " + std::to_string(count) + " (--strips " + D +
+                   " runs " + D + " strips on one GPU)";
+        std::string why;
+        if (where.devices > 1 && !have_nccl(&why))
+            return why + ", so --gpus " + D + " cannot run; --strips " + D + " runs " + D + " strips on one GPU";
+        try {
+            if (!fits(strip_request(req), &why)) return why;
+            exchange_for(where);  // NCCL's communicators are made here, once: a failure is one line
+        } catch (const std::exception& e) {
+            cudaGetLastError();
+            cudaSetDevice(0);
+            return e.what();
+        }
+        return "";
+    }
+    std::string placement(const Options& opt) const override {
+        const Placement where = placement_for(opt.gpus, opt.strips);
+        return std::to_string(where.strips) + (where.strips == 1 ? " strip on " : " strips on ") +
+               (where.devices > 1 ? std::to_string(where.devices) + " GPUs" : std::string("one GPU")) +
+               ", exchange: " + exchange_for(where).name();  // made by refusal()
+    }
+    Measurement run(const RunRequest& req) const override {
+        Measurement m;
+        try {
+            m = run_strips(strip_request(req));
+        } catch (const std::exception& e) {  // no such schedule
+            m.lab = 10, m.variant = req.variant->name, m.type = req.type, m.shape = req.shape, m.seed = req.seed;
+            m.error = e.what();
+        }
+        m.problem = name();
+        m.type_name = type_name(req.type);
+        return m;
+    }
+};
 
 }  // namespace
+
+const Problem& strips_problem() {
+    static const StripsProblem problem;
+    return problem;
+}
 
 LabInfo make_lab_info(const std::vector<Schedule>& schedules) {
     LabInfo lab;
@@ -584,10 +701,10 @@ LabInfo make_lab_info(const std::vector<Schedule>& schedules) {
     for (const Schedule& s : schedules) {
         registry().push_back(s);
         lab.variants.push_back(SAT_VARIANT(s.name, s.cost, s.summary, not_a_single_call));
+        lab.variants.back().problem = &strips_problem();
     }
     lab.default_shapes = {{1024, 1024}, {4096, 4096}, {16384, 16384}};
     lab.row_strips = true;
-    lab.custom_main = &strips_main;
     return lab;
 }
 
@@ -595,133 +712,6 @@ const Schedule* find_schedule(const std::string& name) {
     for (const Schedule& s : registry())
         if (s.name == name) return &s;
     return nullptr;
-}
-
-int strips_main(const LabInfo& lab, int argc, const char* const* argv) {
-    const char* prog = "lab10";
-    Options opt;
-    try {
-        opt = parse_cli(argc, argv, lab);  // lab 10's --gpus, --strips, --slice-rows are rows of its table
-        if (!opt.input.empty() || !opt.output.empty() || opt.box >= 0 || !opt.trace.empty() || opt.threads)
-            throw UsageError("lab 10 makes its data strip by strip: --input, --output, --box, --trace and --threads do not apply");
-        if (opt.gpus > 1 && opt.strips > 0 && opt.strips != opt.gpus)
-            throw UsageError("--gpus " + std::to_string(opt.gpus) + " runs one strip per GPU; --strips G is for G strips on one GPU");
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "%s: %s\n", prog, e.what());
-        return 2;
-    }
-    if (opt.help || opt.list) {
-        std::fputs((opt.help ? usage(lab) : variants_json(lab)).c_str(), stdout);
-        return 0;
-    }
-    const int gpus = opt.gpus, strips = opt.strips, slice_rows = opt.slice_rows;
-    Placement where;
-    where.devices = gpus > 1 ? gpus : 1;
-    where.strips = gpus > 1 ? gpus : (strips > 0 ? strips : (gpus == 1 ? 1 : default_strips));
-    const std::vector<Shape> shapes = opt.shapes.empty() ? lab.default_shapes : opt.shapes;
-    const std::vector<DType> types = opt.types.empty() ? std::vector<DType>{DType::f32} : opt.types;
-    std::vector<const Schedule*> schedules;
-    for (const Schedule& s : registry())
-        if (opt.variants.empty() || std::find(opt.variants.begin(), opt.variants.end(), s.name) != opt.variants.end())
-            schedules.push_back(&s);
-    for (Shape s : shapes)
-        if (s.rows < where.strips) {
-            std::fprintf(stderr, "%s: %d rows cannot be cut into %d strips of at least one row each\n", prog, s.rows,
-                         where.strips);
-            return 2;
-        }
-    if (opt.model) {
-        std::printf("%s - HMM cost with the GPU-to-GPU level (w = 32; %d strips on %d GPU(s); X = (G-1)(lambda + W b/beta))\n",
-                    prog, where.strips, where.devices);
-        for (Shape s : shapes)
-            for (DType t : types)
-                for (const Schedule* v : schedules) {
-                    const hmm::Formula& f = hmm::formula(v->cost);
-                    hmm::Params p = hmm::params_for(s);
-                    p.strips = where.strips;
-                    p.devices = where.devices;
-                    p.out_bytes = double(output_bytes(t));
-                    const hmm::Cost c = f.eval(p);
-                    std::printf("  %-16s %-5s %6dx%-6d  %s = %.4g time units + %.4g l + X: %.4g steps, %.4g bytes (%s)\n",
-                                v->name.c_str(), dtype_name(t), s.rows, s.cols, f.symbolic.c_str(), c.units,
-                                c.latencies, c.link_steps, c.link_bytes, f.source.c_str());
-                }
-        return 0;
-    }
-    std::string why;
-    if (!gpu_available(&why)) {
-        std::fprintf(stderr, "%s: %s; lab 1 (the CPU SAT) and './%s --model' (the HMM cost formulas) still run here\n",
-                     prog, why.c_str(), prog);
-        return 2;
-    }
-    int count = 0;
-    SAT_CUDA(cudaGetDeviceCount(&count));
-    if (where.devices > count) {
-        std::fprintf(stderr, "%s: --gpus %d needs %d GPUs; this machine has %d (--strips %d runs %d strips on one GPU)\n",
-                     prog, where.devices, where.devices, count, where.devices, where.devices);
-        return 2;
-    }
-    if (where.devices > 1 && !have_nccl(&why)) {
-        std::fprintf(stderr, "%s: %s, so --gpus %d cannot run; --strips %d runs %d strips on one GPU\n", prog,
-                     why.c_str(), where.devices, where.devices, where.devices);
-        return 2;
-    }
-    const int reps = opt.reps >= 0 ? opt.reps : 20;
-    const std::uint64_t seed = opt.seed_given ? opt.seed : fresh_seed();
-    auto request = [&](const Schedule* v, DType t, Shape s) {
-        StripRequest req;
-        req.schedule = v;
-        req.type = t;
-        req.shape = s;
-        req.where = where;
-        req.seed = seed;
-        req.reps = reps;
-        req.slice_rows = slice_rows;
-        return req;
-    };
-    std::string exchange_name;
-    try {
-        for (Shape s : shapes)
-            for (DType t : types) {
-                if (!fits(request(schedules.front(), t, s), &why)) {
-                    std::fprintf(stderr, "%s: %s\n", prog, why.c_str());
-                    return 2;
-                }
-            }
-        exchange_name = exchange_for(where).name();
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "%s: %s\n", prog, e.what());
-        return 2;
-    }
-    std::printf("%s - %s (%s) on %s%s; %d strips, exchange: %s; seed %llu\n", prog, lab.title.c_str(),
-                lab.source.c_str(), where.devices > 1 ? (std::to_string(where.devices) + " x ").c_str() : "",
-                device_name().c_str(), where.strips, exchange_name.c_str(), (unsigned long long)seed);
-    FILE* csv = nullptr;
-    if (!opt.csv.empty() && !(csv = open_csv(opt.csv))) {
-        std::fprintf(stderr, "%s: cannot write %s\n", prog, opt.csv.c_str());
-        return 2;
-    }
-    bool all_ok = true, calibration_shown = false;
-    print_header(lab, opt);
-    for (Shape s : shapes)
-        for (DType t : types)
-            for (const Schedule* v : schedules) {
-                const Measurement m = run_strips(request(v, t, s));
-                print_row(m, opt);
-                std::fflush(stdout);
-                if (csv) std::fprintf(csv, "%s\n", csv_row(m).c_str());
-                all_ok &= m.ok();
-                if (!calibration_shown && m.calibration.unit_s > 0) {
-                    std::printf("    calibration: 1 time unit = %.3g ns from the copy; l = %.2f us per launch; exchange: "
-                                "lambda = %.2f us per step, beta = %.1f GB/s\n",
-                                m.calibration.unit_s * 1e9, m.calibration.l_launch_s * 1e6,
-                                m.calibration.link_latency_s * 1e6, m.calibration.link_bytes_per_s / 1e9);
-                    calibration_shown = true;
-                }
-            }
-    if (csv) std::fclose(csv);
-    std::printf("reproduce: %s\n", reproduce_line(prog, argc, argv, seed).c_str());
-    return all_ok ? 0 : 1;
 }
 
 }  // namespace sat::multigpu

@@ -1,6 +1,7 @@
 // multigpu.h — lab 10's plumbing: a matrix cut into G row strips, one per GPU (or G strips on
-// one GPU), the exchange between the strips, and the driver that makes the data strip by strip,
-// checks the output against the CPU reference in slices and times the schedules.
+// one GPU), the exchange between the strips, and the run that makes the data strip by strip,
+// checks the output against the CPU reference in slices and times the schedules. ./lab10 goes
+// through the shared lab_main and run_variant: its Problem (strips_problem) overrides the run hooks.
 //
 // The exchange is an all-gather of one row of W elements per strip. Across GPUs it is NCCL
 // (ncclAllGather, one process driving every GPU through ncclCommInitAll); for G strips on one GPU
@@ -49,6 +50,9 @@ struct Placement {
     int devices = 1;
     int device_of(int strip) const { return devices == 1 ? 0 : strip; }
 };
+// The placement of the command line (0: option not given): --gpus G > 1, one strip per GPU; else
+// --strips G on one GPU; --gpus 1 alone, one strip; neither, 4 strips on one GPU.
+Placement placement_for(int gpus, int strips);
 // The exchange for a placement; throws sat::Error when NCCL is needed but missing or fails.
 std::unique_ptr<Exchange> make_exchange(const Placement& where);
 // NCCL can be used: built with it (mk/lab10.mk found it) and its library opens; else `why`.
@@ -121,11 +125,19 @@ void call_schedule(void* set) { fn(*static_cast<StripSet<In, Out>*>(set)); }
          &::sat::multigpu::scratch_sizes<int32_t, int32_t>, &::sat::multigpu::scratch_sizes<uint8_t, int32_t>} \
     }
 
-// Lab 10's LabInfo (number 10, custom_main = the driver below) for these schedules.
+// Lab 10's LabInfo (number 10) for these schedules: variants of strips_problem().
 LabInfo make_lab_info(const std::vector<Schedule>& schedules);
 const Schedule* find_schedule(const std::string& name);
+// The SAT in row strips as the harness sees it: sat_problem()'s options, table and data, with the
+// run hooks (harness.h) of strips: the options checked against the strips (instances), the GPUs,
+// NCCL and each device's memory checked before the runs (refusal), the placement in the title, and
+// every run through run_strips with the command line's --gpus, --strips and --slice-rows.
+const Problem& strips_problem();
+// The HMM cost of a schedule (its formula key) at a placement, b bytes per output element for the
+// exchange; the note names the placement and X.
+CostModel strip_cost(const std::string& key, Shape shape, Placement where, DType type);
 
-// ---- The driver ----------------------------------------------------------------------------------
+// ---- One run -------------------------------------------------------------------------------------
 
 struct StripRequest {
     const Schedule* schedule = nullptr;
@@ -133,6 +145,7 @@ struct StripRequest {
     Shape shape;
     Placement where;
     std::uint64_t seed = 1;
+    DataKind data = DataKind::exact;
     int reps = 0;            // timed repetitions after the check; 0 = check only
     int slice_rows = 0;      // rows per slice of the check; 0 = as many as 256 MiB of host hold
 };
@@ -161,8 +174,5 @@ private:
     std::vector<double> carry_, carry_abs_;
     double max_abs_sum_ = 0;  // exact float data: max |SAT| so far
 };
-
-// The whole ./lab10 program (LabInfo::custom_main).
-int strips_main(const LabInfo& lab, int argc, const char* const* argv);
 
 }  // namespace sat::multigpu

@@ -1,5 +1,5 @@
 // runner.cu — run one variant of any Problem: data, poisoned output with canaries, check, timing,
-// calibration.
+// calibration (Problem::run's default; lab 10 brings its own, common/multigpu.cu).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -282,8 +282,14 @@ struct AnswerCache {
 
 // ---- One run ---------------------------------------------------------------------------------
 
-Measurement run_variant(const RunRequest& req) {
-    const Problem& problem = problem_of(*req.variant);
+Measurement run_variant(const RunRequest& req) { return problem_of(*req.variant).run(req); }
+
+CostModel Problem::cost_of(const RunRequest& req) const {
+    return cost(*req.variant, req.shape, req.lab->r_or_default(req.r));
+}
+
+Measurement Problem::run(const RunRequest& req) const {
+    const Problem& problem = *this;
     Measurement m;
     m.lab = req.lab->number;
     m.variant = req.variant->name;
@@ -300,7 +306,7 @@ Measurement run_variant(const RunRequest& req) {
     const std::size_t in_bytes = problem.input_bytes(req.type, s);
     Traffic traffic;
     try {
-        const CostModel model = problem.cost(*req.variant, s, r);
+        const CostModel model = problem.cost_of(req);
         m.hmm_formula = model.symbolic;
         m.hmm_cost = model.cost;
         traffic = problem.traffic(req.type, s);

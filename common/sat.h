@@ -161,9 +161,6 @@ struct LabInfo {
     double r_or_default(double r) const { return r >= 0 ? r : default_r; }  // r < 0: not given
     // Lab 10: the SAT in row strips across GPUs; takes --gpus, --strips and --slice-rows.
     bool row_strips = false;
-    // Optional: a lab that does not run through run_variant (lab 10: row strips across GPUs)
-    // brings its own driver; lab_main calls it instead of the table.
-    int (*custom_main)(const LabInfo& lab, int argc, const char* const* argv) = nullptr;
 };
 
 // The usual LabInfo: number, title, source, variants, and the default shapes 1K, 4K and 16K;

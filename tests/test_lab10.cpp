@@ -1,14 +1,19 @@
 // Lab 10 (the SAT across GPUs in row strips): on the CPU, the strip partition, the CPU reference
-// in slices (the carry arithmetic), the input made slice by slice, the cost formulas and the
-// program's argument checks; on one GPU, every schedule with G = 1..4 strips through the
-// device-local exchange for every type and many shapes, the check in small slices, a planted
-// missing carry, timing and the calibration; on several GPUs (when present), G = 2 and 4 through
-// NCCL, and (hidden: [big]) a matrix larger than one GPU's memory.
+// in slices (the carry arithmetic), the input made slice by slice, the cost formulas, its
+// Problem's run hooks and the program's argument checks; on one GPU, every schedule with G = 1..4
+// strips through the device-local exchange for every type and many shapes, the check in small
+// slices, a planted missing carry, timing and the calibration, runs through run_variant and
+// ./lab10 (table, CSV, refusals); on several GPUs (when present), G = 2 and 4 through NCCL, and
+// (hidden: [big]) a matrix larger than one GPU's memory.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <utility>
 #include <vector>
 
 #include "data.h"
@@ -43,6 +48,18 @@ sat::Measurement run(const char* schedule, DType type, Shape shape, mg::Placemen
 }
 
 mg::Placement on_one_gpu(int strips) { return mg::Placement{strips, 1}; }
+
+// `command` (./lab10-ref and its arguments) is refused: exit 2, one line that names the program
+// and says `why`.
+void require_refused(const std::string& command, const char* why) {
+    std::string out;
+    const int rc = sat_test::run_command(command, &out);
+    INFO(command << " printed: " << out);
+    CHECK(rc == 2);
+    CHECK(std::count(out.begin(), out.end(), '\n') == 1);
+    CHECK(out.rfind("lab10-ref: ", 0) == 0);
+    CHECK(out.find(why) != std::string::npos);
+}
 
 // The whole matrix's reference against the sliced one, element for element.
 void check_slices(DType type, Shape s, int slice_rows, const void* input) {
@@ -124,6 +141,42 @@ TEST_CASE("the CPU reference in slices equals the whole reference (the carry ari
     for (int slice : {1, 2, 4, 9}) check_slices(DType::f32, s, slice, in.data());
 }
 
+TEST_CASE("the CPU reference in slices checks real f32 data against the whole matrix's bound", "[cpu][lab10][harness]") {
+    // --data real: f32 in [0, 1), no exact check. A float SAT made in f32 row by row passes every
+    // slice; the slices' sums equal the whole reference's up to double rounding.
+    const std::uint64_t seed = sat_test::fresh_seed();
+    INFO("seed " << seed);
+    for (Shape s : {Shape{97, 89}, Shape{300, 7}, Shape{1, 1000}}) {
+        std::vector<float> in(s.n()), sat_f32(s.n());
+        sat::generate_input(DType::f32, s, seed, in.data(), sat::DataKind::real);
+        std::vector<float> column(s.cols, 0.0f);
+        for (int i = 0; i < s.rows; ++i) {
+            float row = 0;
+            for (int j = 0; j < s.cols; ++j) {
+                row += in[std::size_t(i) * s.cols + j];
+                column[j] += row;
+                sat_f32[std::size_t(i) * s.cols + j] = column[j];
+            }
+        }
+        const sat::Reference whole = sat::reference_sat(DType::f32, s, in.data());
+        REQUIRE_FALSE(whole.exact);
+        mg::SlicedReference sliced(DType::f32, s);
+        for (int r = 0, slice = 7; r < s.rows; r += slice) {
+            const int k = std::min(slice, s.rows - r);
+            const sat::Reference part = sliced.next(in.data() + std::size_t(r) * s.cols, k, 3);
+            INFO(sat_test::shape_name(s) << " slice at row " << r);
+            CHECK_FALSE(part.exact);
+            for (std::size_t i = 0; i < part.sums.size(); ++i)
+                REQUIRE(part.sums[i] == Approx(whole.sums[std::size_t(r) * s.cols + i]).epsilon(1e-12));
+            CHECK(sat::compare_output(DType::f32, part, sat_f32.data() + std::size_t(r) * s.cols).pass);
+            std::vector<float> wrong(sat_f32.begin() + std::size_t(r) * s.cols,
+                                     sat_f32.begin() + std::size_t(r + k) * s.cols);
+            wrong.back() += 1.0f;  // far outside the bound
+            CHECK_FALSE(sat::compare_output(DType::f32, part, wrong.data()).pass);
+        }
+    }
+}
+
 TEST_CASE("a wrong element in a slice fails the check at its row and column", "[cpu][lab10][harness]") {
     const Shape s{23, 17};
     std::vector<std::int32_t> in(s.n());
@@ -188,37 +241,91 @@ TEST_CASE("the strip cost formulas: G = 1 is lab 9, the link level adds, overlap
           sat::hmm::predict_seconds(a, cal, sat::Barrier::kernel_launch));
 }
 
-TEST_CASE("lab 10 is registered with its schedules and its own driver", "[cpu][lab10][harness]") {
+TEST_CASE("lab 10 is registered with its schedules as variants of its strips problem", "[cpu][lab10][harness]") {
     const sat::LabInfo* lab = sat::find_lab(10);
     REQUIRE(lab != nullptr);
-    CHECK(lab->custom_main != nullptr);
+    REQUIRE(lab->variants.size() == std::size(schedules));
+    for (const sat::Variant& v : lab->variants) {
+        CHECK(&sat::problem_of(v) == &mg::strips_problem());
+        CHECK(mg::find_schedule(v.name) != nullptr);
+    }
+    CHECK(mg::strips_problem().name() == sat::sat_problem().name());  // the SAT's options and table
     for (const char* name : schedules) {
         CHECK(mg::find_schedule(name) != nullptr);
         CHECK_NOTHROW(sat::hmm::formula(mg::find_schedule(name)->cost));
     }
 }
 
+TEST_CASE("lab 10's placement, options and cost as the command line gives them", "[cpu][lab10][harness]") {
+    // --gpus G > 1: one strip per GPU; --strips G: on one GPU; --gpus 1: one strip; neither: 4 on one.
+    auto placed = [](int gpus, int strips) {
+        const mg::Placement p = mg::placement_for(gpus, strips);
+        return std::make_pair(p.strips, p.devices);
+    };
+    CHECK(placed(0, 0) == std::make_pair(4, 1));
+    CHECK(placed(1, 0) == std::make_pair(1, 1));
+    CHECK(placed(0, 3) == std::make_pair(3, 1));
+    CHECK(placed(1, 3) == std::make_pair(3, 1));
+    CHECK(placed(2, 0) == std::make_pair(2, 2));
+    CHECK(placed(4, 4) == std::make_pair(4, 4));
+
+    const sat::LabInfo& lab = *sat::find_lab(10);
+    const sat::Problem& problem = mg::strips_problem();
+    auto options = [&](const std::string& args) {
+        std::vector<std::string> words = {"lab10"};
+        std::istringstream in(args);
+        for (std::string w; in >> w;) words.push_back(w);
+        std::vector<const char*> argv;
+        for (const std::string& w : words) argv.push_back(w.c_str());
+        return sat::parse_cli(int(argv.size()), argv.data(), lab);
+    };
+    CHECK(problem.instances(options("--sizes 64,3x9 --strips 3"), lab).size() == 2);
+    CHECK(problem.instances(options(""), lab).size() == lab.default_shapes.size());
+    CHECK_THROWS_WITH(problem.instances(options("--rows 3 --cols 9"), lab),  // 4 strips by default
+                      Catch::Contains("3 rows cannot be cut into 4 strips"));
+    CHECK_THROWS_WITH(problem.instances(options("--size 64 --gpus 2 --strips 3"), lab),
+                      Catch::Contains("--gpus 2 runs one strip per GPU"));
+    CHECK_THROWS_AS(problem.instances(options("--size 1 --gpus 2"), lab), sat::UsageError);
+    const sat::Options opt = options("--size 64 --strips 3 --slice-rows 5");
+    CHECK(problem.instance_args(opt, DType::u8i32, Shape{64, 64}) ==
+          " --rows 64 --cols 64 --type u8i32 --strips 3 --slice-rows 5");
+
+    // The cost of a run as placed: the link level counts G - 1 rows of b bytes.
+    sat::RunRequest req;
+    req.lab = &lab;
+    req.variant = &lab.variants[0];
+    req.shape = Shape{4096, 4096};
+    req.type = DType::f64;
+    req.gpus = 4;
+    const sat::CostModel c = problem.cost_of(req);
+    CHECK(c.cost.link_steps == 3);
+    CHECK(c.cost.link_bytes == Approx(3.0 * 4096 * 8));
+    CHECK(c.note.find("4 strips on 4 GPUs") == 0);
+    req.gpus = 0;
+    req.strips = 1;
+    const sat::CostModel one = problem.cost_of(req);
+    CHECK(one.cost.link_steps == 0);
+    CHECK(one.cost.units == Approx(sat::hmm::formula("LookBack").eval(sat::hmm::params_for(req.shape)).units));
+}
+
 TEST_CASE("./lab10 refuses bad arguments with one line and exit 2, before any GPU work", "[cpu][lab10][cli][harness]") {
     REQUIRE(sat_test::run_command("make -s lab10-ref") == 0);
-    const char* const bad[] = {
-        "--rows 3 --cols 5 --strips 4",  // more strips than rows
-        "--size 1 --strips 2",           // 1x1 in 2 strips
-        "--gpus 0",
-        "--strips 0",
-        "--gpus 2 --strips 3",           // one strip per GPU
-        "--slice-rows -1",
-        "--gpus",
-        "--input x.npy",
-        "--bogus",
+    // Each is refused before the program looks for a GPU: the line names the argument.
+    const std::pair<const char*, const char*> bad[] = {
+        {"--rows 3 --cols 5 --strips 4", "3 rows cannot be cut into 4 strips"},  // more strips than rows
+        {"--size 1 --strips 2", "1 rows cannot be cut into 2 strips"},           // 1x1 in 2 strips
+        {"--rows 3 --cols 64", "3 rows cannot be cut into 4 strips"},            // 4 strips by default
+        {"--gpus 0", "--gpus needs an integer"},
+        {"--strips 0", "--strips needs an integer"},
+        {"--gpus 2 --strips 3", "--gpus 2 runs one strip per GPU"},
+        {"--slice-rows -1", "--slice-rows needs an integer"},
+        {"--gpus", "--gpus needs a value"},
+        {"--input x.npy", "lab 10 makes its own data"},
+        {"--output x.npy", "lab 10 makes its own data"},
+        {"--trace x.png", "lab 10 records no tile trace"},
+        {"--bogus", "unknown option '--bogus'"},
     };
-    for (const char* args : bad) {
-        std::string out;
-        const int rc = sat_test::run_command(std::string("./lab10-ref ") + args, &out);
-        INFO("./lab10-ref " << args << " printed: " << out);
-        CHECK(rc == 2);
-        CHECK(std::count(out.begin(), out.end(), '\n') == 1);
-        CHECK(out.rfind("lab10: ", 0) == 0);
-    }
+    for (const auto& [args, why] : bad) require_refused(std::string("CUDA_VISIBLE_DEVICES= ./lab10-ref ") + args, why);
     std::string out;
     // Its own options are rows of the shared option table: in --help, and --list is JSON.
     REQUIRE(sat_test::run_command("./lab10-ref --help", &out) == 0);
@@ -231,6 +338,7 @@ TEST_CASE("./lab10 refuses bad arguments with one line and exit 2, before any GP
     CHECK(out.find("ScanThenAdd") != std::string::npos);
     CHECK(out.find("EarlyColumnSums") != std::string::npos);
     CHECK(out.find("3 steps") != std::string::npos);
+    CHECK(out.find("4 strips on 4 GPUs") != std::string::npos);
 }
 
 // ---- One GPU: G strips, the device-local exchange -------------------------------------------------
@@ -329,6 +437,69 @@ TEST_CASE("./lab10 runs strips on one GPU and prints the verdict and the calibra
     CHECK(out.find("FAIL") == std::string::npos);
     CHECK(out.find("lambda") != std::string::npos);
     CHECK(out.find("reproduce: ./lab10") != std::string::npos);
+}
+
+TEST_CASE("lab10 runs through run_variant: its problem's run hook with the request's strips and data", "[gpu][lab10]") {
+    SAT_REQUIRE_GPU();
+    const sat::LabInfo& lab = *sat::find_lab(10);
+    const std::pair<DType, sat::DataKind> cases[] = {{DType::i32, sat::DataKind::exact},
+                                                     {DType::f32, sat::DataKind::real},
+                                                     {DType::f64, sat::DataKind::real},
+                                                     {DType::u8i32, sat::DataKind::real}};
+    for (const sat::Variant& v : lab.variants)
+        for (const auto& [type, data] : cases) {
+            sat::RunRequest req;
+            req.lab = &lab;
+            req.variant = &v;
+            req.type = type;
+            req.shape = Shape{301, 257};
+            req.seed = sat_test::fresh_seed();
+            req.data = data;
+            req.reps = 2;
+            req.strips = 3;
+            req.slice_rows = 64;
+            const sat::Measurement m = sat::run_variant(req);
+            INFO(v.name << " " << sat::dtype_name(type) << (data == sat::DataKind::real ? " real" : " exact") << " seed "
+                        << req.seed << ": " << (m.error.empty() ? m.check.message() : "error: " + m.error));
+            REQUIRE(m.ok());
+            CHECK(m.variant == v.name + "/S3");
+            CHECK(m.problem == "SAT");
+            CHECK(m.check.checked == 301u * 257u);
+            CHECK(m.median_ms > 0);
+            CHECK(m.calibration.link_bytes_per_s > 0);
+        }
+}
+
+TEST_CASE("./lab10 names its placement, writes the shared CSV and reads --data", "[gpu][lab10][harness]") {
+    SAT_REQUIRE_GPU();
+    REQUIRE(sat_test::run_command("make -s lab10-ref") == 0);
+    const std::string csv = "build/test_tmp_lab10.csv";
+    std::remove(csv.c_str());
+    std::string out;
+    const int rc = sat_test::run_command(
+        "./lab10-ref --rows 301 --cols 257 --strips 3 --type f32,i32 --data real --reps 1 --seed 7 --csv " + csv, &out);
+    INFO(out);
+    CHECK(rc == 0);
+    CHECK(out.find("; 3 strips on one GPU, exchange: device-local copy; seed 7") != std::string::npos);
+    std::ifstream in(csv);
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::vector<std::string> rows = sat::split_list(text.str(), '\n');
+    REQUIRE(rows.size() == 5);
+    CHECK(rows[0] == sat::csv_header());
+    const char* const expected[] = {",10,\"ScanThenAdd/S3\",f32,301,257,1,", ",10,\"EarlyColumnSums/S3\",f32,301,257,1,",
+                                    ",10,\"ScanThenAdd/S3\",i32,301,257,1,", ",10,\"EarlyColumnSums/S3\",i32,301,257,1,"};
+    for (int k = 0; k < 4; ++k) {
+        CHECK(rows[k + 1].find(expected[k]) != std::string::npos);
+        CHECK(rows[k + 1].find(",PASS,7,") != std::string::npos);
+    }
+}
+
+TEST_CASE("./lab10 refuses what this machine cannot run with one line and exit 2", "[gpu][lab10][harness]") {
+    SAT_REQUIRE_GPU();
+    REQUIRE(sat_test::run_command("make -s lab10-ref") == 0);
+    require_refused("./lab10-ref --gpus 64 --size 64", "--gpus 64 needs 64 GPUs; this machine has ");
+    require_refused("./lab10-ref --size 150000 --reps 0", " MiB on GPU 0; ");  // 180 GB of f32 in and out on one GPU
 }
 
 // ---- Several GPUs: NCCL ---------------------------------------------------------------------------
