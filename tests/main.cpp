@@ -134,6 +134,13 @@ std::string require_command(const std::string& command, int status) {
     return out;
 }
 
+void check_output(const std::string& output, std::initializer_list<const char*> present,
+                  std::initializer_list<const char*> absent) {
+    INFO(output);
+    for (const char* text : present) CHECK(output.find(text) != std::string::npos);
+    for (const char* text : absent) CHECK(output.find(text) == std::string::npos);
+}
+
 }  // namespace sat_test
 
 namespace {

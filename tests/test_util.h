@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,9 @@ void require_trace_pictures(int lab, sat::Shape shape);
 int run_command(const std::string& command, std::string* output = nullptr);
 // run_command, REQUIRE its exit status to be `status` (its output shown when not); returns the output.
 std::string require_command(const std::string& command, int status = 0);
+// CHECK that a program's output contains each of `present` and none of `absent`.
+void check_output(const std::string& output, std::initializer_list<const char*> present,
+                  std::initializer_list<const char*> absent = {});
 
 }  // namespace sat_test
 
