@@ -886,7 +886,7 @@ TEST_CASE("library: each kernel sizes its grid from its own resident blocks", "[
 TEST_CASE("library child process: calls before and after a cudaDeviceReset", "[.][library-child]") {
     SAT_REQUIRE_GPU();
     for (int round = 0; round < 2; ++round) {
-        INFO(round == 0 ? "before the reset" : "after the reset");
+        INFO((round == 0 ? "before the reset" : "after the reset"));
         // The dynamic shared memory limits the library set went with the context: kernels that
         // need more than 48 KB (default f32 tiles: 74 KB; thin f32 chunks: 64 KB) must still run.
         check_abi({SATLIB_F32, SATLIB_F32, 12, 1080, 1920, 0, 0, 0, 0, false});
