@@ -14,6 +14,9 @@
  * Scratch is stream-ordered (cudaMallocAsync from the current device's memory pool); a release
  * threshold of 0 on that pool (the CUDA default) is raised to 256 MiB, so that freed scratch
  * stays mapped across synchronizations instead of being mapped again on every call.
+ * Host threads may call at once, on one device or on several (each call works on the calling
+ * thread's current device); what does not change between calls (the kernels' shared memory
+ * limits and resident blocks) is asked once per device and kept.
  */
 #ifndef SATLIB_H
 #define SATLIB_H

@@ -26,6 +26,8 @@
 #include <utility>
 
 #include "device.cuh"
+#include "device_cache.h"
+#include "launch.cuh"
 #include "lookback.cuh"
 #include "sat.h"
 
@@ -501,6 +503,14 @@ std::size_t scratch_bytes(int rows, int cols, int images) {
     return s.state_bytes + s.value_bytes;
 }
 
+// The dynamic shared memory limit set on each thin kernel, per device (device_cache.h): set on a
+// kernel's first launch on a device, and again only for a larger chunk.
+template <class In, class Out, bool Tall, bool Batched>
+satlib::PerDevice<int>& smem_limit() {
+    static satlib::PerDevice<int> limit;
+    return limit;
+}
+
 template <class In, class Out>
 cudaError_t scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows,
                  int cols, cudaStream_t stream, void* scratch, int* status, int images,
@@ -555,11 +565,19 @@ cudaError_t scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_p
         const std::size_t smem = p.smem_elems * sizeof(A);
         auto kernel = images > 1 ? (p.tall ? thin_sat_kernel<In, Out, true, true> : thin_sat_kernel<In, Out, false, true>)
                                  : (p.tall ? thin_sat_kernel<In, Out, true, false> : thin_sat_kernel<In, Out, false, false>);
-        err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
-        if (err == cudaSuccess) {
-            kernel<<<unsigned(tickets), block_threads, smem, stream>>>(in, out, g, p, agg, incl);
-            err = cudaGetLastError();
-        }
+        satlib::PerDevice<int>& limit =
+            images > 1 ? (p.tall ? smem_limit<In, Out, true, true>() : smem_limit<In, Out, false, true>())
+                       : (p.tall ? smem_limit<In, Out, true, false>() : smem_limit<In, Out, false, false>());
+        int device = -1;  // the current device (-1: none, the limit is set on every launch)
+        if (cudaGetDevice(&device) != cudaSuccess) device = -1;
+        err = satlib::launch_with_smem<cudaError_t>(
+            limit, device, int(smem),
+            [&](int bytes) { return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); },
+            [&] {
+                return satlib::launch_kernel(kernel, unsigned(tickets), block_threads, smem, stream, in, out, g, p,
+                                             agg, incl);
+            });
+        if (err == cudaSuccess) err = cudaGetLastError();  // an error an earlier call left is reported too
     }
     if (own) {
         const cudaError_t free_err = cudaFreeAsync(scratch, stream);

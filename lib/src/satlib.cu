@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "device_cache.h"
+#include "launch.cuh"
 #include "lookback_kernel.cuh"
 #include "sat_thin.cuh"
 #include "sat.hpp"
@@ -134,26 +136,32 @@ sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanO
                                                    : shaped_scratch<In, Out, T, LargeTiles<In, Out>>(rows, cols, batch);
 }
 
-// Blocks of `kernel` (with `smem` bytes of dynamic shared memory) resident at once on the
-// current device. The answer depends only on the device and the kernel, so each instantiation
-// keeps it per device rather than asking the occupancy calculator on every call (0: not asked
-// yet; two threads racing both ask and store the same number).
-constexpr int max_cached_devices = 64;
+// What the library keeps per device for one kernel instantiation (device_cache.h). Keyed by the
+// kernel itself: kernels of one type pair share a signature but not their tile shape, tables or
+// occupancy.
+struct KernelCache {
+    PerDevice<int> smem_limit;  // the dynamic shared memory limit set on it (bytes)
+    PerDevice<int> resident;    // blocks resident at once
+};
 template <class Kernel>
-int resident_blocks(Kernel kernel, std::size_t smem) {
-    static std::atomic<int> cached[max_cached_devices];
-    int device = 0, sms = 0, per_sm = 0;
-    if (cudaGetDevice(&device) != cudaSuccess) return 0;
-    const bool cacheable = device >= 0 && device < max_cached_devices;
-    if (cacheable) {
-        const int known = cached[device].load(std::memory_order_relaxed);
-        if (known > 0) return known;
-    }
-    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) return 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, smem) != cudaSuccess)
+struct CachedKernel {
+    Kernel kernel;
+    KernelCache* cache;
+};
+
+// Blocks of `kernel` (with `smem` bytes of dynamic shared memory) resident at once on `device`,
+// the current one. The answer depends only on the device and the kernel: asked once per device
+// (0: the question failed; it is asked again next time).
+template <class Kernel>
+int resident_blocks(const CachedKernel<Kernel>& k, std::size_t smem, int device) {
+    const int known = k.cache->resident.get(device);
+    if (known > 0) return known;
+    int sms = 0, per_sm = 0;
+    if (device < 0 || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) return 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.kernel, block_threads, smem) != cudaSuccess)
         return 0;
     const int resident = std::max(1, sms * per_sm);
-    if (cacheable) cached[device].store(resident, std::memory_order_relaxed);
+    k.cache->resident.put(device, resident);
     return resident;
 }
 
@@ -187,21 +195,32 @@ __device__ int library_status;
 std::atomic<unsigned long long> scan_launches{0};
 std::atomic<unsigned long long> last_launch_tiles{0};
 std::atomic<unsigned> last_launch_grid{0};
-void log_launch(unsigned grid, unsigned long long tiles) {
+std::atomic<int> last_launch_resident{0};
+void log_launch(unsigned grid, unsigned long long tiles, int resident = 0) {
     scan_launches.fetch_add(1, std::memory_order_relaxed);
     last_launch_grid.store(grid, std::memory_order_relaxed);
     last_launch_tiles.store(tiles, std::memory_order_relaxed);
+    last_launch_resident.store(resident, std::memory_order_relaxed);
 }
 namespace testing {
 LaunchLog launch_log() {
-    return {scan_launches.load(), last_launch_tiles.load(), last_launch_grid.load()};
+    return {scan_launches.load(), last_launch_tiles.load(), last_launch_grid.load(), last_launch_resident.load()};
 }
 }  // namespace testing
 
-// The 2-D look-back kernel for these accesses (Vec) and image counts (Batched).
+// The 2-D look-back kernel for these accesses (Vec) and image counts (Batched), with its cache.
+template <class In, class Out, class S, Tables T, bool Batched, bool Vec>
+KernelCache& lookback_cache() {
+    static KernelCache cache;
+    return cache;
+}
 template <class In, class Out, class S, Tables T, bool Batched>
 auto lookback_kernel_for(bool vec) {
-    return vec ? lookback_sat_kernel<In, Out, S, true, T, Batched> : lookback_sat_kernel<In, Out, S, false, T, Batched>;
+    using Kernel = decltype(&lookback_sat_kernel<In, Out, S, true, T, Batched>);
+    return vec ? CachedKernel<Kernel>{lookback_sat_kernel<In, Out, S, true, T, Batched>,
+                                      &lookback_cache<In, Out, S, T, Batched, true>()}
+               : CachedKernel<Kernel>{lookback_sat_kernel<In, Out, S, false, T, Batched>,
+                                      &lookback_cache<In, Out, S, T, Batched, false>()};
 }
 
 // scan_images (below) in tiles of shape S.
@@ -280,32 +299,39 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
                      (im.count == 1 || (im.in_stride % V == 0 && im.out_stride % V == 0)) &&
                      (!both || (aligned(sq, 16) && sq_pitch % V == 0 && (im.count == 1 || im.sq_stride % V == 0)));
     constexpr std::size_t smem = smem_bytes<In, Out, S>();
+    int device = -1;  // the current device, whose caches the launches use (-1: none, ask every time)
+    if (cudaGetDevice(&device) != cudaSuccess) device = -1;
     for (int first = 0; first < im.count && err == cudaSuccess; first += images) {
         const int n = std::min(images, im.count - first);
         // Flags zero: the caller's, unless it says they are, and every launch after the first.
         if (own_state || first > 0 || !opt.state_is_zero) err = cudaMemsetAsync(state, 0, L.state_bytes, stream);
         if (err != cudaSuccess) break;
-        auto kernel = n > 1 ? lookback_kernel_for<In, Out, S, T, true>(vec) : lookback_kernel_for<In, Out, S, T, false>(vec);
-        if ((err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem))) != cudaSuccess)
-            break;
+        const auto k = n > 1 ? lookback_kernel_for<In, Out, S, T, true>(vec) : lookback_kernel_for<In, Out, S, T, false>(vec);
         Geometry g = L.g;
         g.tiles = unsigned(tiles_per_image<In, Out, S>(rows, cols) * std::size_t(n));
-        int grid = opt.grid_blocks;
-        if (grid <= 0) {
-            // As many blocks as fit. If that makes two rounds, the second would run part full
-            // (512 tiles on 396 blocks): half as many blocks each take two tiles (4096^2 f32 in
-            // 64-row tiles on an H200: 0.068 instead of 0.074 ms). With more rounds every block is needed
-            // (8192^2 was 5 % slower evened out).
-            const unsigned tickets = g.tiles * tables_of(T);
-            const unsigned resident = unsigned(std::max(1, resident_blocks(kernel, smem)));
-            const unsigned rounds = (tickets + resident - 1) / resident;
-            grid = int(rounds == 2 ? (tickets + 1) / 2 : std::min(tickets, resident));
-        }
-        kernel<<<grid, block_threads, smem, stream>>>(in + std::size_t(first) * im.in_stride,
-                                                       out + std::size_t(first) * im.out_stride, g, rec,
-                                                       status, opt.trace,
-                                                       both ? sq + std::size_t(first) * im.sq_stride : nullptr);
-        if ((err = cudaGetLastError()) == cudaSuccess) log_launch(unsigned(grid), g.tiles);
+        int grid = opt.grid_blocks, resident = 0;
+        // The shared memory limit is set once per device and kernel; the grid is sized after it.
+        auto set_limit = [&](int bytes) {
+            return cudaFuncSetAttribute(k.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+        };
+        auto launch = [&] {
+            if (opt.grid_blocks <= 0) {
+                // As many blocks as fit. If that makes two rounds, the second would run part full
+                // (512 tiles on 396 blocks): half as many blocks each take two tiles (4096^2 f32 in
+                // 64-row tiles on an H200: 0.068 instead of 0.074 ms). With more rounds every block is needed
+                // (8192^2 was 5 % slower evened out).
+                const unsigned tickets = g.tiles * tables_of(T);
+                resident = std::max(1, resident_blocks(k, smem, device));
+                const unsigned rounds = (tickets + unsigned(resident) - 1) / unsigned(resident);
+                grid = int(rounds == 2 ? (tickets + 1) / 2 : std::min(tickets, unsigned(resident)));
+            }
+            return launch_kernel(k.kernel, unsigned(grid), block_threads, smem, stream,
+                                 in + std::size_t(first) * im.in_stride, out + std::size_t(first) * im.out_stride, g,
+                                 rec, status, opt.trace, both ? sq + std::size_t(first) * im.sq_stride : nullptr);
+        };
+        err = launch_with_smem<cudaError_t>(k.cache->smem_limit, device, int(smem), set_limit, launch);
+        if (err == cudaSuccess) err = cudaGetLastError();  // an error an earlier call left is reported too
+        if (err == cudaSuccess) log_launch(unsigned(grid), g.tiles, resident);
     }
     if (own_values) cudaFreeAsync(values, stream);
     if (own_state) cudaFreeAsync(state, stream);
@@ -449,15 +475,21 @@ int check_args(const satlib_integral_args* a) {
     return SATLIB_OK;
 }
 
-// Whether a CUDA device can be used by this process (after the arguments are checked).
+// Whether a CUDA device can be used by this process (after the arguments are checked). The count
+// is fixed when the runtime starts, so a device found once stays found and is not asked again;
+// a failed or empty answer is asked again on the next call.
+std::atomic<bool> device_found{false};
 int device_status() {
+    if (device_found.load(std::memory_order_relaxed)) return SATLIB_OK;
     int count = 0;
     const cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess) {
         cudaGetLastError();  // clear it: the next call may find a device after all
         return status_of(err) == SATLIB_ERR_CUDA ? SATLIB_ERR_NO_DEVICE : status_of(err);
     }
-    return count > 0 ? SATLIB_OK : SATLIB_ERR_NO_DEVICE;
+    if (count <= 0) return SATLIB_ERR_NO_DEVICE;
+    device_found.store(true, std::memory_order_relaxed);
+    return SATLIB_OK;
 }
 
 // NPP layout: row 0 (cols + 1 elements) and column 0 (rows + 1 elements) of each of `images`
@@ -474,8 +506,11 @@ __global__ void zero_border(void* out, std::size_t pitch_bytes, std::size_t stri
     }
 }
 
-__global__ void fold_status(int* into, const int* from) {
-    if (*from != sat::status_ok) atomicMax(into, *from);
+// A call's own status word (status_ok or a timeout) into the library's, for satlib_last_timeout:
+// the call's word is zeroed per call (its tiles stop waiting once it is set), the library's is
+// kept until read.
+__global__ void fold_status(const int* from) {
+    if (*from != sat::status_ok) atomicMax(&library_status, *from);
 }
 
 template <class In, class Out>
@@ -545,12 +580,8 @@ int integral_typed(const satlib_integral_args& a, cudaStream_t stream, int check
             if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
             if (timed_out != 0) timed_out_seen = 1;
         } else {
-            int* sticky = nullptr;
-            err = cudaGetSymbolAddress(reinterpret_cast<void**>(&sticky), library_status);
-            if (err == cudaSuccess) {
-                fold_status<<<1, 1, 0, stream>>>(sticky, status);
-                err = cudaGetLastError();
-            }
+            fold_status<<<1, 1, 0, stream>>>(status);
+            err = cudaGetLastError();
         }
     }
     const cudaError_t free_err = cudaFreeAsync(scratch, stream);

@@ -10,9 +10,15 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <exception>
+#include <memory>
 #include <random>
+#include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
+
+#include <unistd.h>
 
 #include "data.h"
 #include "gpu_timing.h"
@@ -266,6 +272,17 @@ bool is_exact_value(satlib_dtype t, const unsigned char* p, std::size_t k) {
     return true;
 }
 
+// Input values that keep every sum (and sum of squares) of a rows x cols image exact in the
+// output type; i32 outputs are compared modulo 2^32, so u8 -> i32 and i32 use wide ranges.
+std::uniform_int_distribution<long long> exact_values(satlib_dtype in_type, satlib_dtype out_type, int rows, int cols) {
+    long long lo = 0, hi = 3;
+    if (out_type == SATLIB_I32) lo = in_type == SATLIB_I32 ? -1000 : 0, hi = in_type == SATLIB_I32 ? 1000 : 255;
+    if (out_type == SATLIB_F64) lo = in_type == SATLIB_U16 ? 0 : -8, hi = in_type == SATLIB_U16 ? 4095 : 8;
+    // f32 squares of a large image (1080 x 1920): values 0 and 1 keep them below 2^24.
+    if (out_type == SATLIB_F32 && double(rows) * cols * double(hi * hi) >= 16777216.0) hi = 1;
+    return std::uniform_int_distribution<long long>(lo, hi);
+}
+
 // Runs satlib_integral on case c (poisoned outputs, canaries between rows and images) and
 // compares every element with a 64-bit CPU SAT; elements outside the images keep their poison.
 void check_abi(const AbiCase& c) {
@@ -281,15 +298,8 @@ void check_abi(const AbiCase& c) {
          << c.cols << ", pitches " << in_pitch << "/" << out_pitch << ", strides " << in_stride << "/" << out_stride
          << (c.squares ? ", squares" : "") << (npp ? ", NPP layout" : "") << ", seed " << seed);
 
-    // Integer values that keep every sum (and sum of squares) exact in the output type; i32
-    // outputs are compared modulo 2^32, so u8 -> i32 and i32 use wide ranges.
-    long long lo = 0, hi = 3;
-    if (c.out_type == SATLIB_I32) lo = c.in_type == SATLIB_I32 ? -1000 : 0, hi = c.in_type == SATLIB_I32 ? 1000 : 255;
-    if (c.out_type == SATLIB_F64) lo = c.in_type == SATLIB_U16 ? 0 : -8, hi = c.in_type == SATLIB_U16 ? 4095 : 8;
-    // f32 squares of a large image (1080 x 1920): values 0 and 1 keep them below 2^24.
-    if (c.out_type == SATLIB_F32 && double(c.rows) * c.cols * double(hi * hi) >= 16777216.0) hi = 1;
     std::mt19937_64 rng(seed);
-    std::uniform_int_distribution<long long> dist(lo, hi);
+    std::uniform_int_distribution<long long> dist = exact_values(c.in_type, c.out_type, c.rows, c.cols);
     std::vector<long long> values(in_elems, 0);
     std::vector<unsigned char> host_in(in_elems * ib, 0);
     for (std::size_t k = 0; k < in_elems; ++k) store_value(c.in_type, host_in.data(), k, values[k] = dist(rng));
@@ -686,6 +696,230 @@ TEST_CASE("library box filters of a batch whose tables take several groups", "[g
     // 16-bit values would reach 3.9e16 there, and the variance of a 3 x 3 box would carry the
     // rounding of the table's large entries).
     check_box<uint16_t, double>(3, 3000, 3001, 1, 0, 4095, false);
+}
+
+// ---- repeated calls: the per-device caches of satlib.cu (device_cache.h) ----------------------
+
+namespace {
+
+// Packed images of one pair, with or without the squared table.
+struct RepeatCase {
+    satlib_dtype in_type, out_type;
+    int batch, rows, cols;
+    bool squares;
+};
+
+// What a worker thread found, for the main thread to assert (Catch2's assertions are not
+// thread-safe).
+struct RepeatResult {
+    int device = -1;
+    std::uint64_t seed = 0;
+    std::string error;      // the first failed call, empty if none
+    std::size_t calls = 0;  // satlib_integral calls that returned SATLIB_OK
+    std::size_t wrong = 0;  // output elements (sums or squares, every call) unlike the CPU SAT
+};
+
+// On `device`: every case `repeats` times, the calls alternating between two streams and
+// between check_timeout 1 and 0, each into outputs of its own and all in flight before one
+// synchronization; then every output against a 64-bit CPU SAT of its case.
+RepeatResult run_repeated(int device, const std::vector<RepeatCase>& cases, int repeats, std::uint64_t seed) {
+    RepeatResult r;
+    r.device = device, r.seed = seed;
+    cudaStream_t streams[2] = {nullptr, nullptr};
+    try {
+        SAT_CUDA(cudaSetDevice(device));
+        for (cudaStream_t& s : streams) SAT_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        struct Live {
+            std::vector<long long> values;
+            std::unique_ptr<DeviceArray<unsigned char>> in;
+            std::vector<std::unique_ptr<DeviceArray<unsigned char>>> out, sq;  // one per call
+        };
+        std::vector<Live> live(cases.size());
+        std::mt19937_64 rng(seed);
+        for (std::size_t k = 0; k < cases.size(); ++k) {
+            const RepeatCase& c = cases[k];
+            const std::size_t image = std::size_t(c.rows) * c.cols, n = image * c.batch;
+            const std::size_t ib = dtype_bytes(c.in_type), ob = dtype_bytes(c.out_type);
+            Live& l = live[k];
+            std::uniform_int_distribution<long long> dist = exact_values(c.in_type, c.out_type, c.rows, c.cols);
+            std::vector<unsigned char> host_in(n * ib);
+            l.values.resize(n);
+            for (std::size_t e = 0; e < n; ++e) store_value(c.in_type, host_in.data(), e, l.values[e] = dist(rng));
+            l.in = std::make_unique<DeviceArray<unsigned char>>(n * ib);
+            SAT_CUDA(cudaMemcpy(l.in->p, host_in.data(), n * ib, cudaMemcpyHostToDevice));
+            for (int call = 0; call < repeats; ++call) {
+                l.out.push_back(std::make_unique<DeviceArray<unsigned char>>(n * ob));
+                l.sq.push_back(std::make_unique<DeviceArray<unsigned char>>(c.squares ? n * ob : 1));
+                SAT_CUDA(cudaMemset(l.out.back()->p, sat::poison_byte, n * ob));
+                if (c.squares) SAT_CUDA(cudaMemset(l.sq.back()->p, sat::poison_byte, n * ob));
+            }
+        }
+        for (int call = 0; call < repeats; ++call)
+            for (std::size_t k = 0; k < cases.size(); ++k) {
+                const RepeatCase& c = cases[k];
+                const std::size_t image = std::size_t(c.rows) * c.cols;
+                satlib_integral_args a{};
+                a.in = live[k].in->p, a.in_type = c.in_type, a.in_pitch = c.cols, a.in_batch_stride = image;
+                a.out = live[k].out[call]->p, a.out_type = c.out_type, a.out_pitch = c.cols, a.out_batch_stride = image;
+                a.sq_out = c.squares ? live[k].sq[call]->p : nullptr, a.sq_pitch = c.cols, a.sq_batch_stride = image;
+                a.batch = c.batch, a.rows = c.rows, a.cols = c.cols;
+                const int status = satlib_integral(&a, streams[(call + k) % 2], (call + k) % 2 == 0 ? 1 : 0);
+                if (status != SATLIB_OK) {
+                    if (r.error.empty())
+                        r.error = "case " + std::to_string(k) + " call " + std::to_string(call) + ": " +
+                                  satlib_error_string(status);
+                    continue;
+                }
+                ++r.calls;
+            }
+        SAT_CUDA(cudaDeviceSynchronize());
+        for (std::size_t k = 0; k < cases.size(); ++k) {
+            const RepeatCase& c = cases[k];
+            const std::size_t image = std::size_t(c.rows) * c.cols, n = image * c.batch, ob = dtype_bytes(c.out_type);
+            std::vector<unsigned char> got(n * ob);
+            for (int call = 0; call < repeats; ++call)
+                for (int table = 0; table < (c.squares ? 2 : 1); ++table) {
+                    SAT_CUDA(cudaMemcpy(got.data(), (table == 0 ? live[k].out : live[k].sq)[call]->p, n * ob,
+                                        cudaMemcpyDeviceToHost));
+                    for (int b = 0; b < c.batch; ++b)
+                        sat::for_each_exact_sum(
+                            sat::Shape{c.rows, c.cols},
+                            [&](int i, int j) {
+                                const long long v = live[k].values[b * image + std::size_t(i) * c.cols + j];
+                                return table == 0 ? v : v * v;
+                            },
+                            [&](int i, int j, long long sum) {
+                                const std::size_t e = b * image + std::size_t(i) * c.cols + j;
+                                if (c.out_type == SATLIB_I32) sum = (long long)uint32_t(sum);
+                                r.wrong += !is_exact_value(c.out_type, got.data(), e) || load_sum(c.out_type, got.data(), e) != sum;
+                            });
+                }
+        }
+    } catch (const std::exception& e) {
+        if (r.error.empty()) r.error = e.what();
+    }
+    for (cudaStream_t s : streams)
+        if (s != nullptr) cudaStreamDestroy(s);
+    return r;
+}
+
+// 2-D images in small tiles (one f32 1080p), in default tiles (a batch of 12), both tables in
+// one launch, other pairs, thin images (the 1-D look-back) and 1x1.
+const std::vector<RepeatCase> repeat_cases = {
+    {SATLIB_F32, SATLIB_F32, 1, 1080, 1920, false}, {SATLIB_F32, SATLIB_F32, 1, 1080, 1920, true},
+    {SATLIB_F32, SATLIB_F32, 12, 1080, 1920, false}, {SATLIB_U8, SATLIB_I32, 2, 1080, 1920, true},
+    {SATLIB_F64, SATLIB_F64, 3, 97, 89, true},       {SATLIB_F32, SATLIB_F32, 3, 3, 50003, false},
+    {SATLIB_U16, SATLIB_F64, 1, 70001, 1, false},    {SATLIB_I32, SATLIB_I32, 1, 1, 1, true},
+};
+
+void check_repeated(const RepeatResult& r, std::size_t expected_calls) {
+    INFO("device " << r.device << ", seed " << r.seed << (r.error.empty() ? "" : ", error: " + r.error));
+    CHECK(r.error.empty());
+    CHECK(r.calls == expected_calls);
+    CHECK(r.wrong == 0);
+}
+
+}  // namespace
+
+TEST_CASE("library C ABI: repeated calls on two streams, every result exact", "[gpu][library]") {
+    SAT_REQUIRE_GPU();
+    int device = 0;
+    REQUIRE(cudaGetDevice(&device) == cudaSuccess);
+    const int repeats = 4;
+    check_repeated(run_repeated(device, repeat_cases, repeats, sat_test::fresh_seed()), repeat_cases.size() * repeats);
+    CHECK(satlib_last_timeout() == 0);
+}
+
+TEST_CASE("library C ABI: two host threads at once, on two devices where there are two", "[gpu][library]") {
+    // Each thread keeps its own current device; the library's caches are per device and shared
+    // between threads. With one GPU both threads call on it at once.
+    SAT_REQUIRE_GPU();
+    int count = 0, device = 0;
+    REQUIRE(cudaGetDeviceCount(&count) == cudaSuccess);
+    REQUIRE(cudaGetDevice(&device) == cudaSuccess);
+    if (count < 2) WARN("one CUDA device: both threads run on device " << device << "; the second-device part needs two");
+    const int devices[2] = {device, count < 2 ? device : (device + 1) % count};
+    const std::uint64_t seeds[2] = {sat_test::fresh_seed(), sat_test::fresh_seed()};
+    const int repeats = 2;
+    RepeatResult results[2];
+    std::thread threads[2];
+    for (int t = 0; t < 2; ++t)
+        threads[t] = std::thread([&, t] { results[t] = run_repeated(devices[t], repeat_cases, repeats, seeds[t]); });
+    for (std::thread& t : threads) t.join();
+    for (const RepeatResult& r : results) check_repeated(r, repeat_cases.size() * repeats);
+    REQUIRE(cudaSetDevice(device) == cudaSuccess);
+    CHECK(satlib_last_timeout() == 0);
+}
+
+TEST_CASE("library: each kernel sizes its grid from its own resident blocks", "[gpu][library]") {
+    // f32 1080p takes the small tiles (32 KB of shared memory, at least 4 blocks per SM by its
+    // launch bounds); a batch of 12 takes the default ones (74 KB: at most 3 blocks per SM).
+    // Both kernels share a signature; a cache keyed by it would give both the first one's count.
+    SAT_REQUIRE_GPU();
+    int device = 0, sms = 0;
+    REQUIRE(cudaGetDevice(&device) == cudaSuccess);
+    REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess);
+    const int batch = 12, rows = 1080, cols = 1920;
+    const std::size_t image = std::size_t(rows) * cols;
+    DeviceArray<float> in(image * batch), out(image * batch);
+    REQUIRE(cudaMemset(in.p, 0, image * batch * 4) == cudaSuccess);
+    auto resident_of = [&](int images) {
+        satlib_integral_args a{};
+        a.in = in.p, a.in_type = SATLIB_F32, a.in_pitch = cols, a.in_batch_stride = image;
+        a.out = out.p, a.out_type = SATLIB_F32, a.out_pitch = cols, a.out_batch_stride = image;
+        a.batch = images, a.rows = rows, a.cols = cols;
+        REQUIRE(satlib_integral(&a, nullptr, 1) == SATLIB_OK);
+        return satlib::testing::launch_log().last_resident;
+    };
+    const int small = resident_of(1), large = resident_of(batch);
+    INFO(sms << " SMs: " << small << " blocks of the small tiles, " << large << " of the default ones");
+    CHECK(small % sms == 0);
+    CHECK(large % sms == 0);
+    CHECK(small >= 4 * sms);
+    CHECK(large <= 3 * sms);
+    CHECK(resident_of(1) == small);  // in either order
+    CHECK(resident_of(batch) == large);
+}
+
+// Run by the test below in a process of its own: a cudaDeviceReset ends the context every other
+// test in this process works in.
+TEST_CASE("library child process: calls before and after a cudaDeviceReset", "[.][library-child]") {
+    SAT_REQUIRE_GPU();
+    for (int round = 0; round < 2; ++round) {
+        INFO((round == 0 ? "before the reset" : "after the reset"));
+        // The dynamic shared memory limits the library set went with the context: kernels that
+        // need more than 48 KB (default f32 tiles: 74 KB; thin f32 chunks: 64 KB) must still run.
+        check_abi({SATLIB_F32, SATLIB_F32, 12, 1080, 1920, 0, 0, 0, 0, false});
+        check_abi({SATLIB_F32, SATLIB_F32, 2, 1, 70001, 0, 0, 0, 0, false});
+        check_abi({SATLIB_F32, SATLIB_F32, 12, 1080, 1920, 0, 0, 0, 0, true});
+        check_abi({SATLIB_U8, SATLIB_I32, 1, 97, 89, 0, 0, 0, 0, true});
+        if (round == 0) REQUIRE(cudaDeviceReset() == cudaSuccess);
+    }
+    // The new context's pool had its release threshold raised again.
+    int device = 0, pools = 0;
+    REQUIRE(cudaGetDevice(&device) == cudaSuccess);
+    REQUIRE(cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, device) == cudaSuccess);
+    if (pools != 0) {
+        cudaMemPool_t pool = nullptr;
+        std::uint64_t threshold = 0;
+        REQUIRE(cudaDeviceGetMemPool(&pool, device) == cudaSuccess);
+        REQUIRE(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold) == cudaSuccess);
+        CHECK(threshold == (std::uint64_t(256) << 20));
+    }
+    CHECK(satlib_last_timeout() == 0);
+}
+
+TEST_CASE("library C ABI: calls before and after a cudaDeviceReset, in a child process", "[gpu][library]") {
+    SAT_REQUIRE_GPU();
+    char self[4096];
+    const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+    REQUIRE(length > 0);
+    self[length] = '\0';
+    const std::string output = sat_test::require_command(
+        "SAT_TEST_SEED=" + std::to_string(sat_test::base_seed()) + " '" + std::string(self) +
+        "' 'library child process: calls before and after a cudaDeviceReset'");
+    INFO(output);
+    CHECK(output.find("1 passed, 0 failed, 0 skipped") != std::string::npos);
 }
 
 // ---- a spin timeout --------------------------------------------------------------------------

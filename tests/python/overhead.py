@@ -6,11 +6,14 @@ package's own ctypes setup, so the ctypes conversions count; without cc, a Pytho
 No GPU and no libsatlib.so are needed. This is the package's own cost per call.
 
 --torch (a GPU machine with PyTorch; the real library, build/lib/libsatlib.so or
-$SATLIB_LIBRARY): 64x64 f32 tensors, small enough that the host, not the GPU, bounds a stream of
-calls. Prints torch.empty alone, the bare C call (satlib_integral with packed arguments and a
-preallocated output: the library's own host time, what a C++ caller pays), and satlib.integral
-and satlib.box_filter with wait=False; satlib.integral minus the bare call minus torch.empty is
-the package's cost.
+$SATLIB_LIBRARY): 64x64 f32 tensors. Prints torch.empty alone, the bare C call (satlib_integral
+with packed arguments and a preallocated output: the library's own host time, what a C++ caller
+pays), and satlib.integral and satlib.box_filter with wait=False, each twice: "stream" is a run of
+N calls between synchronizations, bounded by the host or by the GPU, whichever is slower; "host"
+is a burst of 50 calls after a synchronization, timed until the last call returns, which the
+GPU's queue of pending work is too short to hold up: the host's own cost. satlib.integral minus
+the bare call minus torch.empty is the package's cost. lib/bench/bench_host.cu (make bench-host)
+splits the bare call into the CUDA runtime calls it is made of.
 
 Usage: python3 tests/python/overhead.py [--torch] [N]   (N = 10000 calls by default, 2000 --torch)"""
 import os
@@ -55,6 +58,19 @@ def per_call(fn, n, sync=None):
         runs.append((time.perf_counter() - t) / n * 1e6)
     if sync:
         sync()
+    return min(runs)
+
+
+def burst_host(fn, sync, calls=50):
+    """Host time per call of bursts of `calls` calls, each after a synchronization (the fastest of 15)."""
+    runs = []
+    for _ in range(15):
+        sync()
+        t = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        runs.append((time.perf_counter() - t) / calls * 1e6)
+    sync()
     return min(runs)
 
 
@@ -121,7 +137,7 @@ def gpu_torch(n):
                       lambda: satlib.integral(x, squares=True, wait=False)),
                      ("satlib.box_filter(x, 3, wait=False)", lambda: satlib.box_filter(x, 3, wait=False)),
                      ("torch.cumsum(torch.cumsum(x, 0), 1)", lambda: torch.cumsum(torch.cumsum(x, 0), 1))):
-        print("%-46s %6.2f us/call" % (name, per_call(fn, n, sync)))
+        print("%-46s stream %6.2f us/call   host %6.2f us/call" % (name, per_call(fn, n, sync), burst_host(fn, sync)))
     if satlib.last_timeout():
         sys.exit("overhead: a kernel timed out")
 

@@ -1,0 +1,57 @@
+// device_cache.h — what the library keeps per device between calls, so that a call repeats no
+// query whose answer cannot change: blocks of a kernel resident at once, and the dynamic shared
+// memory limit already set on a kernel. Host code only (no CUDA header): the CPU tests
+// (lib/tests/test_device_cache.cpp) drive it with stand-in setters and launches.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+
+namespace satlib {
+
+// Device ordinals with a slot; a device beyond them is asked again on every call (correct, slower).
+constexpr int max_cached_devices = 64;
+
+// One value per device ordinal, T{} (0) until stored. Lock-free and safe to share between host
+// threads: threads racing on one device both ask and store what they were told.
+template <class T>
+class PerDevice {
+public:
+    static bool cacheable(int device) { return device >= 0 && device < max_cached_devices; }
+    T get(int device) const { return cacheable(device) ? slot_[device].load(std::memory_order_acquire) : T{}; }
+    void put(int device, T value) {
+        if (cacheable(device)) slot_[device].store(value, std::memory_order_release);
+    }
+    // Stores max(stored, value): of racing raises, the largest stays.
+    void raise(int device, T value) {
+        if (!cacheable(device)) return;
+        T seen = slot_[device].load(std::memory_order_relaxed);
+        while (seen < value && !slot_[device].compare_exchange_weak(seen, value, std::memory_order_release))
+            ;
+    }
+
+private:
+    std::atomic<T> slot_[max_cached_devices]{};
+};
+
+// A launch of a kernel that takes `smem` bytes of dynamic shared memory. `set_limit(bytes)` (the
+// kernel's cudaFuncAttributeMaxDynamicSharedMemorySize on the current device) is called only
+// when `limit` holds no limit that large for `device`; then `launch()`. Both return an error
+// value, Error{} for success; `launch` must return its own launch's error (launch.cuh), so that a
+// failed one can be tried again. A failed launch is tried once more after setting the limit
+// again: a cudaDeviceReset takes the limit with the context, and another thread's first, smaller
+// limit can land after this one's. An error of any other cause comes back the second time.
+template <class Error, class SetLimit, class Launch>
+Error launch_with_smem(PerDevice<int>& limit, int device, int smem, SetLimit&& set_limit, Launch&& launch) {
+    if (limit.get(device) < smem) {
+        const Error err = set_limit(smem);
+        if (err != Error{}) return err;
+        limit.raise(device, smem);
+    }
+    const Error err = launch();
+    if (err == Error{}) return err;
+    const Error set = set_limit(std::max(smem, limit.get(device)));
+    return set != Error{} ? set : launch();
+}
+
+}  // namespace satlib
