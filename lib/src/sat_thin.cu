@@ -140,6 +140,28 @@ __device__ __forceinline__ void store_group(Out* p, const A (&x)[G]) {
     memcpy(&r, v, sizeof(r));
     __stcs(reinterpret_cast<uint4*>(p), r);
 }
+// Elements [e, e + G) of the run at `run` whose first n elements exist: a whole group in one
+// access, the group that the run's end cuts element by element (loads past it read 0, stores
+// past it are left out).
+template <class In, class A, int G>
+__device__ __forceinline__ void load_group_clipped(const In* run, int e, int n, A (&x)[G]) {
+    if (e + G <= n) {
+        load_group<In, A, G>(run + e, x);
+    } else {
+#pragma unroll
+        for (int v = 0; v < G; ++v) x[v] = e + v < n ? A(run[e + v]) : A(0);
+    }
+}
+template <class Out, class A, int G>
+__device__ __forceinline__ void store_group_clipped(Out* run, int e, int n, const A (&x)[G]) {
+    if (e + G <= n) {
+        store_group<Out, A, G>(run + e, x);
+    } else {
+#pragma unroll
+        for (int v = 0; v < G; ++v)
+            if (e + v < n) run[e + v] = Out(x[v]);
+    }
+}
 template <class A, int G>
 __device__ __forceinline__ void smem_store_group(A* p, const A (&x)[G]) {
     uint4 r;
@@ -177,19 +199,15 @@ __device__ __forceinline__ void load_tall(const In* in, const Args& g, const Pla
     const int K = p.K, full = int(p.lines) * K, n = nr * K;
     const bool padded = p.M * K != p.seg;
     if (g.vec_in) {  // rows contiguous: the chunk is one flat run of elements
-        const In* base = in + std::size_t(row0) * K;
         constexpr int U = 8;  // groups in flight per thread
         for (int e0 = threadIdx.x * G; e0 < full; e0 += U * block_threads * G) {
             A x[U][G];
 #pragma unroll
             for (int u = 0; u < U; ++u) {
                 const int e = e0 + u * block_threads * G;
-                if (e + G <= n) {
-                    load_group<In, A, G>(base + e, x[u]);
-                } else {
-#pragma unroll
-                    for (int v = 0; v < G; ++v) x[u][v] = e + v < n ? A(base[e + v]) : A(0);
-                }
+                // The run's start is formed here, in the loop (the compiler hoists it): a pointer
+                // formed before the loop gives the batched kernels other machine code.
+                load_group_clipped<In, A, G>(in + std::size_t(row0) * K, e, n, x[u]);
             }
 #pragma unroll
             for (int u = 0; u < U; ++u) {
@@ -221,7 +239,6 @@ __device__ __forceinline__ void write_tall(Out* out, const Args& g, const Plan& 
     const int K = p.K, n = nr * K;
     const bool padded = p.M * K != p.seg;
     if (g.vec_out) {
-        Out* base = out + std::size_t(row0) * K;
         for (int e = threadIdx.x * G; e < n; e += block_threads * G) {
             A x[G];
             if (!padded) {
@@ -236,13 +253,7 @@ __device__ __forceinline__ void write_tall(Out* out, const Args& g, const Plan& 
                 x[v] += carry[j];
                 j = j + 1 == K ? 0 : j + 1;
             }
-            if (e + G <= n) {
-                store_group<Out, A, G>(base + e, x);
-            } else {
-#pragma unroll
-                for (int v = 0; v < G; ++v)
-                    if (e + v < n) base[e + v] = Out(x[v]);
-            }
+            store_group_clipped<Out, A, G>(out + std::size_t(row0) * K, e, n, x);  // start: see load_tall
         }
     } else {
         for (int e = threadIdx.x; e < n; e += block_threads) {
@@ -269,12 +280,7 @@ __device__ __forceinline__ void load_wide(const In* in, const Args& g, const Pla
                 if (q >= total) break;
                 const int i = q / groups_per_row, c = (q - i * groups_per_row) * G;
                 const In* row = in + std::size_t(i) * g.in_pitch + std::size_t(col0);
-                if (c + G <= nc) {
-                    load_group<In, A, G>(row + c, x[u]);
-                } else {
-#pragma unroll
-                    for (int v = 0; v < G; ++v) x[u][v] = c + v < nc ? A(row[c + v]) : A(0);
-                }
+                load_group_clipped<In, A, G>(row, c, nc, x[u]);
             }
 #pragma unroll
             for (int u = 0; u < U; ++u) {
@@ -307,13 +313,7 @@ __device__ __forceinline__ void write_wide(Out* out, const Args& g, const Plan& 
 #pragma unroll
             for (int v = 0; v < G; ++v) x[v] += add;
             Out* row = out + std::size_t(i) * g.out_pitch + std::size_t(col0);
-            if (c + G <= nc) {
-                store_group<Out, A, G>(row + c, x);
-            } else {
-#pragma unroll
-                for (int v = 0; v < G; ++v)
-                    if (c + v < nc) row[c + v] = Out(x[v]);
-            }
+            store_group_clipped<Out, A, G>(row, c, nc, x);
         }
     } else {
         const int total = K * W;
