@@ -21,6 +21,10 @@
 // and the pointers are aligned; any other pitch takes the scalar path.
 #include "sat_thin.cuh"
 
+#include <cub/device/device_scan.cuh>
+#include <cuda/std/functional>
+#include <thrust/iterator/transform_iterator.h>
+
 #include <algorithm>
 #include <cstring>
 #include <utility>
@@ -586,9 +590,59 @@ cudaError_t scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_p
     return err;
 }
 
+bool is_line(int rows, int cols, std::size_t in_pitch, std::size_t out_pitch) {
+    return rows == 1 || (cols == 1 && in_pitch == 1 && out_pitch == 1);
+}
+
+namespace {
+template <class In, class A>
+struct Widen {  // the input as the accumulator, as the chunks load it
+    __host__ __device__ A operator()(In v) const { return A(v); }
+};
+// CUB's scan of n elements (temp == nullptr: only its scratch size into temp_bytes).
+template <class In, class Out>
+cudaError_t cub_line_scan(void* temp, std::size_t& temp_bytes, const In* in, Out* out, int n, cudaStream_t stream) {
+    using A = Acc<Out>;
+    if constexpr (std::is_same_v<In, A>)
+        return cub::DeviceScan::InclusiveScan(temp, temp_bytes, in, out, cuda::std::plus<A>{}, n, stream);
+    else
+        return cub::DeviceScan::InclusiveScan(temp, temp_bytes, thrust::make_transform_iterator(in, Widen<In, A>{}),
+                                              out, cuda::std::plus<A>{}, n, stream);
+}
+}  // namespace
+
+template <class In, class Out>
+std::size_t line_scratch_bytes(int n) {
+    std::size_t bytes = 0;
+    if (n < 1 || cub_line_scan<In, Out>(nullptr, bytes, nullptr, nullptr, n, 0) != cudaSuccess) {
+        cudaGetLastError();  // no device: not an error of the caller's next call
+        return 0;
+    }
+    return bytes;
+}
+
+template <class In, class Out>
+cudaError_t line_scan(const In* in, Out* out, int n, cudaStream_t stream, void* scratch) {
+    if (n < 0 || (n > 0 && (in == nullptr || out == nullptr))) return cudaErrorInvalidValue;
+    if (n == 0) return cudaSuccess;
+    std::size_t bytes = 0;
+    cudaError_t err = cub_line_scan<In, Out>(nullptr, bytes, in, out, n, stream);
+    if (err != cudaSuccess) return err;
+    const bool own = scratch == nullptr;
+    if (own && (err = cudaMallocAsync(&scratch, bytes, stream)) != cudaSuccess) return err;
+    err = cub_line_scan<In, Out>(scratch, bytes, in, out, n, stream);
+    if (own) {
+        const cudaError_t free_err = cudaFreeAsync(scratch, stream);
+        if (err == cudaSuccess) err = free_err;
+    }
+    return err;
+}
+
 #define SAT_THIN_INSTANTIATE(In, Out)                                                         \
     template bool applicable<In, Out>(int, int);                                              \
     template std::size_t scratch_bytes<In, Out>(int, int, int);                               \
+    template std::size_t line_scratch_bytes<In, Out>(int);                                    \
+    template cudaError_t line_scan<In, Out>(const In*, Out*, int, cudaStream_t, void*);       \
     template cudaError_t scan<In, Out>(const In*, std::size_t, Out*, std::size_t, int, int,   \
                                        cudaStream_t, void*, int*, int, std::size_t, std::size_t);
 SAT_THIN_INSTANTIATE(float, float)

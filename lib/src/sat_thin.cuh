@@ -45,5 +45,17 @@ cudaError_t scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_p
                  int cols, cudaStream_t stream, void* scratch, int* status, int images = 1,
                  std::size_t in_stride = 0, std::size_t out_stride = 0);
 
+// One image of one line with contiguous elements (1 x N, or N x 1 with pitches of 1) is a 1-D
+// inclusive scan: line_scan hands it to CUB's DeviceScan (the same decoupled look-back, tuned
+// per GPU), which runs it faster than scan's chunks (docs/thin.md). No spin timeout of ours.
+bool is_line(int rows, int cols, std::size_t in_pitch, std::size_t out_pitch);
+// Device scratch line_scan needs for n elements (need not be zeroed); 0 when CUB cannot say
+// (no device), and then line_scan allocates its own.
+template <class In, class Out>
+std::size_t line_scratch_bytes(int n);
+// scratch: at least line_scratch_bytes(n), or nullptr (allocated and freed stream-ordered).
+template <class In, class Out>
+cudaError_t line_scan(const In* in, Out* out, int n, cudaStream_t stream, void* scratch);
+
 }  // namespace thin
 }  // namespace sat

@@ -130,6 +130,8 @@ sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanO
     if (rows <= 0 || cols <= 0 || batch <= 0) return size;
     if (takes_thin<In, Out, T>(rows, cols, opt)) {  // one zeroed block
         size.state_bytes = sat::thin::scratch_bytes<In, Out>(rows, cols, images_per_launch<In, Out>(rows, cols, batch));
+        if (batch == 1 && (rows == 1 || cols == 1))  // it may be a line (pitches decide): CUB's scratch
+            size.state_bytes = std::max(size.state_bytes, sat::thin::line_scratch_bytes<In, Out>(rows * cols));
         return size;
     }
     return small_tiles<In, Out>(rows, cols, batch) ? shaped_scratch<In, Out, T, SmallTiles<In, Out>>(rows, cols, batch)
@@ -245,6 +247,11 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
     // Thin images: the 1-D look-back, its scratch the caller's `state` (sized by scratch_for) or
     // its own.
     if (takes_thin<In, Out, T>(rows, cols, opt)) {
+        if (im.count == 1 && sat::thin::is_line(rows, cols, in_pitch, out_pitch)) {  // CUB's 1-D scan
+            err = sat::thin::line_scan<In, Out>(in, out, rows * cols, stream, opt.state);
+            if (err == cudaSuccess) log_launch(0, 0);
+            return err;
+        }
         const std::size_t bytes = sat::thin::scratch_bytes<In, Out>(rows, cols, group);
         for (int first = 0; first < im.count && err == cudaSuccess; first += group) {
             const int n = std::min(group, im.count - first);

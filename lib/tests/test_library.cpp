@@ -193,6 +193,31 @@ TEST_CASE("library inclusive_scan_2d: in place and with caller-owned scratch", "
     check_library<float, double>(c);
 }
 
+TEST_CASE("library inclusive_scan_2d: one line (CUB's 1-D scan), in place, own scratch, every pair", "[gpu][library][thin]") {
+    SAT_REQUIRE_GPU();
+    // 1 x N and N x 1 with pitches of 1 are lines; N x 1 with a pitch of 2 is not (the chunks).
+    // 4,000,037 elements: many of CUB's tiles; values <= 3 keep f32 sums exact.
+    const LibraryCase lines[] = {{1, 4000037, 4000040, 4000039, 1, 1}, {4000037, 1, 1, 1, 0, 0},
+                                 {1, 1, 1, 1, 0, 0}, {2, 1, 1, 1, 0, 0}, {1, 7, 7, 7, 0, 0}, {4001, 1, 2, 1, 0, 0}};
+    for (LibraryCase c : lines) {
+        check_library<float, float>(c);
+        check_library<double, double>(c);
+        check_library<int32_t, int32_t>(c);
+        check_library<uint8_t, int32_t>(c);
+        check_library<uint8_t, float>(c);
+        check_library<uint16_t, double>(c);
+        check_library<float, double>(c);
+        c.own_scratch = true;  // the scratch inclusive_scan_2d_scratch sizes, used twice
+        check_library<uint8_t, int32_t>(c);
+        check_library<float, float>(c);
+        if (c.in_pitch == c.out_pitch) {
+            c.in_place = true;
+            check_library<float, float>(c);
+            check_library<int32_t, int32_t>(c);
+        }
+    }
+}
+
 TEST_CASE("library inclusive_scan_2d: argument checks and scratch sizes", "[cpu][library]") {
     // No GPU needed: bad arguments are refused before anything is launched.
     const float* in = reinterpret_cast<const float*>(std::uintptr_t(256));
