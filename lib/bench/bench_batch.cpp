@@ -28,6 +28,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "bench_util.h"
 #include "data.h"
 #include "gpu_timing.h"
 #include "sat.hpp"
@@ -174,11 +175,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "bench_batch: --reps must be 1..1000\n");
         return 2;
     }
-    int devices = 0;
-    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-        std::fprintf(stderr, "bench_batch: no CUDA device\n");
-        return 2;
-    }
+    if (!have_device("bench_batch")) return 2;
     std::FILE* csv = nullptr;
     if (!csv_path.empty() && (csv = std::fopen(csv_path.c_str(), "w")) == nullptr) {
         std::fprintf(stderr, "bench_batch: cannot write %s\n", csv_path.c_str());

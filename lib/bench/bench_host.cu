@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "satlib.h"
 
 namespace {
@@ -97,11 +98,8 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
+    if (!have_device("bench_host")) return 2;
     int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-        std::fprintf(stderr, "bench_host: no CUDA device\n");
-        return 2;
-    }
     int device = 0, driver = 0;
     cudaDeviceProp prop{};
     check_cuda(cudaGetDevice(&device), "cudaGetDevice");

@@ -37,6 +37,14 @@ struct DeviceArray : sat::DeviceBuffer {
     explicit DeviceArray(std::size_t n) : sat::DeviceBuffer(n * sizeof(T)), p(as<T>()) {}
 };
 
+// An attribute of the current device (REQUIREs the queries to succeed).
+int current_device_attribute(cudaDeviceAttr attribute) {
+    int device = 0, value = 0;
+    REQUIRE(cudaGetDevice(&device) == cudaSuccess);
+    REQUIRE(cudaDeviceGetAttribute(&value, attribute, device) == cudaSuccess);
+    return value;
+}
+
 struct LibraryCase {
     int rows = 0, cols = 0;
     std::size_t in_pitch = 0, out_pitch = 0;  // elements
@@ -565,10 +573,9 @@ TEST_CASE("library C ABI: the scratch pool keeps its memory across synchronizati
     // A release threshold of 0 on the device's current pool (the CUDA default) becomes 256 MiB;
     // one the program set itself is kept. Results stay right over calls with a sync in between.
     SAT_REQUIRE_GPU();
-    int device = 0, pools = 0;
+    int device = 0;
     REQUIRE(cudaGetDevice(&device) == cudaSuccess);
-    REQUIRE(cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, device) == cudaSuccess);
-    if (pools == 0) {
+    if (current_device_attribute(cudaDevAttrMemoryPoolsSupported) == 0) {
         WARN("no stream-ordered memory pools on this device: nothing to check");
         return;
     }
@@ -881,9 +888,7 @@ TEST_CASE("library: each kernel sizes its grid from its own resident blocks", "[
     // launch bounds); a batch of 12 takes the default ones (74 KB: at most 3 blocks per SM).
     // Both kernels share a signature; a cache keyed by it would give both the first one's count.
     SAT_REQUIRE_GPU();
-    int device = 0, sms = 0;
-    REQUIRE(cudaGetDevice(&device) == cudaSuccess);
-    REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess);
+    const int sms = current_device_attribute(cudaDevAttrMultiProcessorCount);
     const int batch = 12, rows = 1080, cols = 1920;
     const std::size_t image = std::size_t(rows) * cols;
     DeviceArray<float> in(image * batch), out(image * batch);
@@ -921,10 +926,9 @@ TEST_CASE("library child process: calls before and after a cudaDeviceReset", "[.
         if (round == 0) REQUIRE(cudaDeviceReset() == cudaSuccess);
     }
     // The new context's pool had its release threshold raised again.
-    int device = 0, pools = 0;
+    int device = 0;
     REQUIRE(cudaGetDevice(&device) == cudaSuccess);
-    REQUIRE(cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, device) == cudaSuccess);
-    if (pools != 0) {
+    if (current_device_attribute(cudaDevAttrMemoryPoolsSupported) != 0) {
         cudaMemPool_t pool = nullptr;
         std::uint64_t threshold = 0;
         REQUIRE(cudaDeviceGetMemPool(&pool, device) == cudaSuccess);
