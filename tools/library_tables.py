@@ -17,8 +17,8 @@
     docs/data/lab8_*_h200.csv   lab 8's design experiments (A/B runs of kernels not kept), one CSV a
                                 table, cells as written: docs/lab8.md
     docs/data/thin_h100.csv     sat::thin on thin shapes (time, copy, scratch, check): docs/thin.md
-    plots/sample_bench.csv      the `make bench` run of docs/results.md (its metadata in
-                                plots/sample_bench.json): docs/lab8.md's Measurements tables
+    plots/sample_bench.csv      an H200 `make bench` run (its metadata in plots/sample_bench.json),
+                                also `make plots`'s sample: docs/lab8.md's Measurements tables
     plots/bench_h200_2026-11-21.csv  the H200 `make bench` run of that date (metadata in its .json): the
                                 Measured tables of docs/lab1.md, lab2.md, lab3.md, lab4.md and lab7.md
                                 (lab 7's also at other sizes), lab5.md's Results tables with the
@@ -190,9 +190,8 @@ def bench_table(path, lab, every_square=True):
         max(s for s in squares if all((v, "f32", s) in by for v in variants))
     copies = sorted({f'{float(by[(v, "f32", n)]["copy_ms"]):.3f}' for v in variants})
     copy = copies[0] if len(copies) == 1 else f"{copies[0]}–{copies[-1]}"
-    results = ", the run of docs/results.md" if path.name == "sample_bench.csv" else ""
     out = [f'{meta["gpu"]}, driver {meta["driver"]}, CUDA {meta["cuda_driver_version"]}, {meta["date"]}: '
-           f"`make bench` (plots/{path.name}{results}), f32 {n}², "
+           f"`make bench` (plots/{path.name}), f32 {n}², "
            f'median of {by[(variants[0], "f32", n)]["reps"]}; copy = a device-to-device copy of the same bytes '
            f"timed next to each variant in the same run, {copy} ms:", "",
            "| variant | ms | % of copy | time / copy |", "|---------|---:|---:|---:|"]
