@@ -17,6 +17,9 @@
     docs/data/lab8_*_h200.csv   lab 8's design experiments (A/B runs of kernels not kept), one CSV a
                                 table, cells as written: docs/lab8.md
     docs/data/thin_h100.csv     sat::thin on thin shapes (time, copy, scratch, check): docs/thin.md
+    docs/data/lines_h100.csv    one line by CUB against the chunks, an A/B: docs/thin.md
+    docs/data/prefetch_h100.csv, prefetch_batch_h100.csv, host_time_h100.csv  A/B runs of the
+                                library's L2 prefetch and of its per-device caches: docs/library.md
     plots/sample_bench.csv      an H200 `make bench` run (its metadata in plots/sample_bench.json),
                                 also `make plots`'s sample: docs/lab8.md's Measurements tables
     plots/bench_h200_2026-11-21.csv  the H200 `make bench` run of that date (metadata in its .json): the
@@ -595,13 +598,17 @@ TABLES = {
                 ("LAB4 NCU TABLE", experiment_table, "lab4_ncu_h200.csv")],
     "library.md": [("LIBRARY TABLE", library_table, "library_h100.csv"),
                    ("BATCH TABLE", batch_table, "batch_h200.csv"),
-                   ("MEASURED TABLE", python_table, "python_h200.csv")],
+                   ("MEASURED TABLE", python_table, "python_h200.csv"),
+                   ("PREFETCH TABLE", experiment_table, "prefetch_h100.csv"),
+                   ("PREFETCH BATCH TABLE", experiment_table, "prefetch_batch_h100.csv"),
+                   ("HOST TIME TABLE", experiment_table, "host_time_h100.csv")],
     "lab8x.md": [("HALFTONE TABLE", halftone_table, "lab8x_h200.csv"),
                  ("KNAPSACK TABLE", knapsack_table, "lab8x_h200.csv")],
     "lab9.md": [("LAB9 TABLE", lab9_table, "library_h100.csv"),
                 ("TILES TABLE", tiles_table, "tiles_h100.csv"),
                 ("TILE SWEEP TABLE", tile_sweep_table, "tiles_h200.csv")],
-    "thin.md": [("THIN TABLE", thin_table, "thin_h100.csv")],
+    "thin.md": [("LINES TABLE", experiment_table, "lines_h100.csv"),
+                ("THIN TABLE", thin_table, "thin_h100.csv")],
     "instructor.md": [("MUTANTS TABLE", mutants_table, "mutants_h100.csv")],
     "lab7.md": [("LAB7 TABLE", lab7_table, BENCH_H200),
                 ("BLOCK SHAPES TABLE", experiment_table, "lab7_block_shapes_h200.csv"),
