@@ -4,7 +4,8 @@
  *     out[b](i, j)    = sum of in[b](i', j')   over i' <= i, j' <= j
  *     sq_out[b](i, j) = sum of in[b](i', j')^2 over i' <= i, j' <= j   (optional)
  * in one pass that reads the input once, squared table included (sums in place, or thin
- * images, with squares: two launches). The whole batch is one kernel launch. The C++ API (sat.hpp) is the typed face of the same code; this
+ * images, with squares: two launches). The whole batch is one kernel launch (one
+ * image of one contiguous line: CUB's 1-D scan). The C++ API (sat.hpp) is the typed face of the same code; this
  * header is what the Python package binds with ctypes.
  *
  * Conventions: device pointers; pitches and batch strides counted in ELEMENTS of their own
