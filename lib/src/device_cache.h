@@ -37,7 +37,7 @@ private:
 // A launch of a kernel that takes `smem` bytes of dynamic shared memory. `set_limit(bytes)` (the
 // kernel's cudaFuncAttributeMaxDynamicSharedMemorySize on the current device) is called only
 // when `limit` holds no limit that large for `device`; then `launch()`. Both return an error
-// value, Error{} for success; `launch` must return its own launch's error (launch.cuh), so that a
+// value, Error{} for success; `launch` must return its own launch's error (common/launch.cuh), so that a
 // failed one can be tried again. A failed launch is tried once more after setting the limit
 // again: a cudaDeviceReset takes the limit with the context, and another thread's first, smaller
 // limit can land after this one's. An error of any other cause comes back the second time.

@@ -578,7 +578,7 @@ cudaError_t scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_p
             limit, device, int(smem),
             [&](int bytes) { return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); },
             [&] {
-                return satlib::launch_kernel(kernel, unsigned(tickets), block_threads, smem, stream, in, out, g, p,
+                return sat::launch_kernel(kernel, unsigned(tickets), block_threads, smem, stream, in, out, g, p,
                                              agg, incl);
             });
         if (err == cudaSuccess) err = cudaGetLastError();  // an error an earlier call left is reported too

@@ -332,7 +332,7 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
                 const unsigned rounds = (tickets + unsigned(resident) - 1) / unsigned(resident);
                 grid = int(rounds == 2 ? (tickets + 1) / 2 : std::min(tickets, unsigned(resident)));
             }
-            return launch_kernel(k.kernel, unsigned(grid), block_threads, smem, stream,
+            return sat::launch_kernel(k.kernel, unsigned(grid), block_threads, smem, stream,
                                  in + std::size_t(first) * im.in_stride, out + std::size_t(first) * im.out_stride, g,
                                  rec, status, opt.trace, both ? sq + std::size_t(first) * im.sq_stride : nullptr);
         };
