@@ -98,7 +98,8 @@ def page(runs: list[tuple[Path, dict, list[dict]]]) -> str:
         "`make results`.",
         "",
         "Each cell is the median time over the repetitions of one process divided by a device-to-device "
-        "copy of the same bytes timed in the same process (lab 1: a host `memcpy`); 1.00 is copy speed. "
+        "copy of (input + output bytes) / 2, which reads and writes as many bytes as one read of the input "
+        "and one write of the output, timed in the same process (lab 1: a host `memcpy`); 1.00 is copy speed. "
         "Shapes are rows x cols; 1K = 1024 x 1024. A cell that is not a number is the row's check "
         "(FAIL/ERROR); `-` means not run at that size. Ratios compare within one run only.",
         "",

@@ -4,9 +4,9 @@
  *     out[b](i, j)    = sum of in[b](i', j')   over i' <= i, j' <= j
  *     sq_out[b](i, j) = sum of in[b](i', j')^2 over i' <= i, j' <= j   (optional)
  * in one pass that reads the input once, squared table included (sums in place, or thin
- * images, with squares: two launches). The whole batch is one kernel launch (one
- * image of one contiguous line: CUB's 1-D scan). The C++ API (sat.hpp) is the typed face of the same code; this
- * header is what the Python package binds with ctypes.
+ * images, with squares: two launches). The whole batch is one kernel launch (one image of
+ * one contiguous line: CUB's 1-D scan, two kernels). The C++ API (sat.hpp) is the typed face of
+ * the same code; this header is what the Python package binds with ctypes.
  *
  * Conventions: device pointers; pitches and batch strides counted in ELEMENTS of their own
  * array; rows x cols is the input's shape (the NPP layout makes outputs (rows+1) x (cols+1));
@@ -17,7 +17,7 @@
  * stays mapped across synchronizations instead of being mapped again on every call.
  * Host threads may call at once, on one device or on several (each call works on the calling
  * thread's current device); what does not change between calls (the kernels' shared memory
- * limits and resident blocks) is asked once per device and kept.
+ * limits and resident blocks) is set or asked once per device and kept.
  */
 #ifndef SATLIB_H
 #define SATLIB_H
