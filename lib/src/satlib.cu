@@ -130,7 +130,9 @@ sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanO
     if (rows <= 0 || cols <= 0 || batch <= 0) return size;
     if (takes_thin<In, Out, T>(rows, cols, opt)) {  // one zeroed block
         size.state_bytes = sat::thin::scratch_bytes<In, Out>(rows, cols, images_per_launch<In, Out>(rows, cols, batch));
-        if (batch == 1 && (rows == 1 || cols == 1))  // it may be a line (pitches decide): CUB's scratch
+        // It may be a line (pitches decide): CUB's scratch, asked of the current device (which
+        // this creates a context on); 0 without one (sat_thin.cuh: line_scratch_bytes).
+        if (batch == 1 && (rows == 1 || cols == 1))
             size.state_bytes = std::max(size.state_bytes, sat::thin::line_scratch_bytes<In, Out>(rows * cols));
         return size;
     }

@@ -257,6 +257,46 @@ TEST_CASE("library inclusive_scan_2d: argument checks and scratch sizes", "[cpu]
     CHECK(sat::inclusive_scan_2d_scratch<float, float>(0, 5).value_bytes == 0);
 }
 
+// A line (one image, contiguous) goes to CUB's scan (sat_thin.cu), whose scratch is the caller's
+// state: inclusive_scan_2d_scratch must cover what CUB asks for (0 where it cannot say: no device),
+// and sizing must leave no error behind for the caller's next call to find.
+// (Without a driver the runtime reports its init error on every cudaGetLastError: `idle`.)
+template <class In, class Out>
+void check_line_scratch(int n, cudaError_t idle) {
+    INFO("n = " << n);
+    const std::size_t cub = sat::thin::line_scratch_bytes<In, Out>(n);
+    CHECK(sat::inclusive_scan_2d_scratch<In, Out>(1, n).state_bytes >= cub);
+    CHECK(sat::inclusive_scan_2d_scratch<In, Out>(n, 1).state_bytes >= cub);
+    CHECK(cudaGetLastError() == idle);
+}
+
+TEST_CASE("library: which shapes are lines, their scratch covers CUB's, bad lines are refused", "[cpu][library][thin]") {
+    // One row, whatever its pitches; one column only with pitches of 1 (else the chunks).
+    CHECK(sat::thin::is_line(1, 1, 1, 1));
+    CHECK(sat::thin::is_line(1, 7, 9, 11));
+    CHECK(sat::thin::is_line(4000037, 1, 1, 1));
+    CHECK_FALSE(sat::thin::is_line(7, 1, 2, 1));
+    CHECK_FALSE(sat::thin::is_line(7, 1, 1, 2));  // the NPP layout's column: out pitch >= 2
+    CHECK_FALSE(sat::thin::is_line(2, 2, 2, 2));
+
+    cudaGetLastError();  // whatever an earlier test left
+    const cudaError_t idle = cudaGetLastError();  // cudaSuccess with a device
+    CHECK(sat::thin::line_scratch_bytes<float, float>(0) == 0);
+    CHECK(sat::thin::line_scratch_bytes<float, float>(-1) == 0);
+    for (int n : {1, 7, 4001, 4000037}) {
+        check_line_scratch<float, float>(n, idle);
+        check_line_scratch<int32_t, int32_t>(n, idle);
+        check_line_scratch<uint8_t, int32_t>(n, idle);
+        check_line_scratch<uint16_t, double>(n, idle);
+    }
+    // Refused before any CUDA call: a negative length, a null pointer; nothing to do for 0.
+    float* p = reinterpret_cast<float*>(std::uintptr_t(256));
+    CHECK(sat::thin::line_scan<float, float>(p, p, -1, 0, nullptr) == cudaErrorInvalidValue);
+    CHECK(sat::thin::line_scan<float, float>(nullptr, p, 5, 0, nullptr) == cudaErrorInvalidValue);
+    CHECK(sat::thin::line_scan<float, float>(p, nullptr, 5, 0, nullptr) == cudaErrorInvalidValue);
+    CHECK(sat::thin::line_scan<float, float>(p, p, 0, 0, nullptr) == cudaSuccess);
+}
+
 // ---- the C ABI: batches, squares, the NPP layout, thin shapes ---------------------------------
 
 namespace {
