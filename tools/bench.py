@@ -15,12 +15,16 @@ and carries the device-to-device copy of the same bytes measured in the same pro
   thin    1x16M, 16Mx1, 3x40M, 40Mx3, 33x4M, 4Mx33 (f32, u8i32): the library only (peers
           `satlib`), whose dispatcher sends a short side <= 64 to its 1-D look-back; the labs'
           2-D kernels take 10-200x a copy there (docs/thin.md); tabled apart from the squares
-  order   everything up to 16K first, then the thin shapes, then 32K type by type (f32, u8i32, f64; per type the peers
+  batch   build/lib/bench_batch (the library's batches: 64 x 1080x1920, 16 x 2160x3840 and one
+          1080x1920, f32 and u8i32; one launch vs one call per image vs sums + squares), after the
+          thin shapes, into <CSV stem>_batch.csv (--no-batch leaves it out; --quick too)
+  order   everything up to 16K first, then the thin shapes and the batches, then 32K type by type (f32, u8i32, f64; per type the peers
           first and lab 3 last) while the time budget (--budget, default 540 s) lasts; what did
           not fit is listed as skipped
 
 Output (GPU name in the file name): build/bench_<gpu>.csv (the harness's CSV rows),
-build/bench_<gpu>.json (GPU, driver, CUDA, date, what was skipped or missing), build/bench_<gpu>.md
+build/bench_<gpu>.json (GPU, driver, CUDA, date, what was skipped or missing, the batch CSV's name),
+build/bench_<gpu>_batch.csv (bench_batch's rows), build/bench_<gpu>.md
 (the summary tables) and build/bench_<gpu>.log (every binary's own output). The printed summary
 is time / copy time per algorithm and size. Pictures (--pictures DIR): the box-filter demo and the
 tile-completion traces of labs 5, 6, 8 and 9.
@@ -71,6 +75,16 @@ THIN_REPS = 10
 THIN_TARGET = 1.5
 THIN_SIDE = 64  # a shape whose short side is at most this is "thin" in the tables
 TRANSPOSE_PREFIX = "transpose"  # lab 3's transpose variants compute a transpose, not a SAT
+# Batches of images (issue 22): the library's build/lib/bench_batch, its own CSV beside the main one.
+BATCH_BINARY = "build/lib/bench_batch"
+BATCH_REPS = 20
+BATCH_ESTIMATE_S = 60.0  # 3 shapes x 2 types x 4 timings, plus filling and checking 64 x 1080x1920 on the host
+BATCH_TARGETS = {(64, 1080, 1920): 1.15, (16, 2160, 3840): 1.15, (1, 1080, 1920): 1.6}  # (images, rows, cols)
+
+
+def batch_csv_path(csv_path: Path) -> Path:
+    """bench_batch's CSV beside the main one: build/bench_<gpu>.csv -> build/bench_<gpu>_batch.csv."""
+    return csv_path.with_name(csv_path.stem + "_batch.csv")
 
 
 # ---- Sizes --------------------------------------------------------------------------------------
@@ -186,8 +200,10 @@ class Bench:
     def elapsed(self) -> float:
         return time.monotonic() - self.start
 
-    def run(self, label: str, cmd: list[str], estimate: float = 0.0, key: str | None = None) -> bool:
-        """Run one binary with --csv; skip it when the budget cannot cover `estimate` seconds."""
+    def run(self, label: str, cmd: list[str], estimate: float = 0.0, key: str | None = None,
+            csv_path: Path | None = None, seed: bool = True) -> bool:
+        """Run one binary with --csv (the main CSV unless `csv_path`) and --seed (unless not `seed`);
+        skip it when the budget cannot cover `estimate` seconds."""
         left = self.args.budget - self.elapsed()
         if left <= 0 or estimate > left:
             why = f"budget: {self.elapsed():.0f} s used of {self.args.budget:.0f} s" + (
@@ -195,7 +211,7 @@ class Bench:
             self.skipped.append(f"{label} ({why})")
             print(f"[{self.elapsed():6.1f}s] SKIP {label}: {why}", flush=True)
             return False
-        full = cmd + ["--csv", str(self.args.csv), "--seed", str(self.args.seed)]
+        full = cmd + ["--csv", str(csv_path or self.args.csv)] + (["--seed", str(self.args.seed)] if seed else [])
         rel = " ".join(c if c.startswith("-") or "/" not in c else os.path.relpath(c, ROOT) for c in full)
         print(f"[{self.elapsed():6.1f}s] {label}", flush=True)
         self.log.write(f"\n$ {rel}\n")
@@ -305,6 +321,9 @@ def plan_and_run(bench: Bench, sizes: list[Size], types: list[str], quick: bool,
             bench.run(f"peers  {THIN_VARIANT}  thin shapes  {t}  reps {THIN_REPS}",
                       command(peers, [THIN_VARIANT], thin, [t], THIN_REPS))
 
+    if not args.no_batch and not quick:
+        run_batch(bench)
+
     if before_big:
         before_big()  # the pictures: cheap, and wanted even when 32K runs out of time
 
@@ -327,6 +346,24 @@ def plan_and_run(bench: Bench, sizes: list[Size], types: list[str], quick: bool,
                 bench.run(f"{label:6} {','.join(vs)}  {s.text}  {t}  reps {reps_for(s)}",
                           command(path, vs, [s], [t], reps_for(s), extra), estimate=estimate)
     return labs, lab_variants, peer_variants
+
+
+def run_batch(bench: Bench):
+    """The library's batches (build/lib/bench_batch, built here unless --no-build) into batch_csv_path."""
+    args = bench.args
+    binary = ROOT / BATCH_BINARY
+    label = f"lib    bench_batch  64x1080x1920,16x2160x3840,1x1080x1920  f32,u8i32  reps {BATCH_REPS}"
+    if not args.no_build:
+        made = subprocess.run(["make", "-s", BATCH_BINARY], cwd=ROOT, capture_output=True, text=True)
+        if made.returncode != 0:
+            bench.log.write(f"\n$ make {BATCH_BINARY}\n" + made.stdout + made.stderr)
+    if not binary.exists():
+        bench.failed.append(f"{label}: {BATCH_BINARY} did not build; see {os.path.relpath(args.log, ROOT)}")
+        print(f"[{bench.elapsed():6.1f}s] {label}: {BATCH_BINARY} missing", flush=True)
+        return
+    out = batch_csv_path(args.csv)
+    # bench_batch draws its own data (no --seed); its checks are exact.
+    bench.run(label, [str(binary), "--reps", str(BATCH_REPS)], estimate=BATCH_ESTIMATE_S, csv_path=out, seed=False)
 
 
 def pictures(bench: Bench, out_dir: Path):
@@ -454,7 +491,9 @@ def main():
     ap.add_argument("--no-peers", action="store_true")
     ap.add_argument("--no-sweep", action="store_true")
     ap.add_argument("--no-thin", action="store_true", help="leave out the thin shapes (library only)")
-    ap.add_argument("--no-build", action="store_true", help="do not run make build/peers")
+    ap.add_argument("--no-batch", action="store_true",
+                    help="leave out the library's batches (build/lib/bench_batch -> <CSV stem>_batch.csv)")
+    ap.add_argument("--no-build", action="store_true", help="do not run make build/peers or build/lib/bench_batch")
     ap.add_argument("--summary-only", metavar="CSV", help="print the summary of an existing CSV and stop")
     args = ap.parse_args()
 
@@ -474,8 +513,9 @@ def main():
     gpu = info["gpu"] or "gpu"
     csv_path = Path(args.out) if args.out else ROOT / "build" / f"bench_{slug(gpu)}.csv"
     csv_path.parent.mkdir(parents=True, exist_ok=True)
-    if csv_path.exists():
-        csv_path.unlink()  # a fresh CSV per run (the binaries append)
+    for stale in (csv_path, batch_csv_path(csv_path)):
+        if stale.exists():
+            stale.unlink()  # a fresh CSV per run (the binaries append; the .json names only this run's batch CSV)
     args.csv = csv_path.resolve()
     args.log = csv_path.with_suffix(".log")
     sizes = [Size(x) for x in args.sizes.split(",")] if args.sizes else (
@@ -518,6 +558,9 @@ def main():
         "rows": len(rows), "rows_not_pass": len(bad),
         "targets_f32_16384": {str(k): {"bound": b, "best": best} for k, (b, best) in targets.items()},
     }
+    batch_csv = batch_csv_path(csv_path)
+    if batch_csv.exists():
+        meta["batch_csv"] = batch_csv.name  # tools/results.py reads it beside the main CSV
     csv_path.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
     csv_path.with_suffix(".md").write_text(
         f"# Benchmark summary: {gpu}\n\n{meta['date']}, driver {info['driver']}, CUDA {info['cuda_driver_version']}, "

@@ -5,8 +5,9 @@
 
 One section per run (one `make bench` on one GPU): the GPU, driver, toolkit, host and date from
 the .json (tools/bench.py writes both files), then time ÷ copy time per algorithm and size for
-each type (the tables tools/bench.py prints), the DESIGN.md targets, and what was skipped or
-missing.
+each type (the tables tools/bench.py prints), the DESIGN.md targets, the library's batches (when the
+.json names a batch CSV beside the CSV: build/lib/bench_batch's rows, issue 22's targets), and what
+was skipped or missing.
 Edit the CSV/JSON pair (a new `make bench` run), not the page. Exit 2 with one line when the CSV
 is not a bench CSV or its metadata is missing.
 """
@@ -20,10 +21,40 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "plots"))
 
-from bench import TARGETS, read_rows, summary_tables, target_name  # noqa: E402
+from bench import BATCH_TARGETS, TARGETS, read_rows, summary_tables, target_name  # noqa: E402
 from bench_data import load_from_argv  # noqa: E402
 
 NEEDED = ["gpu", "driver", "nvcc", "date"]
+BATCH_METHODS = ["batch", "per image", "+ squares"]  # bench_batch's method column, in table order
+
+
+def batch_section(batch_path: Path, gpu: str) -> list[str]:
+    """The library's batches: time ÷ copy per (images x shape, type) and method, against issue 22's targets."""
+    cells: dict[tuple, dict[str, dict]] = {}  # (batch, rows, cols, type) -> method -> row
+    for r in read_rows(batch_path):
+        cells.setdefault((int(r["batch"]), int(r["rows"]), int(r["cols"]), r["type"]), {})[r["method"]] = r
+    out = [
+        "",
+        f"**batches** — time ÷ copy on the {gpu} (build/lib/bench_batch, from `{batch_path}`; shapes are "
+        "images x rows x cols; copy = device-to-device copy of the batch's bytes)",
+        "",
+        "| images x shape | type | batch (one launch) | per image | sums + squares | check | target | |",
+        "|---|---|---:|---:|---:|---|---:|---|",
+    ]
+    for (n, rows, cols, t), methods in cells.items():
+        vals = []
+        for m in BATCH_METHODS:
+            r = methods.get(m)
+            vals.append("-" if r is None else r["check"] if r["check"] != "PASS" else f"{float(r['time_per_copy']):.2f}")
+        checks = sorted({r["check"] for r in methods.values()})
+        bound = BATCH_TARGETS.get((n, rows, cols))
+        one_launch = methods.get("batch")
+        verdict = ""
+        if bound is not None and one_launch is not None and one_launch["check"] == "PASS":
+            verdict = "met" if float(one_launch["time_per_copy"]) <= bound else "missed"
+        out.append(f"| {n} x {rows}x{cols} | {t} | " + " | ".join(vals) +
+                   f" | {', '.join(checks)} | {bound if bound is not None else ''} | {verdict} |")
+    return out
 
 
 def as_list(value) -> list:
@@ -78,12 +109,21 @@ def run_section(csv_path: Path, meta: dict, rows: list[dict]) -> list[str]:
             out.append(f"| {target_name(lab)} | {bound} | not measured | | |")
         else:
             out.append(f"| {target_name(lab)} | {bound} | {best[0]} | {best[1]:.2f} | {'met' if best[1] <= bound else 'missed'} |")
+    batch_name = meta.get("batch_csv")
+    batch_path = csv_path.with_name(batch_name) if batch_name else None
+    has_batch = batch_path is not None and batch_path.is_file()
+    if has_batch:
+        out += batch_section(batch_path, meta["gpu"])
     missing = meta.get("missing") or {}
-    if missing or skipped or failed:
+    if missing or skipped or failed or not has_batch:
         out += ["", f"### Not measured on the {meta['gpu']}", ""]
         out += [f"- missing peer {name}: {why}" for name, why in missing.items()]
         out += [f"- skipped: `{' '.join(str(s).split())}`" for s in skipped]
         out += [f"- failed: `{' '.join(str(s).split())}`" for s in failed]
+        if not has_batch:
+            out.append("- batches (build/lib/bench_batch): no batch section: "
+                       + (f"the .json names `{batch_name}`, which is not beside the CSV" if batch_name
+                          else "the run's .json names no batch CSV"))
     return out
 
 

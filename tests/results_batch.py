@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""results_batch.py — tools/results.py's batch section (tests/test_results.cpp runs it; no GPU).
+
+Builds a tiny bench run in build/test_results: a main CSV (rows of plots/bench_h200_2026-11-25.csv),
+its .json naming a batch CSV, and that batch CSV (rows of docs/data/batch_h200.csv); then checks
+the page's batch table carries those rows' numbers and issue 22's targets, that a .json without a
+batch CSV gets the "Not measured" line instead, and that bench.py --help lists --no-batch.
+Prints one line per failed check; exit 1 when any failed.
+"""
+import csv
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "build" / "test_results"
+failures = []
+
+
+def check(ok: bool, what: str):
+    if not ok:
+        failures.append(what)
+        print(f"FAIL: {what}")
+
+
+def results(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "tools" / "results.py"), *map(str, args)],
+                          capture_output=True, text=True, cwd=ROOT)
+
+
+shutil.rmtree(OUT, ignore_errors=True)
+OUT.mkdir(parents=True)
+src = ROOT / "plots" / "bench_h200_2026-11-25.csv"
+meta = json.loads(src.with_suffix(".json").read_text())
+with open(src, newline="") as f:
+    rows = list(csv.reader(f))
+main_csv = OUT / "bench_tiny.csv"
+with open(main_csv, "w", newline="") as f:
+    csv.writer(f).writerows(rows[:21])  # the header and 20 rows
+batch_src = ROOT / "docs" / "data" / "batch_h200.csv"
+shutil.copy(batch_src, OUT / "bench_tiny_batch.csv")
+meta["batch_csv"] = "bench_tiny_batch.csv"
+main_csv.with_suffix(".json").write_text(json.dumps(meta))
+
+proc = results(main_csv, OUT / "page.md")
+check(proc.returncode == 0, f"results.py exit {proc.returncode}: {proc.stderr.strip()}")
+page = (OUT / "page.md").read_text() if (OUT / "page.md").exists() else ""
+check("**batches** — time ÷ copy" in page, "the page has no batch section")
+check("no batch section" not in page, "a run with a batch CSV is listed as having none")
+# Every (images x shape, type) of the batch CSV is one table row with its three ratios and target.
+with open(batch_src, newline="") as f:
+    batch_rows = list(csv.DictReader(f))
+targets = {("64", "1080", "1920"): "1.15", ("16", "2160", "3840"): "1.15", ("1", "1080", "1920"): "1.6"}
+lines = page.splitlines()
+for r in [r for r in batch_rows if r["method"] == "batch"]:
+    same = {x["method"]: x for x in batch_rows if (x["batch"], x["rows"], x["cols"], x["type"]) ==
+            (r["batch"], r["rows"], r["cols"], r["type"])}
+    bound = targets[(r["batch"], r["rows"], r["cols"])]
+    ratios = [f"{float(same[m]['time_per_copy']):.2f}" for m in ("batch", "per image", "+ squares")]
+    verdict = "met" if float(r["time_per_copy"]) <= float(bound) else "missed"
+    want = (f"| {r['batch']} x {r['rows']}x{r['cols']} | {r['type']} | {' | '.join(ratios)} | PASS | "
+            f"{bound} | {verdict} |")
+    check(want in lines, f"no table row {want!r}")
+check(sum(line.startswith("| 64 x 1080x1920 |") for line in lines) == 2, "64 x 1080x1920 is not one row per type")
+
+# A .json that names no batch CSV, and one naming a file that is not there: the "Not measured" line.
+for name, why in ((None, "names no batch CSV"), ("gone_batch.csv", "which is not beside the CSV")):
+    if name:
+        meta["batch_csv"] = name
+    else:
+        meta.pop("batch_csv")
+    main_csv.with_suffix(".json").write_text(json.dumps(meta))
+    proc = results(main_csv, OUT / "page.md")
+    page = (OUT / "page.md").read_text()
+    check(proc.returncode == 0 and "**batches**" not in page and why in page,
+          f"batch CSV {name}: want no batch table and the line '... {why}'")
+
+help_text = subprocess.run([sys.executable, str(ROOT / "tools" / "bench.py"), "--help"],
+                           capture_output=True, text=True, cwd=ROOT).stdout
+check("--no-batch" in help_text, "bench.py --help does not list --no-batch")
+
+print(f"results_batch: {len(failures)} failed" if failures else "results_batch: all checks passed")
+sys.exit(1 if failures else 0)
