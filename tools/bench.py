@@ -321,7 +321,8 @@ def plan_and_run(bench: Bench, sizes: list[Size], types: list[str], quick: bool,
             bench.run(f"peers  {THIN_VARIANT}  thin shapes  {t}  reps {THIN_REPS}",
                       command(peers, [THIN_VARIANT], thin, [t], THIN_REPS))
 
-    if not args.no_batch and not quick:
+    # The library's batches; a student release has no library source (lib/src), so no batches.
+    if not args.no_batch and not quick and (ROOT / "lib" / "src" / "satlib.cu").exists():
         run_batch(bench)
 
     if before_big:
