@@ -34,6 +34,19 @@ private:
     std::atomic<T> slot_[max_cached_devices]{};
 };
 
+// What the library keeps per device for one kernel instantiation. Keyed by the kernel itself:
+// kernels of one type pair share a signature but not their tile shape, tables or occupancy.
+struct KernelCache {
+    PerDevice<int> smem_limit;  // the dynamic shared memory limit set on it (bytes)
+    PerDevice<int> resident;    // blocks resident at once
+};
+// A kernel with its cache (one static KernelCache per instantiation).
+template <class Kernel>
+struct CachedKernel {
+    Kernel kernel;
+    KernelCache* cache;
+};
+
 // A launch of a kernel that takes `smem` bytes of dynamic shared memory. `set_limit(bytes)` (the
 // kernel's cudaFuncAttributeMaxDynamicSharedMemorySize on the current device) is called only
 // when `limit` holds no limit that large for `device`; then `launch()`. Both return an error

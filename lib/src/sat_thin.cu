@@ -507,12 +507,12 @@ std::size_t scratch_bytes(int rows, int cols, int images) {
     return s.state_bytes + s.value_bytes;
 }
 
-// The dynamic shared memory limit set on each thin kernel, per device (device_cache.h): set on a
-// kernel's first launch on a device, and again only for a larger chunk.
+// A thin kernel with its per-device cache (device_cache.h): its dynamic shared memory limit is
+// set on its first launch on a device, and again only for a larger chunk.
 template <class In, class Out, bool Tall, bool Batched>
-satlib::PerDevice<int>& smem_limit() {
-    static satlib::PerDevice<int> limit;
-    return limit;
+satlib::CachedKernel<decltype(&thin_sat_kernel<In, Out, true, false>)> thin_kernel() {
+    static satlib::KernelCache cache;
+    return {thin_sat_kernel<In, Out, Tall, Batched>, &cache};
 }
 
 template <class In, class Out>
@@ -567,19 +567,16 @@ cudaError_t scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_p
         A* agg = values;
         A* incl = values + tickets * p.K;
         const std::size_t smem = p.smem_elems * sizeof(A);
-        auto kernel = images > 1 ? (p.tall ? thin_sat_kernel<In, Out, true, true> : thin_sat_kernel<In, Out, false, true>)
-                                 : (p.tall ? thin_sat_kernel<In, Out, true, false> : thin_sat_kernel<In, Out, false, false>);
-        satlib::PerDevice<int>& limit =
-            images > 1 ? (p.tall ? smem_limit<In, Out, true, true>() : smem_limit<In, Out, false, true>())
-                       : (p.tall ? smem_limit<In, Out, true, false>() : smem_limit<In, Out, false, false>());
+        const auto k = images > 1 ? (p.tall ? thin_kernel<In, Out, true, true>() : thin_kernel<In, Out, false, true>())
+                                  : (p.tall ? thin_kernel<In, Out, true, false>() : thin_kernel<In, Out, false, false>());
         int device = -1;  // the current device (-1: none, the limit is set on every launch)
         if (cudaGetDevice(&device) != cudaSuccess) device = -1;
         err = satlib::launch_with_smem<cudaError_t>(
-            limit, device, int(smem),
-            [&](int bytes) { return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); },
+            k.cache->smem_limit, device, int(smem),
+            [&](int bytes) { return cudaFuncSetAttribute(k.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); },
             [&] {
-                return sat::launch_kernel(kernel, unsigned(tickets), block_threads, smem, stream, in, out, g, p,
-                                             agg, incl);
+                return sat::launch_kernel(k.kernel, unsigned(tickets), block_threads, smem, stream, in, out, g, p,
+                                          agg, incl);
             });
         if (err == cudaSuccess) err = cudaGetLastError();  // an error an earlier call left is reported too
     }

@@ -140,19 +140,6 @@ sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanO
                                                    : shaped_scratch<In, Out, T, LargeTiles<In, Out>>(rows, cols, batch);
 }
 
-// What the library keeps per device for one kernel instantiation (device_cache.h). Keyed by the
-// kernel itself: kernels of one type pair share a signature but not their tile shape, tables or
-// occupancy.
-struct KernelCache {
-    PerDevice<int> smem_limit;  // the dynamic shared memory limit set on it (bytes)
-    PerDevice<int> resident;    // blocks resident at once
-};
-template <class Kernel>
-struct CachedKernel {
-    Kernel kernel;
-    KernelCache* cache;
-};
-
 // Blocks of `kernel` (with `smem` bytes of dynamic shared memory) resident at once on `device`,
 // the current one. The answer depends only on the device and the kernel: asked once per device
 // (0: the question failed; it is asked again next time).
