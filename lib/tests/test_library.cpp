@@ -570,6 +570,23 @@ TEST_CASE("library C ABI: a small batch for compute-sanitizer", "[gpu][library][
     check_abi_batch({SATLIB_U8, SATLIB_I32, 3, 37, 1001, 1, 3, 5, 7, true, SATLIB_LAYOUT_NPP});
     check_abi_batch({SATLIB_F64, SATLIB_F64, 2, 70, 300, 0, 0, 0, 0, false});
     check_abi_batch({SATLIB_F32, SATLIB_F32, 3, 3, 5000, 0, 0, 0, 0, false});
+    // More tickets than blocks (900 tiles of sums and 900 of squares on at most 6 x 132 blocks),
+    // so blocks take further tickets and prefetch their next tile; and one line (CUB's scan).
+    check_abi_batch({SATLIB_F32, SATLIB_F32, 300, 65, 65, 0, 0, 3, 0, true}, true);
+    check_abi({SATLIB_U8, SATLIB_I32, 1, 1, 70001, 0, 0, 0, 0, false});
+}
+
+TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-sanitizer", "[gpu][library][sanitize]") {
+    // One image of 10 tile rows, grids of 1 and 5 blocks: each block takes many tickets and
+    // reuses its shared memory; aligned pitches (vector path: it prefetches its next tile) and
+    // odd ones (element path), ragged last tile row and column.
+    SAT_REQUIRE_GPU();
+    for (int grid : {1, 5}) {
+        check_library<float, float>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});
+        check_library<float, float>(LibraryCase{300, 1100, 1103, 1109, 1, 2, grid});
+        check_library<double, double>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});
+        check_library<uint8_t, int32_t>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});
+    }
 }
 
 TEST_CASE("library C ABI: shapes 1x1, primes and thin (1xN, Nx1, 3xN, Nx3, 33xN)", "[gpu][library]") {
