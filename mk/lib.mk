@@ -66,6 +66,17 @@ test-install: $(LIB_A) $(LIB_SO)
 	    || { cat $(BUILD)/install-test.log; echo "test-install: 0 passed, 1 failed"; exit 1; }
 	@CXX="$(CXX)" lib/examples/test_install.sh $(abspath $(BUILD)/install-test) $(CUDA_HOME)
 TEST_HOOKS += test-install
+
+# make sanitize-lib: the library's [sanitize] tests (small batches with squares, a batch with more
+# tickets than blocks, grids of 1 and 5 blocks, one line) under compute-sanitizer's memcheck,
+# racecheck and synccheck; one line per tool, the logs in $(BUILD)/sanitize/. Needs a GPU.
+.PHONY: sanitize-lib
+sanitize-lib: $(BUILD)/tests/harness
+	@mkdir -p $(BUILD)/sanitize; fail=0; for tool in memcheck racecheck synccheck; do \
+	    log=$(BUILD)/sanitize/library_$$tool.log; \
+	    if compute-sanitizer --tool $$tool --error-exitcode 86 $(BUILD)/tests/harness '[sanitize]' >$$log 2>&1; \
+	    then echo "sanitize-lib $$tool: clean ($$(grep -o 'ERROR SUMMARY: [0-9]* errors' $$log | tail -1))"; \
+	    else echo "sanitize-lib $$tool: FAILED, see $$log"; fail=1; fi; done; exit $$fail
 endif
 # ---- end of the library block -------------------------------------------------------------------
 

@@ -9,3 +9,14 @@ build/lib/bench_batch: lib/bench/bench_batch.cpp $(LIB_OBJS) $(COMMON_OBJS)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -Ilib/include $^ -o $@ $(LIBS)
 endif
+
+# make bench-timeline: build/lib/bench_timeline, when the tiles of one library call are written
+# (the kernel's tile trace): ramp, steady stretch and drain against a copy (lib/bench/bench_timeline.cu).
+ifneq ($(wildcard lib/src/satlib.cu),)
+.PHONY: bench-timeline
+bench-timeline: build/lib/bench_timeline
+	build/lib/bench_timeline $(BENCH_TIMELINE_ARGS)
+build/lib/bench_timeline: lib/bench/bench_timeline.cu $(LIB_OBJS) $(COMMON_OBJS)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) -Ilib/include $^ -o $@ $(LIBS)
+endif
