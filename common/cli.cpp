@@ -60,6 +60,8 @@ FILE* open_csv(const std::string& path, std::string* why) {
         std::ifstream probe(path);
         std::string first;
         std::getline(probe, first);
+        if (first == csv_header_without_batch())  // rows of two widths in one file mislead too
+            return fail("holds the CSV header of an older harness (no batch column); name a new file");
         if (first != csv_header())
             return fail("holds another CSV header; append to a file made by this harness, or name a new one");
         fresh = false;
@@ -147,6 +149,10 @@ std::vector<OptionSpec> option_table(Options& opt, ParseState& st, const LabInfo
          }},
         {"--reps", "N", std::string("timed repetitions after the check (default ") + (lab.gpu ? "20" : "5") + ")",
          [&](const std::string& v) { opt.reps = int(parse_integer("--reps", v, 0, 100000)); }},
+        {"--batch", "B",
+         lab.batches() ? "B images of each size back to back, in one run (default 1; image b from seed + b)"
+                       : "B images in one run: lab 9 and the library only (default 1)",
+         [&](const std::string& v) { opt.batch = int(parse_integer("--batch", v, 1, 65535)); }},
         {"--seed", "S", "input seed (default: fresh, printed)",
          [&](const std::string& v) { opt.seed = parse_seed(v), opt.seed_given = true; }},
         {"--data", "exact|real", "exact: small non-zero integers, checked bit for bit (default); real: f32 in [0, 1), checked against a rounding bound",
@@ -430,6 +436,20 @@ Options parse_cli(int argc, const char* const* argv, const LabInfo& lab) {
     if (opt.r >= 0 && !lab.sweep) throw UsageError("--r: " + lab_name(lab) + " has no r parameter");
     if (opt.model && !opt.csv.empty()) throw UsageError("--csv: --model measures nothing, so it writes no rows");
     if (opt.model && !opt.output.empty()) throw UsageError("--output: --model computes no SAT");
+    if (opt.batch > 1) {  // a batch: generated images, variants that take batches
+        std::string batching;
+        for (const Variant& v : lab.variants)
+            if (v.batches) batching += (batching.empty() ? "" : ", ") + v.name;
+        if (batching.empty())
+            throw UsageError("--batch: " + lab_name(lab) + " has no variant that takes a batch of images (lab 9 has)");
+        if (!opt.input.empty() || !opt.output.empty() || opt.box >= 0)
+            throw UsageError("--batch runs generated images: drop --input, --output and --box");
+        if (!opt.trace.empty()) throw UsageError("--batch: --trace pictures one image; drop one of the two");
+        for (const std::string& name : opt.variants)
+            for (const Variant& v : lab.variants)
+                if (variant_matches(v, name) && !v.batches)
+                    throw UsageError("--batch: variant '" + v.name + "' takes one image at a time (batches: " + batching + ")");
+    }
     // A lab with several problems (lab 8x) takes files only for the problems that read them.
     const std::vector<const Problem*> problems = lab_problems(lab);
     if (!opt.problem.empty() && (!opt.input.empty() || !opt.output.empty()))

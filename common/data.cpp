@@ -313,9 +313,12 @@ std::string CheckReport::message() const {
     std::string text;
     if (!canary.empty()) text = canary;
     if (wrong > 0) {
+        // A batch: the counts are over its images, the first wrong element is in image first_image.
+        const std::string over = images > 1 ? " over " + std::to_string(images) + " images" : "";
+        const std::string in_image = images > 1 ? " in image " + std::to_string(first_image) + " (0-based)" : "";
         std::snprintf(buf, sizeof buf,
-                      "%zu of %zu elements wrong; first at (row %ld, col %ld): expected %.17g, got %.17g%s; max error %.3g (%s)",
-                      wrong, checked, first_row, first_col, first_expected, first_got,
+                      "%zu of %zu elements wrong%s; first%s at (row %ld, col %ld): expected %.17g, got %.17g%s; max error %.3g (%s)",
+                      wrong, checked, over.c_str(), in_image.c_str(), first_row, first_col, first_expected, first_got,
                       first_unwritten ? unwritten_note : "", max_error,
                       tolerance.c_str());
         text += (text.empty() ? "" : "; ") + std::string(buf);

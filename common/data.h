@@ -39,6 +39,10 @@ void parallel_for(std::size_t count, const std::function<void(std::size_t, std::
 //   real:  f32 uniform in [0, 1); f64 integers in [0, 255]; u8 in [0, 255]; i32 in [-m, m]
 //          with m * n < 2^31.
 void generate_input(DType t, Shape s, std::uint64_t seed, void* dst, DataKind kind = DataKind::exact);
+// The seed of image b of a batch (--batch): seed + b (modulo 2^64), so image b of a batch run with
+// --seed S is the matrix a single-image run with --seed S+b generates, and each image is exact
+// data of its own shape (K below is per image).
+inline std::uint64_t image_seed(std::uint64_t seed, int image) { return seed + std::uint64_t(image); }
 // K of the exact data for n elements: the largest K in [3, 127] with
 // 64 * sqrt(n * E[a^2]) <= 2^24, E[a^2] = (K + 1)(2K + 1) / 6 (K = 9 at n = 2^31).
 int exact_value_range(std::size_t n);

@@ -31,6 +31,10 @@ struct CheckReport {
     std::string canary;              // empty, or where an out-of-bounds write landed
     std::string tolerance;           // "exact" or the f32/f64 bound used
     std::string repetition;          // empty, or which timed repetition differed from the checked run
+    // A batch (--batch B): the first wrong element's image (0-based) and the images checked;
+    // first_row/first_col are within that image. images == 1: no image is named.
+    long first_image = -1;
+    int images = 1;
     std::string message() const;     // one line: "PASS" or what is wrong, where
 };
 
@@ -46,6 +50,7 @@ struct RunRequest {
     int reps = 0;                 // timed repetitions after the check; 0 = check only
     double r = -1;                // Workspace::r
     int cpu_threads = 0;          // Workspace::cpu_threads
+    int batch = 1;                // Workspace::batch: images of `shape` back to back (variants that batch)
     std::string trace_png;        // when set, write the tile-completion picture here
     // Optional real data instead of generated data (host, row-major, element type of `type`'s
     // input); and where to copy the output to (host, element type of the output), if wanted.
@@ -61,7 +66,8 @@ struct Measurement {
     int lab = 0;
     std::string variant;
     DType type = DType::f32;
-    Shape shape;
+    Shape shape;                  // of one image
+    int batch = 1;                // images of `shape` in the run (--batch)
     int reps = 0;
     double median_ms = 0, min_ms = 0, max_ms = 0;
     double copy_ms = 0;           // device-to-device (CPU: memcpy) copy of the same bytes
@@ -116,6 +122,7 @@ struct Options {
     bool list = false;                  // --list: the variants as JSON, for tools
     bool help = false;
     int threads = 0;
+    int batch = 1;                      // --batch B: B images of each shape in one run (variants that batch)
     // Lab 8x: which problem (empty: all the lab has), and the knapsack instances.
     std::string problem;
     int items = 4095;                   // --items: n (n + 1 = 4096, as in the paper)
@@ -262,7 +269,10 @@ void print_header(const LabInfo& lab, const Options& opt);
 void print_row(const Measurement& m, const Options& opt);
 // One line for a variant whose output was never written (an untouched skeleton): `todo` says what to do.
 void print_todo_row(const Measurement& m, const Options& opt, const std::string& todo);
+// The CSV columns; `batch` (images per run, --batch) is the last, after the columns of CSV files
+// written before it existed (csv_header_without_batch), so readers of those still work.
 std::string csv_header();
+std::string csv_header_without_batch();
 std::string csv_row(const Measurement& m);
 
 }  // namespace sat

@@ -82,19 +82,21 @@ double host_available_bytes() {
 }
 
 // Bytes one run needs, host and device: input, answer, poisoned output with canaries, copy
-// baseline, scratch (the variant's estimate, else the output's size) and --output/--box copies.
+// baseline, scratch (the variant's estimate, else the output's size) and --output/--box copies;
+// a batch of B images (--batch) B times each but the canaries.
 struct MemoryNeed {
     double host = 0, device = 0;
 };
-MemoryNeed memory_need(const LabInfo& lab, const Variant& v, DType t, Shape s, const Options& opt, double file_bytes) {
+MemoryNeed memory_need(const LabInfo& lab, const Variant& v, DType t, Shape s, int batch, const Options& opt,
+                       double file_bytes) {
     const Problem& problem = problem_of(v);
-    const double n = double(s.rows) * double(s.cols);
-    const double in = double(problem.input_bytes(t, s));
-    const double out = double(problem.output_shape(s).n()) * double(problem.output_element_bytes(t));
-    const double scratch = v.scratch_bytes ? double(v.scratch_bytes(t, s)) : out;
-    const double copy = problem.traffic(t, s).bytes / 2;  // the copy baseline's destination
+    const double n = double(s.rows) * double(s.cols), images = std::max(1, batch);
+    const double in = images * double(problem.input_bytes(t, s));
+    const double out = images * double(problem.output_shape(s).n()) * double(problem.output_element_bytes(t));
+    const double scratch = v.scratch_bytes ? images * double(v.scratch_bytes(t, s)) : out;
+    const double copy = images * problem.traffic(t, s).bytes / 2;  // the copy baseline's destination
     MemoryNeed need;
-    need.host = in + file_bytes + problem.answer_bytes(t, s, file_bytes > 0) + out + 2.0 * canary_band_bytes;
+    need.host = in + file_bytes + images * problem.answer_bytes(t, s, file_bytes > 0) + out + 2.0 * canary_band_bytes;
     if (!opt.output.empty()) need.host += out + (opt.box >= 0 || output_format(opt.output) != OutputFormat::npy ? n : 0);
     if (lab.gpu) {
         // The copy reads the output, or a source of its own when the output is smaller.
@@ -191,9 +193,9 @@ std::string Problem::refusal(const RunRequest& req, const Options& opt, double f
     const double host_free = host_available_bytes();
     std::size_t gpu_free = 0, gpu_total = 0;
     const bool gpu_known = req.lab->gpu && cudaMemGetInfo(&gpu_free, &gpu_total) == cudaSuccess;
-    const MemoryNeed need = memory_need(*req.lab, *req.variant, req.type, s, opt, file_bytes);
-    const std::string what = std::to_string(s.rows) + "x" + std::to_string(s.cols) + " " + type_name(req.type) +
-                             " (" + req.variant->name + ")";
+    const MemoryNeed need = memory_need(*req.lab, *req.variant, req.type, s, req.batch, opt, file_bytes);
+    const std::string what = (req.batch > 1 ? std::to_string(req.batch) + "x" : std::string()) + std::to_string(s.rows) +
+                             "x" + std::to_string(s.cols) + " " + type_name(req.type) + " (" + req.variant->name + ")";
     if (host_free > 0 && need.host > 1.25 * host_free)
         return what + " needs " + gib(need.host) + " of host memory, " + gib(host_free) + " available; choose a smaller size";
     if (gpu_known && need.device > double(gpu_free))
@@ -245,6 +247,7 @@ int lab_main(int argc, const char* const* argv, const char* lab_id) {
         std::vector<std::vector<unsigned char>> file_inputs;  // per entry of `types`
     };
     std::vector<Group> groups;
+    std::string skipped;  // with --batch: the variants that take one image at a time
     const std::vector<const Problem*> problems = lab_problems(*lab);
     if ((file_run || !opt.output.empty()) &&
         std::none_of(problems.begin(), problems.end(), [](const Problem* p) { return p->reads_files(); }))
@@ -257,8 +260,13 @@ int lab_main(int argc, const char* const* argv, const char* lab_id) {
             for (const Variant& v : lab->variants)
                 if (&problem_of(v) == p &&
                     (opt.variants.empty() || std::any_of(opt.variants.begin(), opt.variants.end(),
-                                                         [&](const std::string& name) { return variant_matches(v, name); })))
+                                                         [&](const std::string& name) { return variant_matches(v, name); }))) {
+                    if (opt.batch > 1 && !v.batches) {  // --batch: named ones were refused by parse_cli
+                        skipped += (skipped.empty() ? "" : ", ") + v.name;
+                        continue;
+                    }
                     g.variants.push_back(&v);
+                }
             if (!g.variants.empty()) groups.push_back(std::move(g));
         }
     } catch (const std::exception& e) {
@@ -272,7 +280,7 @@ int lab_main(int argc, const char* const* argv, const char* lab_id) {
     auto request = [&](const Variant* v, DType t, Shape s, double r) {
         RunRequest req;
         req.lab = lab, req.variant = v, req.type = t, req.shape = s, req.seed = seed;
-        req.data = opt.data, req.reps = reps, req.r = r, req.cpu_threads = opt.threads;
+        req.data = opt.data, req.reps = reps, req.r = r, req.cpu_threads = opt.threads, req.batch = opt.batch;
         req.trace_png = opt.trace;
         req.gpus = opt.gpus, req.strips = opt.strips, req.slice_rows = opt.slice_rows;
         return req;
@@ -283,12 +291,16 @@ int lab_main(int argc, const char* const* argv, const char* lab_id) {
         int width = opt.variant_width > 18 ? opt.variant_width : 16;  // at least the longest name
         for (const Group& g : groups)
             for (const Variant* v : g.variants) width = std::max(width, int(v->name.size()));
+        if (!skipped.empty()) std::printf("  (--batch: %s take one image at a time: left out)\n", skipped.c_str());
         for (const Group& g : groups)
             for (Shape s : g.shapes)
                 for (const Variant* v : g.variants) {
                     const CostModel c = g.problem->cost_of(request(v, g.types.empty() ? DType::f32 : g.types.front(), s, opt.r));
-                    std::printf("  %-*s %6dx%-6d  %-44s = %.4g time units + %.4g l   (%s)\n", width, v->name.c_str(),
-                                s.rows, s.cols, c.symbolic.c_str(), c.cost.units, c.cost.latencies, c.note.c_str());
+                    // A batch: "8 x" before the shape, and the cost of the whole batch in one run.
+                    const std::string images = opt.batch > 1 ? std::to_string(opt.batch) + " x" : "";
+                    std::printf("  %-*s %s%6dx%-6d  %-44s = %.4g time units + %.4g l   (%s)\n", width, v->name.c_str(),
+                                images.c_str(), s.rows, s.cols, c.symbolic.c_str(), c.cost.units, c.cost.latencies,
+                                c.note.c_str());
                 }
         return 0;
     }
@@ -348,6 +360,9 @@ int lab_main(int argc, const char* const* argv, const char* lab_id) {
                 lab->gpu ? device_name().c_str() : (title_says_cpu ? "" : "the CPU"), placement.c_str(),
                 (unsigned long long)seed);
     if (!matrix.note.empty()) std::printf("note: %s\n", matrix.note.c_str());
+    if (opt.batch > 1)
+        std::printf("note: --batch %d: %d images of each size in one run, image b generated from seed + b%s%s\n",
+                    opt.batch, opt.batch, skipped.empty() ? "" : "; left out (one image at a time): ", skipped.c_str());
     for (const Group& g : groups)
         for (Shape s : g.shapes)
             for (std::size_t k = 0; k < g.types.size(); ++k) {
@@ -387,7 +402,8 @@ int lab_main(int argc, const char* const* argv, const char* lab_id) {
                                 req.output = out.data();
                             }
                             progress.step("run " + std::to_string(run_index) + " of " + std::to_string(total_runs) +
-                                          ": " + v->name + " " + problem.type_name(t) + " " + std::to_string(s.rows) +
+                                          ": " + v->name + " " + problem.type_name(t) + " " +
+                                          (opt.batch > 1 ? std::to_string(opt.batch) + "x" : "") + std::to_string(s.rows) +
                                           "x" + std::to_string(s.cols) + " (check, then " + std::to_string(reps) +
                                           " timed reps)");
                             runs.push_back(run_variant(req));

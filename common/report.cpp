@@ -9,6 +9,10 @@ namespace sat {
 
 namespace {
 std::string shape_text(Shape s) { return std::to_string(s.rows) + "x" + std::to_string(s.cols); }
+// A batch of B images: "8x1080x1920" (images x rows x cols).
+std::string shape_text(const Measurement& m) {
+    return (m.batch > 1 ? std::to_string(m.batch) + "x" : std::string()) + shape_text(m.shape);
+}
 std::string number(double v, const char* fmt) {
     if (!(v == v) || v == 0) return "-";
     char buf[32];
@@ -32,14 +36,17 @@ std::string ms_text(double v) {
     std::snprintf(buf, sizeof buf, v < 100 ? "%.3f" : v < 10000 ? "%.1f" : "%.0f", v);
     return buf;
 }
-// The variant column is Options::variant_width wide (18, or the lab's longest name).
-constexpr const char* row_format = "%-*s %-5s %-13s %-5s %9s %21s %8s %7s %9s";
+// The variant column is Options::variant_width wide (18, or the lab's longest name); the shape
+// column 13, or 17 with --batch (B x rows x cols).
+constexpr const char* row_format = "%-*s %-5s %-*s %-5s %9s %21s %8s %7s %9s";
+int shape_width(const Options& opt) { return opt.batch > 1 ? 17 : 13; }
 std::string type_text(const Measurement& m) { return m.type_name.empty() ? dtype_name(m.type) : m.type_name; }
 }  // namespace
 
 std::string table_header(const Options& opt) {
     char buf[256];
-    std::snprintf(buf, sizeof buf, row_format, opt.variant_width, "variant", "type", "rows x cols", "check",
+    std::snprintf(buf, sizeof buf, row_format, opt.variant_width, "variant", "type", shape_width(opt),
+                  opt.batch > 1 ? "B x rows x cols" : "rows x cols", "check",
                   "median ms", "[min, max] ms", "GB/s", "% copy", "pred ms");
     std::string line = buf;
     if (opt.wide) {
@@ -55,7 +62,7 @@ std::string table_row(const Measurement& m, const Options& opt) {
     const std::string range = timed ? "[" + ms_text(m.min_ms) + ", " + ms_text(m.max_ms) + "]" : "";
     char buf[512];
     std::snprintf(buf, sizeof buf, row_format, opt.variant_width, m.variant.c_str(), type_text(m).c_str(),
-                  shape_text(m.shape).c_str(),
+                  shape_width(opt), shape_text(m).c_str(),
                   m.verdict().c_str(), timed ? ms_text(m.median_ms).c_str() : "", range.c_str(),
                   timed ? number(m.gbps, "%.1f").c_str() : "", timed ? number(m.pct_copy, "%.1f").c_str() : "",
                   number(m.predicted_ms, "%.3f").c_str());
@@ -76,13 +83,20 @@ void print_row(const Measurement& m, const Options& opt) {
 }
 
 void print_todo_row(const Measurement& m, const Options& opt, const std::string& todo) {
-    std::printf("%-*s %-5s %-13s FAIL %s\n", opt.variant_width, m.variant.c_str(), type_text(m).c_str(),
-                shape_text(m.shape).c_str(), todo.c_str());
+    std::printf("%-*s %-5s %-*s FAIL %s\n", opt.variant_width, m.variant.c_str(), type_text(m).c_str(),
+                shape_width(opt), shape_text(m).c_str(), todo.c_str());
 }
 
 std::string csv_header() {
     return "device,lab,variant,type,rows,cols,reps,median_ms,min_ms,max_ms,copy_ms,gbps,pct_copy,"
-           "hmm_formula,hmm_units,hmm_latencies,predicted_ms,unit_ns,l_launch_us,l_graph_us,r,check,seed,cpu_ms";
+           "hmm_formula,hmm_units,hmm_latencies,predicted_ms,unit_ns,l_launch_us,l_graph_us,r,check,seed,cpu_ms,batch";
+}
+
+// The header before the batch column (CSV files of older runs): readers take a row without it as
+// one image.
+std::string csv_header_without_batch() {
+    const std::string h = csv_header();
+    return h.substr(0, h.size() - std::string(",batch").size());
 }
 
 std::string csv_row(const Measurement& m) {
@@ -96,7 +110,7 @@ std::string csv_row(const Measurement& m) {
         << ',' << num(m.predicted_ms) << ',' << m.calibration.unit_s * 1e9 << ','
         << m.calibration.l_launch_s * 1e6 << ',' << m.calibration.l_graph_s * 1e6 << ','
         << (m.r >= 0 ? std::to_string(m.r) : std::string()) << ',' << m.verdict() << ',' << m.seed << ','
-        << m.cpu_reference_ms;
+        << m.cpu_reference_ms << ',' << m.batch;
     return out.str();
 }
 

@@ -172,20 +172,21 @@ std::size_t first_difference_host(const std::vector<unsigned char>& a, const uns
 
 // One line for a repetition whose output buffer (canary bands included, band bytes each) first
 // differs from the checked run's at byte `offset`; checked/got are the two whole buffers' bytes
-// at the differing element; s is the output's shape.
-std::string describe_repetition(const std::string& which, const Problem& problem, DType type, Shape s,
+// at the differing element; s is the shape of one output, `images` of them back to back.
+std::string describe_repetition(const std::string& which, const Problem& problem, DType type, Shape s, int images,
                                 std::size_t band, std::size_t offset, const unsigned char* checked_elem,
                                 const unsigned char* got_elem) {
-    const std::size_t elem = problem.output_element_bytes(type), out_bytes = s.n() * elem;
+    const std::size_t elem = problem.output_element_bytes(type), out_bytes = s.n() * elem * std::size_t(images);
     if (offset < band)
         return which + " wrote " + std::to_string(band - offset) + " bytes before the output (the checked run did not)";
     if (offset >= band + out_bytes)
         return which + " wrote " + std::to_string(offset - band - out_bytes) +
                " bytes past the end of the output (the checked run did not)";
-    const std::size_t index = (offset - band) / elem;
-    char buf[256];
-    std::snprintf(buf, sizeof buf, " differs from the checked run: first at (row %zu, col %zu): checked %.17g, got %.17g%s",
-                  index / std::size_t(s.cols), index % std::size_t(s.cols), problem.output_value(type, checked_elem),
+    const std::size_t index = (offset - band) / elem % s.n(), image = (offset - band) / elem / s.n();
+    const std::string in_image = images > 1 ? " in image " + std::to_string(image) + " (0-based)" : "";
+    char buf[320];
+    std::snprintf(buf, sizeof buf, " differs from the checked run: first%s at (row %zu, col %zu): checked %.17g, got %.17g%s",
+                  in_image.c_str(), index / std::size_t(s.cols), index % std::size_t(s.cols), problem.output_value(type, checked_elem),
                   problem.output_value(type, got_elem), is_poison_bytes(got_elem, elem) ? unwritten_note : " (a race?)");
     return which + buf;
 }
@@ -196,8 +197,9 @@ std::string describe_repetition(const std::string& which, const Problem& problem
 class RepetitionCheck {
 public:
     RepetitionCheck(const std::vector<unsigned char>& checked, const unsigned char* out_dev, const Problem& problem,
-                    DType type, Shape shape, std::size_t band, cudaStream_t stream)
-        : checked_(checked), out_dev_(out_dev), problem_(problem), type_(type), shape_(shape), band_(band), stream_(stream),
+                    DType type, Shape shape, int images, std::size_t band, cudaStream_t stream)
+        : checked_(checked), out_dev_(out_dev), problem_(problem), type_(type), shape_(shape), images_(images), band_(band),
+          stream_(stream),
           on_device_(fits_on_device(checked.size())),
           checked_dev_(on_device_ ? checked.size() : 0),
           first_word_(on_device_ ? sizeof(unsigned long long) : 0),
@@ -210,14 +212,14 @@ public:
         if (!first_.empty()) return;  // one line: the first repetition that differs
         std::size_t offset = on_device_ ? difference_on_device() : difference_on_host();
         if (offset == no_difference) return;
-        const std::size_t elem = problem_.output_element_bytes(type_), out_bytes = shape_.n() * elem;
+        const std::size_t elem = problem_.output_element_bytes(type_), out_bytes = checked_.size() - 2 * band_;
         if (offset >= band_ && offset < band_ + out_bytes) offset = band_ + (offset - band_) / elem * elem;
         unsigned char got[16] = {};
         if (on_device_)
             SAT_CUDA(cudaMemcpy(got, out_dev_ + offset, std::min(elem, checked_.size() - offset), cudaMemcpyDeviceToHost));
         else
             std::memcpy(got, got_host_.data() + offset, std::min(elem, checked_.size() - offset));
-        first_ = describe_repetition(which, problem_, type_, shape_, band_, offset, checked_.data() + offset, got);
+        first_ = describe_repetition(which, problem_, type_, shape_, images_, band_, offset, checked_.data() + offset, got);
     }
     const std::string& first() const { return first_; }
 
@@ -257,6 +259,7 @@ private:
     const Problem& problem_;
     DType type_;
     Shape shape_;
+    int images_;
     std::size_t band_;
     cudaStream_t stream_;
     bool on_device_;
@@ -270,13 +273,36 @@ struct AnswerCache {
     const Problem* problem = nullptr;
     DType type;
     Shape shape;
+    int batch = 1;
     std::uint64_t seed = 0;
     DataKind data = DataKind::exact;
     const void* input = nullptr;
     Computes computes = Computes::sat;
     std::vector<unsigned char> generated;  // the input, when it was generated from the seed
-    std::shared_ptr<const Answer> answer;
+    std::vector<std::shared_ptr<const Answer>> answers;  // one per image of the batch
 };
+
+// The check of a batch: each image's output against its own answer, in one report. The first
+// wrong element is the first in the first image that has one (CheckReport::first_image); the
+// counts and the largest error are over the whole batch.
+CheckReport check_batch(const Problem& problem, DType type, const AnswerCache& cache, const unsigned char* output) {
+    const std::size_t image_bytes = cache.answers.front()->shape.n() * problem.output_element_bytes(type);
+    CheckReport all;
+    for (std::size_t b = 0; b < cache.answers.size(); ++b) {
+        const CheckReport one = problem.check(type, *cache.answers[b], output + b * image_bytes);
+        if (b == 0 || (!one.pass && all.pass)) {  // the first image's tolerance, or the first failing one's
+            const std::size_t checked = all.checked, wrong = all.wrong;
+            const double max_error = all.max_error;
+            all = one;
+            all.checked += checked, all.wrong += wrong, all.max_error = std::max(all.max_error, max_error);
+            if (!one.pass) all.first_image = long(b);
+        } else {
+            all.checked += one.checked, all.wrong += one.wrong, all.max_error = std::max(all.max_error, one.max_error);
+        }
+    }
+    all.images = int(cache.answers.size());
+    return all;
+}
 
 }  // namespace
 
@@ -284,8 +310,11 @@ struct AnswerCache {
 
 Measurement run_variant(const RunRequest& req) { return problem_of(*req.variant).run(req); }
 
+// A batch in one run: B times the transfers of one image, the barriers once (one launch for all).
 CostModel Problem::cost_of(const RunRequest& req) const {
-    return cost(*req.variant, req.shape, req.lab->r_or_default(req.r));
+    CostModel c = cost(*req.variant, req.shape, req.lab->r_or_default(req.r));
+    if (req.batch > 1) c.cost.units *= req.batch;
+    return c;
 }
 
 Measurement Problem::run(const RunRequest& req) const {
@@ -297,54 +326,67 @@ Measurement Problem::run(const RunRequest& req) const {
     m.type = req.type;
     m.type_name = problem.type_name(req.type);
     m.shape = req.shape;
+    m.batch = req.batch;
     m.seed = req.seed;
     const double r = req.lab->r_or_default(req.r);  // what the variant runs with
     m.r = r;
     m.reps = req.reps;
     const bool on_gpu = req.lab->gpu;
     const Shape s = req.shape;
-    const std::size_t in_bytes = problem.input_bytes(req.type, s);
+    const int images = std::max(1, req.batch);  // a batch: `images` inputs and outputs of shape s, back to back
+    const std::size_t image_in_bytes = problem.input_bytes(req.type, s), in_bytes = image_in_bytes * images;
     Traffic traffic;
     try {
+        if (images > 1 && (!req.variant->batches || req.input || req.output || !req.trace_png.empty()))
+            throw Error("--batch " + std::to_string(images) + ": " + req.variant->name +
+                        (req.variant->batches ? " runs a batch on generated data only" : " takes one image at a time"));
         const CostModel model = problem.cost_of(req);
         m.hmm_formula = model.symbolic;
         m.hmm_cost = model.cost;
         traffic = problem.traffic(req.type, s);
+        traffic.bytes *= images, traffic.units *= images;
         m.device = on_gpu ? device_name() : cpu_name();
 
         // Input: given, or generated from the seed. The last input and its answer are kept:
         // every variant of one problem, size, type and seed runs on the same data and checks against it.
+        // A batch: image b is the input image_seed(seed, b) generates, checked against its own answer.
         static AnswerCache cache;
-        if (!cache.answer || cache.problem != &problem || cache.type != req.type || cache.shape.rows != s.rows ||
-            cache.shape.cols != s.cols || cache.seed != req.seed || cache.data != req.data || cache.input != req.input ||
-            cache.computes != req.variant->computes) {
-            cache.answer.reset();  // free the old data before building the new
+        if (cache.answers.empty() || cache.problem != &problem || cache.type != req.type || cache.shape.rows != s.rows ||
+            cache.shape.cols != s.cols || cache.batch != images || cache.seed != req.seed || cache.data != req.data ||
+            cache.input != req.input || cache.computes != req.variant->computes) {
+            cache.answers.clear();  // free the old data before building the new
             std::vector<unsigned char>().swap(cache.generated);
             if (!req.input) {
                 cache.generated.resize(in_bytes);
-                problem.generate(req.type, s, req.seed, req.data, cache.generated.data());
+                for (int b = 0; b < images; ++b)
+                    problem.generate(req.type, s, image_seed(req.seed, b), req.data,
+                                     cache.generated.data() + std::size_t(b) * image_in_bytes);
             }
-            cache.answer = problem.answer(req.type, s, req.input ? req.input : cache.generated.data(), *req.variant);
+            const unsigned char* in = req.input ? static_cast<const unsigned char*>(req.input) : cache.generated.data();
+            for (int b = 0; b < images; ++b)
+                cache.answers.push_back(problem.answer(req.type, s, in + std::size_t(b) * image_in_bytes, *req.variant));
             cache.problem = &problem;
             cache.type = req.type;
             cache.shape = s;
+            cache.batch = images;
             cache.seed = req.seed;
             cache.data = req.data;
             cache.input = req.input;
             cache.computes = req.variant->computes;
         }
         const void* input = req.input ? req.input : cache.generated.data();
-        const Answer& answer = *cache.answer;
-        m.cpu_reference_ms = answer.cpu_ms;
+        const Answer& answer = *cache.answers.front();
+        for (const auto& a : cache.answers) m.cpu_reference_ms += a->cpu_ms;
 
         const std::size_t band = canary_band_bytes;
-        const std::size_t out_bytes = answer.shape.n() * problem.output_element_bytes(req.type);
+        const std::size_t out_bytes = answer.shape.n() * problem.output_element_bytes(req.type) * images;
         std::vector<unsigned char> result(out_bytes + 2 * band);
         const ErasedSatFn fn = req.variant->fn[int(req.type)];
         std::string repetition;  // the first repetition whose output differs from the checked one
         Workspace ws(on_gpu);
         ws.r = r;
         ws.cpu_threads = req.cpu_threads;
+        ws.batch = images;
         // The copy baseline moves traffic.bytes: half read, half written.
         const std::size_t copy_bytes = std::size_t(traffic.bytes / 2);
 
@@ -409,7 +451,7 @@ Measurement Problem::run(const RunRequest& req) const {
                 };
                 Stats t;
                 {  // the device copy of the checked run is freed before the copy below is timed
-                    RepetitionCheck repeat(result, out_base, problem, req.type, answer.shape, band, stream.s);
+                    RepetitionCheck repeat(result, out_base, problem, req.type, answer.shape, images, band, stream.s);
                     poison_output();
                     run_once();  // second warm-up: scratch now allocated, graphs instantiated
                     check_status("the warm-up run");
@@ -459,7 +501,7 @@ Measurement Problem::run(const RunRequest& req) const {
                         const std::size_t elem = problem.output_element_bytes(req.type);
                         if (offset >= band && offset < band + out_bytes) offset = band + (offset - band) / elem * elem;
                         repetition = describe_repetition("timed repetition " + std::to_string(k) + " of " + std::to_string(req.reps),
-                                                         problem, req.type, answer.shape, band, offset,
+                                                         problem, req.type, answer.shape, images, band, offset,
                                                          result.data() + offset, rep_out.data() + offset);
                     }
                     std::memset(rep_out.data() + band, poison_byte, out_bytes);
@@ -472,7 +514,7 @@ Measurement Problem::run(const RunRequest& req) const {
                 m.copy_ms = c.median;
             }
         }
-        m.check = problem.check(req.type, answer, result.data() + band);
+        m.check = check_batch(problem, req.type, cache, result.data() + band);
         m.check.canary = check_canaries(result.data(), result.data() + band + out_bytes, band);
         if (!m.check.canary.empty()) m.check.pass = false;
         m.check.repetition = repetition;

@@ -86,6 +86,9 @@ public:
     // Options a variant may read (set by the harness from the command line).
     double r = -1.0;        // lab 6: (1+r)R1W split (--r, else LabInfo::default_r)
     int cpu_threads = 0;    // lab 1: threads for the multi-threaded CPU SAT (0 = all cores)
+    // --batch B (variants marked batches only): `in` and `out` hold B images of `shape` back to
+    // back, image b at b * shape.n() elements; 1 for everything else.
+    int batch = 1;
 
     // Device status word, zeroed before each run and read after it (see Status).
     int* status = nullptr;
@@ -136,7 +139,15 @@ struct Variant {
     std::size_t (*scratch_bytes)(DType type, Shape shape) = nullptr;
     // The problem it solves: null for the SAT; lab 8x's halftone and knapsack (common/tasks.h).
     const Problem* problem = nullptr;
+    // Takes a batch of images in one run (Workspace::batch, --batch B); set with sat::batched.
+    bool batches = false;
 };
+
+// The variant v, marked as taking batches: sat::batched(SAT_VARIANT(...)).
+inline Variant batched(Variant v) {
+    v.batches = true;
+    return v;
+}
 
 // Instantiate a variant template for every harness type.
 #define SAT_VARIANT(name, cost, summary, fn)                                                   \
@@ -161,6 +172,12 @@ struct LabInfo {
     double r_or_default(double r) const { return r >= 0 ? r : default_r; }  // r < 0: not given
     // Lab 10: the SAT in row strips across GPUs; takes --gpus, --strips and --slice-rows.
     bool row_strips = false;
+    // Whether any of its variants takes a batch of images (--batch B).
+    bool batches() const {
+        for (const Variant& v : variants)
+            if (v.batches) return true;
+        return false;
+    }
 };
 
 // The usual LabInfo: number, title, source, variants, and the default shapes 1K, 4K and 16K;

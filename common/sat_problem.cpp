@@ -73,7 +73,7 @@ struct SatProblem : Problem {
     std::string instance_args(const Options& opt, DType t, Shape s) const override {
         const std::string where = !opt.input.empty() ? " --input " + shell_word(opt.input)
                                                      : " --rows " + std::to_string(s.rows) + " --cols " + std::to_string(s.cols);
-        return where + " --type " + dtype_name(t);
+        return where + " --type " + dtype_name(t) + (opt.batch > 1 ? " --batch " + std::to_string(opt.batch) : "");
     }
     // The reference: exact 32-bit sums, or double sums (plus |a| sums when the data may be negative).
     double answer_bytes(DType t, Shape s, bool from_file) const override {

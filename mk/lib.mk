@@ -41,6 +41,9 @@ $(foreach id,$(LAB_IDS),$(eval TEST_EXTRA_lab$(id) += $(LIB_OBJS)))
 # lib/src/sat_thin.cuh) join the harness test binary.
 LIB_TEST_OBJS := $(patsubst %,$(OBJ)/%.o,$(wildcard lib/tests/*.cpp))
 TEST_EXTRA_harness += $(LIB_OBJS) $(LIB_TEST_OBJS)
+# The peers (tools/peers.cu) join lab 9's test binary: its batches are tested beside the library's
+# (the peers' satlib variant, through sat::ScanOptions::batch).
+TEST_EXTRA_lab9 += $(OBJ)/tools/peers_npp$(HAVE_NPP).o $(PEERS_LIBS)
 $(OBJ)/tests/test_thin.cpp.o: CXXFLAGS += -Ilib/src
 $(OBJ)/tests/test_thin.cpp.o: lib/src/sat_thin.cuh
 

@@ -26,7 +26,8 @@ def side_label(side: float) -> str:
 class BenchData:
     def __init__(self, rows: list[dict], meta: dict, csv_path: Path):
         self.all_rows = rows
-        self.rows = [r for r in rows if r["check"] == "PASS" and r["median_ms"] > 0]
+        # Plotted: timed PASS rows of one image per run (rows of a --batch run are left out).
+        self.rows = [r for r in rows if r["check"] == "PASS" and r["median_ms"] > 0 and r["batch"] == 1]
         self.meta = meta
         gpu_rows = [r for r in rows if r["lab"] != 1]
         self.gpu = meta.get("gpu") or (gpu_rows[0]["device"] if gpu_rows else "no GPU rows")
@@ -176,8 +177,9 @@ def load(csv_path: Path) -> BenchData:
             try:
                 r["lab"] = int(r["lab"])
                 r["rows"], r["cols"] = int(r["rows"]), int(r["cols"])
+                r["batch"] = int(r.get("batch") or 1)  # CSV files before the batch column: one image
             except (TypeError, ValueError):
-                raise BenchError(f"{csv_path}:{line}: malformed row (lab, rows and cols must be integers)") from None
+                raise BenchError(f"{csv_path}:{line}: malformed row (lab, rows, cols and batch must be integers)") from None
             for k in NUMERIC:
                 try:
                     r[k] = float(r.get(k) or 0)
@@ -190,7 +192,7 @@ def load(csv_path: Path) -> BenchData:
             rows.append(r)
     if not rows:
         raise BenchError(f"{csv_path}: holds a header but no rows")
-    if not any(r["check"] == "PASS" and r["median_ms"] > 0 for r in rows):
+    if not any(r["check"] == "PASS" and r["median_ms"] > 0 and r["batch"] == 1 for r in rows):
         raise BenchError(f"{csv_path}: no timed PASS rows to show")
     meta_path = csv_path.with_suffix(".json")
     meta = {}

@@ -17,6 +17,8 @@
 //   6. adds the carries to its local SAT and writes it out (TODO 4).
 // A tile never waits for its neighbours to FINISH, only for them to PUBLISH sums they have right
 // after their loads, so the look-back latency overlaps other tiles' memory traffic.
+// A batch of images (--batch B) is one launch: the tickets run over the images one after the
+// other, so a tile's look-backs, which stop at its image's left edge and top strip, stay in it.
 //
 // This is the teaching version: one tile per block, every row in registers, and a look-back that
 // walks one tile at a time. The library's kernel (lib/src/lookback_kernel.cuh, `make lib`) is
@@ -41,7 +43,8 @@ constexpr int threads = 128;  // one block per tile: C = threads * V columns
 constexpr int warps = threads / 32;
 constexpr int R = 32;         // rows per tile, all in registers; lane k of a warp owns row k
 
-// What tiles publish for each other (scratch). Tile t = its ticket = tile_row * tiles_x + tile_col.
+// What tiles publish for each other (scratch). Tile t = its ticket
+//   = image * tiles_per_image + tile_row * tiles_x + tile_col   (tile_row within the image).
 template <class A>
 struct Published {
     unsigned* ticket;  // the next ticket (zero at the start)
@@ -55,8 +58,9 @@ struct Published {
 };
 
 struct Grid {
-    int rows, cols, tiles_x;
-    unsigned tiles;
+    int rows, cols, tiles_x;    // of one image
+    unsigned tiles_per_image;
+    unsigned tiles;             // of the batch
 };
 
 // The thread's V columns [c, c + V) of row i; zeros outside the matrix. vec: 16-byte accesses
@@ -220,8 +224,10 @@ __global__ void __launch_bounds__(threads) lookback_kernel(const In* in, Out* ou
 
     if (tid == 0) s_ticket = atomicAdd(pub.ticket, 1u), s_failed = 0;
     __syncthreads();
-    const unsigned t = s_ticket;
-    const int ty = int(t / unsigned(g.tiles_x)), tx = int(t % unsigned(g.tiles_x));
+    const unsigned t = s_ticket, image = t / g.tiles_per_image, in_image = t % g.tiles_per_image;
+    const int ty = int(in_image / unsigned(g.tiles_x)), tx = int(in_image % unsigned(g.tiles_x));
+    in += std::size_t(image) * g.rows * g.cols;  // the image's own matrices
+    out += std::size_t(image) * g.rows * g.cols;
     const int i0 = ty * R, c = tx * C + tid * V;  // this thread: rows i0.., columns c..c+V-1
     const bool top_strip = ty == 0, left_edge = tx == 0;
 
@@ -292,9 +298,11 @@ template <class In, class Out>
 void run_lookback(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cudaStream_t stream) {
     using A = sat::Acc<Out>;
     constexpr int V = vec_of<Out>(), C = threads * V;
-    Grid g{s.rows, s.cols, sat::ceil_div(s.cols, C), 0};
-    g.tiles = unsigned(g.tiles_x) * unsigned(sat::ceil_div(s.rows, R));
-    const std::size_t tiles = g.tiles, pad = 64;  // 64 elements between arrays keep 16-byte alignment
+    Grid g{s.rows, s.cols, sat::ceil_div(s.cols, C), 0, 0};
+    g.tiles_per_image = unsigned(g.tiles_x) * unsigned(sat::ceil_div(s.rows, R));
+    const std::size_t tiles = std::size_t(g.tiles_per_image) * ws.batch, pad = 64;  // 64: keeps 16-byte alignment
+    if (tiles > 0x7fffffffu) throw sat::Error("lab 9: more than 2^31 - 1 tiles in one launch; choose a smaller batch");
+    g.tiles = unsigned(tiles);
     Published<A> pub;
     pub.ticket = ws.get_zeroed<unsigned>(pad + tiles, stream);
     pub.flags = TileFlags{pub.ticket + pad, ws.status};
@@ -317,7 +325,7 @@ void run_lookback(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cuda
 SAT_REGISTER_LAB(sat::lab_info(
     9, "single-pass SAT with decoupled look-back",
     "beyond the papers: Merrill & Garland 2016 (decoupled look-back), in 2-D",
-    {SAT_VARIANT("LookBack", "LookBack",
-                 "one kernel, 32-row tiles (512 columns; f64 256) by atomic ticket, "
-                 "row and column carries by decoupled look-back",
-                 lab9::run_lookback)}));
+    {sat::batched(SAT_VARIANT("LookBack", "LookBack",
+                              "one kernel, 32-row tiles (512 columns; f64 256) by atomic ticket, "
+                              "row and column carries by decoupled look-back; a batch in one launch",
+                              lab9::run_lookback))}));

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <random>
 
+#include "data.h"
 #include "test_util.h"
 
 namespace sat_test {
@@ -42,18 +43,26 @@ const sat::Variant& find_variant(int lab_number, const std::string& name) {
 }
 
 sat::Measurement check_variant(int lab_number, const std::string& variant, sat::DType type,
-                               sat::Shape shape, double r, int cpu_threads) {
+                               sat::Shape shape, double r, int cpu_threads, int batch) {
+    return check_variant(lab_number, find_variant(lab_number, variant), type, shape, r, cpu_threads, batch);
+}
+
+sat::Measurement check_variant(int lab_number, const sat::Variant& variant, sat::DType type, sat::Shape shape,
+                               double r, int cpu_threads, int batch) {
     sat::RunRequest req;
     req.lab = sat::find_lab(lab_number);
-    req.variant = &find_variant(lab_number, variant);
+    if (!req.lab) FAIL("lab " << lab_number << " is not linked into this test binary");
+    req.variant = &variant;
     req.type = type;
     req.shape = shape;
     req.seed = fresh_seed();
     req.r = r;
     req.cpu_threads = cpu_threads;
+    req.batch = batch;
     sat::Measurement m = sat::run_variant(req);
-    UNSCOPED_INFO("lab" << lab_number << " " << variant << " " << sat::dtype_name(type) << " "
-                        << shape_name(shape) << (r >= 0 ? " r=" + std::to_string(r) : "")
+    UNSCOPED_INFO("lab" << lab_number << " " << variant.name << " " << sat::dtype_name(type) << " "
+                        << (batch > 1 ? std::to_string(batch) + " x " : "") << shape_name(shape)
+                        << (r >= 0 ? " r=" + std::to_string(r) : "")
                         << (cpu_threads > 0 ? " threads=" + std::to_string(cpu_threads) : "")
                         << " seed " << req.seed << ": "
                         << (m.error.empty() ? m.check.message() : "error: " + m.error));
@@ -61,13 +70,48 @@ sat::Measurement check_variant(int lab_number, const std::string& variant, sat::
 }
 
 void require_all_pass(int lab, const std::vector<std::string>& variants, const std::vector<sat::DType>& types,
-                      const std::vector<sat::Shape>& shapes, double r) {
+                      const std::vector<sat::Shape>& shapes, double r, int batch) {
     for (const std::string& variant : variants)
         for (sat::DType t : types)
             for (sat::Shape s : shapes) {
-                const auto m = check_variant(lab, variant, t, s, r);
+                const auto m = check_variant(lab, variant, t, s, r, 0, batch);
                 REQUIRE(m.ok());
             }
+}
+
+namespace {
+// The variants of cpu_batch_variant and stacked_variant, one function per type T (sat::DType).
+const sat::Variant* stacked_base = nullptr;
+template <int T>
+void per_image(const void* in, void* out, sat::Shape s, sat::Workspace& ws, cudaStream_t stream) {
+    const sat::ErasedSatFn fn = find_variant(1, "2R2W(CPU)").fn[T];
+    const std::size_t in_step = s.n() * sat::input_bytes(sat::DType(T)), out_step = s.n() * sat::output_bytes(sat::DType(T));
+    for (int b = 0; b < ws.batch; ++b)
+        fn(static_cast<const unsigned char*>(in) + b * in_step, static_cast<unsigned char*>(out) + b * out_step, s, ws,
+           stream);
+}
+template <int T>
+void stacked(const void* in, void* out, sat::Shape s, sat::Workspace& ws, cudaStream_t stream) {
+    const int images = ws.batch;
+    ws.batch = 1;
+    stacked_base->fn[T](in, out, {s.rows * images, s.cols}, ws, stream);
+    ws.batch = images;
+}
+}  // namespace
+
+sat::Variant cpu_batch_variant() {
+    sat::Variant v = find_variant(1, "2R2W(CPU)");
+    v.name = "2R2W(CPU)-per-image";
+    v.fn[0] = &per_image<0>, v.fn[1] = &per_image<1>, v.fn[2] = &per_image<2>, v.fn[3] = &per_image<3>;
+    return sat::batched(v);
+}
+
+sat::Variant stacked_variant(const sat::Variant& base) {
+    stacked_base = &base;
+    sat::Variant v = base;
+    v.name = base.name + "-stacked";
+    v.fn[0] = &stacked<0>, v.fn[1] = &stacked<1>, v.fn[2] = &stacked<2>, v.fn[3] = &stacked<3>;
+    return sat::batched(v);
 }
 
 std::vector<sat::Shape> standard_shapes() {

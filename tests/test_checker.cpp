@@ -304,15 +304,18 @@ struct Flaky {
     }
 };
 
-sat::Measurement run_flaky(int lab_number, const std::string& variant, int wrong_call, int reps) {
+// `base` with a flaw on call `wrong_call` at f32 element `wrong_index` of its output buffer (a
+// batch: of all its images, 63 elements each), on 7 x 9 matrices.
+sat::Measurement run_flaky(int lab_number, const sat::Variant& base, int wrong_call, int reps, int batch = 1,
+                           std::size_t wrong_index = 5) {
     static sat::LabInfo lab;
     static sat::Variant flaky;
     lab = *sat::find_lab(lab_number);
-    flaky = sat_test::find_variant(lab_number, variant);
+    flaky = base;
     Flaky::real = flaky.fn[int(DType::f32)];
     Flaky::calls = 0;
     Flaky::wrong_call = wrong_call;
-    Flaky::wrong_index = 5;  // (row 0, col 5) of a 7 x 9 matrix
+    Flaky::wrong_index = wrong_index;  // 5: (row 0, col 5) of a 7 x 9 matrix
     flaky.fn[int(DType::f32)] = &Flaky::fn;
     sat::RunRequest req;
     req.lab = &lab;
@@ -320,10 +323,14 @@ sat::Measurement run_flaky(int lab_number, const std::string& variant, int wrong
     req.shape = {7, 9};
     req.seed = sat_test::fresh_seed();
     req.reps = reps;
+    req.batch = batch;
     const sat::Measurement m = sat::run_variant(req);
-    UNSCOPED_INFO("lab" << lab_number << " " << variant << " wrong on call " << wrong_call << " seed " << req.seed
-                        << ": " << (m.error.empty() ? m.check.message() : "error: " + m.error));
+    UNSCOPED_INFO("lab" << lab_number << " " << base.name << " batch " << batch << " wrong on call " << wrong_call
+                        << " seed " << req.seed << ": " << (m.error.empty() ? m.check.message() : "error: " + m.error));
     return m;
+}
+sat::Measurement run_flaky(int lab_number, const std::string& variant, int wrong_call, int reps) {
+    return run_flaky(lab_number, sat_test::find_variant(lab_number, variant), wrong_call, reps);
 }
 }  // namespace
 
@@ -336,6 +343,57 @@ TEST_CASE("every timed repetition of a CPU variant is compared with the checked 
     CHECK(m.check.repetition.find("timed repetition 2 of 4 differs from the checked run: first at (row 0, col 5)") !=
           std::string::npos);
     CHECK(m.check.message().find("never written") != std::string::npos);
+}
+
+TEST_CASE("a batch is checked image by image: a fault in image 2 of 4 is named, counted over the batch", "[cpu][checker]") {
+    const sat::Variant per_image = sat_test::cpu_batch_variant();
+    CHECK(run_flaky(1, per_image, 0, 2, 4).ok());  // never wrong: PASS
+    const std::size_t n = 7 * 9, in_image_2 = 2 * n + 3 * 9 + 4;  // (row 3, col 4) of image 2
+    {
+        const auto m = run_flaky(1, per_image, 1, 0, 4, in_image_2);  // the checked run
+        REQUIRE(m.error.empty());
+        CHECK_FALSE(m.ok());
+        CHECK(m.batch == 4);
+        CHECK(m.check.checked == 4 * n);
+        CHECK(m.check.wrong == 1);
+        CHECK(m.check.images == 4);
+        CHECK(m.check.first_image == 2);
+        CHECK(m.check.first_row == 3);
+        CHECK(m.check.first_col == 4);
+        CHECK(m.check.message().find("1 of 252 elements wrong over 4 images; first in image 2 (0-based) at (row 3, col 4)") !=
+              std::string::npos);
+    }
+    {  // call 3 is timed repetition 2
+        const auto m = run_flaky(1, per_image, 3, 4, 4, in_image_2);
+        REQUIRE(m.error.empty());
+        CHECK(m.check.wrong == 0);
+        CHECK(m.check.repetition.find(
+                  "timed repetition 2 of 4 differs from the checked run: first in image 2 (0-based) at (row 3, col 4)") !=
+              std::string::npos);
+    }
+}
+
+TEST_CASE("a batch: every image against its own reference, every type and batch shape", "[cpu][checker]") {
+    const sat::Variant per_image = sat_test::cpu_batch_variant();
+    for (DType t : sat_test::all_types())
+        for (auto [s, images] : {std::pair<Shape, int>{{1, 1}, 5}, {{97, 89}, 3}, {{33, 4000}, 4}, {{1000, 1}, 3}}) {
+            const auto m = sat_test::check_variant(1, per_image, t, s, -1, 0, images);
+            REQUIRE(m.ok());
+            CHECK(m.check.checked == s.n() * images);
+        }
+}
+
+TEST_CASE("a batch: a column carry leaking from one image into the next fails in image 1", "[cpu][checker]") {
+    // Lab 1's SAT of the batch as one (3 * 97) x 89 matrix: right for image 0, wrong from image 1 on.
+    const sat::Variant stacked = sat_test::stacked_variant(sat_test::find_variant(1, "2R2W(CPU)"));
+    for (DType t : sat_test::all_types()) {
+        const auto m = sat_test::check_variant(1, stacked, t, {97, 89}, -1, 0, 3);
+        REQUIRE(m.error.empty());
+        CHECK_FALSE(m.ok());
+        CHECK(m.check.first_image == 1);
+        CHECK(m.check.first_row == 0);
+        CHECK(m.check.message().find("over 3 images; first in image 1 (0-based) at (row 0, ") != std::string::npos);
+    }
 }
 
 TEST_CASE("every timed repetition of a GPU variant is compared with the checked run on the GPU", "[gpu][lab2][checker]") {

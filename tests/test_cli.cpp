@@ -7,9 +7,9 @@
 using sat::DType;
 
 namespace {
-sat::Options parse(std::vector<const char*> args) {
+sat::Options parse(std::vector<const char*> args, const sat::LabInfo& lab = *sat::find_lab(1)) {
     args.insert(args.begin(), "lab1");
-    return sat::parse_cli(int(args.size()), args.data(), *sat::find_lab(1));
+    return sat::parse_cli(int(args.size()), args.data(), lab);
 }
 // Exit status and output of a lab binary; the binaries are built by `make test` first.
 int run_lab(const std::string& args, std::string* out) { return sat_test::run_command(args, out); }
@@ -133,4 +133,47 @@ TEST_CASE("--model prints the cost formulas without a GPU", "[cpu][cli]") {
         for (const sat::Variant& v : lab->variants) CHECK(out.find(v.name) != std::string::npos);
         CHECK(out.find("time units") != std::string::npos);
     }
+}
+
+TEST_CASE("--batch B: 1..65535, for labs and variants that take batches, on generated data", "[cpu][cli]") {
+    using Catch::Contains;
+    const sat::LabInfo& lab9 = *sat::find_lab(9);
+    CHECK(parse({"--batch", "4", "--size", "1080x1920"}, lab9).batch == 4);
+    CHECK(parse({}, lab9).batch == 1);
+    CHECK(parse({"--batch", "1"}).batch == 1);  // one image: any lab
+    for (const char* bad : {"0", "-1", "70000", "junk", "2x"})
+        CHECK_THROWS_WITH(parse({"--batch", bad}, lab9), Contains("--batch needs an integer in [1, 65535], got '" + std::string(bad) + "'"));
+    CHECK_THROWS_WITH(parse({"--batch", "2"}), Contains("--batch: lab 1 has no variant that takes a batch of images"));
+    CHECK_THROWS_WITH(parse({"--batch", "2", "--input", "x.png"}, lab9), Contains("--batch runs generated images"));
+    CHECK_THROWS_WITH(parse({"--batch", "2", "--box", "2", "--output", "y.png"}, lab9), Contains("--batch runs generated images"));
+    CHECK_THROWS_WITH(parse({"--batch", "2", "--trace", "t.png"}, lab9), Contains("--trace pictures one image"));
+    // A variant named with --variant that takes one image at a time is refused by name.
+    sat::LabInfo mixed = lab9;
+    sat::Variant single = mixed.variants[0];
+    single.name = "OneImage", single.batches = false;
+    mixed.variants.push_back(single);
+    CHECK(parse({"--batch", "3", "--variant", "LookBack"}, mixed).batch == 3);
+    CHECK_THROWS_WITH(parse({"--batch", "3", "--variant", "OneImage"}, mixed),
+                      Contains("--batch: variant 'OneImage' takes one image at a time (batches: LookBack)"));
+}
+
+TEST_CASE("lab binaries: a bad --batch is one line and exit 2, before the GPU check", "[cpu][cli]") {
+    for (const char* args : {"./lab9-ref --batch 0", "./lab9-ref --batch 70000", "./lab9-ref --batch x",
+                             "./lab5-ref --batch 2", "./lab9-ref --batch 2 --input photo.png", "./lab8x-ref --batch 2"}) {
+        std::string out;
+        const int rc = run_lab(std::string("CUDA_VISIBLE_DEVICES= ") + args, &out);
+        INFO(args << " printed: " << out);
+        CHECK(rc == 2);
+        CHECK(line_count(out) == 1);
+        CHECK(out.find("--batch") != std::string::npos);
+        CHECK(out.find("GPU") == std::string::npos);
+    }
+    // --model: the cost of the whole batch in one launch (the units times B, the latencies once).
+    std::string one, three;
+    REQUIRE(run_lab("CUDA_VISIBLE_DEVICES= ./lab9-ref --model --size 1080x1920", &one) == 0);
+    REQUIRE(run_lab("CUDA_VISIBLE_DEVICES= ./lab9-ref --model --size 1080x1920 --batch 3", &three) == 0);
+    INFO(one << three);
+    CHECK(one.find("1.326e+05 time units + 2 l") != std::string::npos);
+    CHECK(three.find("3 x  1080x1920") != std::string::npos);
+    CHECK(three.find("3.979e+05 time units + 2 l") != std::string::npos);
 }

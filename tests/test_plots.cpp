@@ -1,4 +1,5 @@
-// test_plots.cpp — `make plots` on the committed sample CSV writes the five figures (no GPU).
+// test_plots.cpp — `make plots` on the committed sample CSV writes the five figures; the CSV readers
+// take files with and without the batch column (no GPU).
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -48,4 +49,11 @@ TEST_CASE("make_plots refuses a missing CSV with a clear line", "[cpu][plots]") 
     INFO(output);
     CHECK(status == 2);
     CHECK(output.find("not found") != std::string::npos);
+}
+
+TEST_CASE("the CSV readers take rows with and without the batch column alike", "[cpu][plots]") {
+    // tests/csv_batch.py: bench.py's summary, library_tables.py, bench_data.py and make_plots.py on
+    // plots/sample_bench.csv and on the same rows with a batch column (and batch rows left out).
+    const std::string out = sat_test::require_command("${PYTHON:-python3} tests/csv_batch.py");
+    sat_test::check_output(out, {"csv_batch: all checks passed"}, {"FAIL"});
 }

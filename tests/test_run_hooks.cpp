@@ -113,9 +113,9 @@ std::string file_text(const std::string& path) {
     return text.str();
 }
 
-// sat::lab_main on `args` (the program named lab97), its stdout and stderr together.
-int lab_main_output(const std::string& args, std::string* out) {
-    std::vector<std::string> words = {"lab97"};
+// sat::lab_main on `args` (the program named lab<id>, lab97 by default), its stdout and stderr together.
+int lab_main_output(const std::string& args, std::string* out, const std::string& id = "97") {
+    std::vector<std::string> words = {"lab" + id};
     std::istringstream in(args);
     for (std::string w; in >> w;) words.push_back(w);
     std::vector<const char*> argv;
@@ -129,7 +129,7 @@ int lab_main_output(const std::string& args, std::string* out) {
     dup2(fd, 1);
     dup2(fd, 2);
     close(fd);
-    const int rc = sat::lab_main(int(argv.size()), argv.data(), "97");
+    const int rc = sat::lab_main(int(argv.size()), argv.data(), id.c_str());
     std::fflush(stdout);
     std::fflush(stderr);
     dup2(saved_out, 1);
@@ -218,4 +218,52 @@ TEST_CASE("run_variant calls the problem's run()", "[cpu][harness]") {
     CHECK(runs_seen[0].strips == 5);
     CHECK(m.variant == "Second/S5");
     CHECK(m.ok());
+}
+
+namespace {
+// A CPU lab of the SAT whose variants take batches (lab 1's SAT image by image, and the same with
+// the images' column carries leaking into each other) but one.
+constexpr int batch_lab = 96;
+void register_batch_lab() {
+    sat::LabInfo lab = sat::lab_info(batch_lab, "stand-in for batches", "tests/test_run_hooks.cpp",
+                                     {sat_test::cpu_batch_variant(),
+                                      sat_test::stacked_variant(sat_test::find_variant(1, "2R2W(CPU)"))},
+                                     {{8, 8}});
+    lab.gpu = false;
+    sat::Variant single = sat_test::find_variant(1, "2R2W(CPU)");
+    single.name = "OneImage";
+    lab.variants.push_back(single);
+    sat::register_lab(lab);
+}
+}  // namespace
+
+TEST_CASE("--batch through lab_main: the batching variants, BxRxC in the table, the batch in the CSV", "[cpu][harness]") {
+    register_batch_lab();
+    const std::string csv = "build/test_tmp_batch.csv";
+    std::remove(csv.c_str());
+    std::string out;
+    CHECK(lab_main_output("--batch 3 --size 97x89 --type i32 --reps 1 --seed 9 --csv " + csv, &out, "96") == 1);
+    INFO(out);
+    sat_test::check_output(out, {"note: --batch 3: 3 images of each size in one run, image b generated from seed + b; "
+                                 "left out (one image at a time): OneImage",
+                                 "B x rows x cols", "3x97x89", "PASS", "FAIL",
+                                 "first in image 1 (0-based) at (row 0, ",
+                                 "    reproduce: ./lab96 --rows 97 --cols 89 --type i32 --batch 3 --variant '2R2W(CPU)-stacked' --seed 9",
+                                 "reproduce: ./lab96 --batch 3 --size 97x89 --type i32 --reps 1 --csv build/test_tmp_batch.csv --seed 9"},
+                           {"OneImage "});
+    for (const std::string& line : sat::split_list(out, '\n'))  // the table within 120 columns
+        if (line.find("3x97x89") != std::string::npos || line.find("B x rows x cols") != std::string::npos)
+            CHECK(line.size() <= 120);
+    const std::vector<std::string> rows = sat::split_list(file_text(csv), '\n');
+    REQUIRE(rows.size() == 3);
+    CHECK(rows[0] == sat::csv_header());
+    CHECK(rows[0].substr(rows[0].size() - 6) == ",batch");
+    for (std::size_t k = 1; k < rows.size(); ++k) CHECK(rows[k].substr(rows[k].size() - 2) == ",3");
+    // A CSV of an older harness (no batch column) is not appended to: rows of two widths mislead.
+    {
+        std::ofstream old(csv);
+        old << sat::csv_header_without_batch() << "\n";
+    }
+    CHECK(lab_main_output("--size 8 --reps 0 --csv " + csv, &out, "96") == 2);
+    CHECK(out == "lab96: " + csv + ": holds the CSV header of an older harness (no batch column); name a new file\n");
 }

@@ -26,14 +26,28 @@ const sat::Variant& find_variant(int lab, const std::string& name);
 
 // Run a variant of a registered lab once (no timing), check it, and attach a description with
 // the seed to the next assertion: use as  auto m = check_variant(...); REQUIRE(m.ok());
-// r: lab 6's split (-1: the lab's default); cpu_threads: lab 1's threads (0: all cores).
+// r: lab 6's split (-1: the lab's default); cpu_threads: lab 1's threads (0: all cores); batch:
+// images of `shape` in the run (--batch; variants that take batches), each checked on its own.
 sat::Measurement check_variant(int lab, const std::string& variant, sat::DType type,
-                               sat::Shape shape, double r = -1, int cpu_threads = 0);
+                               sat::Shape shape, double r = -1, int cpu_threads = 0, int batch = 1);
+// The same for a variant that is not registered (a wrapper a test makes) of a registered lab.
+sat::Measurement check_variant(int lab, const sat::Variant& variant, sat::DType type, sat::Shape shape,
+                               double r = -1, int cpu_threads = 0, int batch = 1);
 
 // A lab's sweep: check_variant for every variant x type x shape, each REQUIREd to pass (the first
-// failure stops the test and names lab, variant, type, shape and seed); r as for check_variant.
+// failure stops the test and names lab, variant, type, shape and seed); r and batch as for
+// check_variant.
 void require_all_pass(int lab, const std::vector<std::string>& variants, const std::vector<sat::DType>& types,
-                      const std::vector<sat::Shape>& shapes, double r = -1);
+                      const std::vector<sat::Shape>& shapes, double r = -1, int batch = 1);
+
+// A CPU variant that takes batches (sat::batched): lab 1's 2R2W(CPU) image by image over
+// Workspace::batch images, for tests of the harness's batches without a GPU.
+sat::Variant cpu_batch_variant();
+// A planted image-boundary bug: `base` run on a batch's images stacked as one (B * rows) x cols
+// matrix, so each image's column sums carry into the next one. Marked as taking batches; named
+// base.name + "-stacked". One base at a time (the last one asked for).
+sat::Variant stacked_variant(const sat::Variant& base);
+
 
 // 1x1, 31x33, 97x89 (primes), 1x100000, 100000x1, 64x96, 1024x1024, 4096x4096.
 std::vector<sat::Shape> standard_shapes();

@@ -414,9 +414,16 @@ def long_side(n: int) -> str:
     return str(n)
 
 
+def images(r: dict) -> int:
+    """Images in a harness CSV row (its `batch` column, --batch B); 1 for rows of CSV files written
+    before the column existed."""
+    return int(r.get("batch") or 1)
+
+
 def summary_tables(rows: list[dict], types: list[str]) -> tuple[str, str, dict]:
-    """Plain-text and Markdown tables of time / copy; also the target check."""
-    base = [r for r in rows if not (r["lab"] == "6" and abs(float(r["r"]) - LAB6_R) > 1e-9)]
+    """Plain-text and Markdown tables of time / copy; also the target check. One image per run
+    only: rows of a batch (--batch) are left out."""
+    base = [r for r in rows if images(r) == 1 and not (r["lab"] == "6" and abs(float(r["r"]) - LAB6_R) > 1e-9)]
     # Keep one row per (lab, variant, type, size): the sweep adds more lab 6 rows at r = 0.25.
     algos, cells, copies, shapes = [], {}, {}, set()
     for r in base:

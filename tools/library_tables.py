@@ -97,8 +97,14 @@ def type_label(t):
     return {"u8i32": "u8→i32"}.get(t, t)
 
 
+def one_image(rows):
+    """Harness CSV rows of one image per run: a row of a --batch run (its batch column above 1)
+    is left out; CSV files written before that column hold one image per row."""
+    return [r for r in rows if int(r.get("batch") or 1) == 1]
+
+
 def library_table(path):
-    rows = read_rows(path)
+    rows = one_image(read_rows(path))
     by = {(r["variant"], r["type"], shape(r)): r for r in rows}
     shapes = list(dict.fromkeys(shape(r) for r in rows))
     types = list(dict.fromkeys(r["type"] for r in rows))
@@ -126,7 +132,7 @@ def library_table(path):
 
 def lab9_table(path):
     """The library (satlib) on the square shapes of 4096² and up: time / copy per type."""
-    rows = [r for r in read_rows(path) if r["variant"] == "satlib"
+    rows = [r for r in one_image(read_rows(path)) if r["variant"] == "satlib"
             and r["rows"] == r["cols"] and int(r["rows"]) >= 4096]
     by = {(r["type"], int(r["rows"])): r for r in rows}
     sizes = sorted({int(r["rows"]) for r in rows})

@@ -209,10 +209,13 @@ void run_npp_integral(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, 
 
 // The suite's own library (lib/, docs/library.md): sat::inclusive_scan_2d, given the harness's
 // scratch as a caller who keeps it between calls would (its flags zeroed inside the timed work).
+// A batch (--batch B): the library's batch option, B images back to back in one call.
 template <class In, class Out>
 void run_satlib(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cudaStream_t stream) {
-    const sat::ScanScratchSize need = sat::inclusive_scan_2d_scratch<In, Out>(s.rows, s.cols);
+    const sat::ScanScratchSize need = sat::inclusive_scan_2d_scratch<In, Out>(s.rows, s.cols, ws.batch);
     sat::ScanOptions opt;
+    opt.batch.count = ws.batch;
+    opt.batch.in_stride = opt.batch.out_stride = s.n();
     opt.state = ws.get_zeroed<unsigned char>(need.state_bytes, stream);
     opt.state_is_zero = true;
     if (need.value_bytes > 0) opt.values = ws.get<unsigned char>(need.value_bytes);
@@ -231,7 +234,8 @@ SAT_REGISTER_LAB(sat::lab_info(
         SAT_VARIANT("CUB-two-pass", "copy",
                     "row scans with cub::BlockScan, then column scans with cub::WarpScan",
                     peers::run_cub_two_pass),
-        SAT_VARIANT("satlib", "copy",
-                    "this suite's library: sat::inclusive_scan_2d (2-D look-back; thin shapes: 1-D look-back)",
-                    peers::run_satlib),
+        sat::batched(SAT_VARIANT("satlib", "copy",
+                                 "this suite's library: sat::inclusive_scan_2d (2-D look-back; thin shapes: "
+                                 "1-D look-back); a batch in one call",
+                                 peers::run_satlib)),
     }));

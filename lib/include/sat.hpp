@@ -4,7 +4,7 @@
 //     out(i, j) = sum of in(i', j') over 0 <= i' <= i, 0 <= j' <= j
 //
 // Two layers over the same kernel (lib/src/lookback_kernel.cuh):
-//   sat::inclusive_scan_2d  one image, cudaError_t, optional caller-owned scratch (ScanOptions);
+//   sat::inclusive_scan_2d  one image (or a batch), cudaError_t, optional caller-owned scratch (ScanOptions);
 //   sat::integral, sat::box_sum / box_mean / box_variance
 //                           batches, squared sums, the NPP layout and box filters: typed calls
 //                           of the C ABI (satlib.h), returning satlib_status.
@@ -45,9 +45,18 @@ struct ScanScratchSize {
     std::size_t value_bytes = 0;
 };
 
-// Instantiated for the seven type pairs above.
+// Instantiated for the seven type pairs above. With `batch`: the scratch of a call that scans a
+// batch of that many rows x cols images (ScanOptions::batch).
 template <class In, class Out>
 ScanScratchSize inclusive_scan_2d_scratch(int rows, int cols);
+template <class In, class Out>
+ScanScratchSize inclusive_scan_2d_scratch(int rows, int cols, int batch);
+
+// Where the images of a batch start: image b of `in` at in + b * in_stride (elements).
+struct Batch {
+    int count = 1;
+    std::size_t in_stride = 0, out_stride = 0, sq_stride = 0;
+};
 
 struct ScanOptions {
     // Caller-owned scratch; null means "allocate and free it inside this call".
@@ -63,6 +72,11 @@ struct ScanOptions {
     int grid_blocks = 0;
     // Harness instrumentation (--trace): one %globaltimer stamp per 32x32 tile. Leave null.
     unsigned long long* trace = nullptr;
+    // A batch of batch.count images of rows x cols in one call (one launch): image b of in and out
+    // at in + b * batch.in_stride and out + b * batch.out_stride (elements; the outputs must not
+    // overlap; sq_stride is not used here). Caller-owned scratch: inclusive_scan_2d_scratch(rows,
+    // cols, batch.count).
+    Batch batch;
 };
 
 #define SAT_SCAN_2D_DECL(In, Out)                                                              \
@@ -86,12 +100,6 @@ template <> constexpr satlib_dtype dtype_of<uint16_t>() { return SATLIB_U16; }
 template <> constexpr satlib_dtype dtype_of<int32_t>() { return SATLIB_I32; }
 template <> constexpr satlib_dtype dtype_of<float>() { return SATLIB_F32; }
 template <> constexpr satlib_dtype dtype_of<double>() { return SATLIB_F64; }
-
-// Where the images of a batch start: image b of `in` at in + b * in_stride (elements).
-struct Batch {
-    int count = 1;
-    std::size_t in_stride = 0, out_stride = 0, sq_stride = 0;
-};
 
 // Everything beyond one plain table. sq: the squared-sum table (the output's type, same shape
 // and layout as out), or null.

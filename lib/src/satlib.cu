@@ -354,17 +354,31 @@ cudaError_t scan_images(const In* in, std::size_t in_pitch, Out* out, std::size_
 namespace sat {
 
 template <class In, class Out>
+ScanScratchSize inclusive_scan_2d_scratch(int rows, int cols, int batch) {
+    return satlib::scratch_for<In, Out, satlib::Tables::sums>(rows, cols, batch);
+}
+template <class In, class Out>
 ScanScratchSize inclusive_scan_2d_scratch(int rows, int cols) {
-    return satlib::scratch_for<In, Out, satlib::Tables::sums>(rows, cols, 1);
+    return inclusive_scan_2d_scratch<In, Out>(rows, cols, 1);
 }
 
-#define SAT_SCAN_2D_DEF(In, Out)                                                                  \
-    template ScanScratchSize inclusive_scan_2d_scratch<In, Out>(int, int);                        \
-    cudaError_t inclusive_scan_2d(const In* in, std::size_t in_pitch, Out* out,                   \
-                                  std::size_t out_pitch, int rows, int cols, cudaStream_t stream, \
-                                  const ScanOptions& options) {                                   \
-        return satlib::scan_images(in, in_pitch, out, out_pitch, rows, cols, satlib::Images{},    \
-                                   stream, options);                                              \
+// A batch (options.batch): the outputs of its images must not overlap.
+inline bool batch_fits(const Batch& b, std::size_t out_pitch, int rows, int cols) {
+    return b.count <= 1 || rows <= 0 || cols <= 0 ||
+           b.out_stride >= (std::size_t(rows) - 1) * out_pitch + std::size_t(cols);
+}
+
+#define SAT_SCAN_2D_DEF(In, Out)                                                                   \
+    template ScanScratchSize inclusive_scan_2d_scratch<In, Out>(int, int);                         \
+    template ScanScratchSize inclusive_scan_2d_scratch<In, Out>(int, int, int);                    \
+    cudaError_t inclusive_scan_2d(const In* in, std::size_t in_pitch, Out* out,                    \
+                                  std::size_t out_pitch, int rows, int cols, cudaStream_t stream,  \
+                                  const ScanOptions& options) {                                    \
+        const Batch& b = options.batch;                                                            \
+        if (!batch_fits(b, out_pitch, rows, cols)) return cudaErrorInvalidValue;                   \
+        return satlib::scan_images(in, in_pitch, out, out_pitch, rows, cols,                       \
+                                   satlib::Images{b.count, b.in_stride, b.out_stride}, stream,     \
+                                   options);                                                       \
     }
 SAT_SCAN_2D_DEF(float, float)
 SAT_SCAN_2D_DEF(double, double)
