@@ -39,10 +39,8 @@
 namespace satlib {
 
 #ifndef LAB9_THREADS
-#define LAB9_THREADS 128
+#define LAB9_THREADS 128  // threads of a tile's block, unless its shape names another count
 #endif
-constexpr int block_threads = LAB9_THREADS;  // columns per tile C = block_threads * V
-constexpr int warps = block_threads / 32;
 using namespace sat::lookback;  // tile states, acquire/release, published sums, warp sums
 
 using sat::cp_async_commit;
@@ -55,22 +53,28 @@ using sat::vec_of;  // each thread owns V = vec_of<Out>() adjacent columns of th
 
 // A tile is R = RR + RS rows x C columns. Each thread owns V adjacent columns (one 16-byte
 // vector of Out) and keeps RR rows of them in registers and RS rows in shared memory, where
-// cp.async lands them. The bytes in flight per SM hide the look-back latency; the best split
-// depends on the type (H200, 16384^2, time / copy; docs/lab9.md):
-//   f32:      28 + 36 rows, 3 blocks per SM (1.34; 12 + 20 x 5 blocks: 1.40)
-//   i32:      16 + 16 rows, 4 blocks per SM (0.713 ms at 16384^2; 28 + 36 x 3: 0.745, spills)
-//   f64:      12 + 20 rows, 5 blocks per SM (1.35; 28 + 36 x 3: 1.54, registers spill)
-//   u8->i32:   4 + 28 rows, 6 blocks per SM (1.58; 28 + 36 x 3: 2.41, too few bytes in flight)
+// cp.async lands them; a block of `threads` threads covers C = threads * V columns. The bytes in
+// flight per SM hide the look-back latency; the best shape depends on the type (time / copy;
+// docs/lab9.md, docs/data/wide_tiles_h100.csv):
+//   f32, f64: 16 + 16 rows of 256 threads (1024 columns; f64 512), 2 blocks per SM (H100, against
+//             the 128-thread shapes below them: f32 8192^2 1.24 instead of 1.33, 16384^2 1.13
+//             instead of 1.18; f64 1.17 instead of 1.25 and 1.12 instead of 1.22)
+//   f32 (128 threads): 28 + 36 rows, 3 blocks per SM; f64 (128): 12 + 20 rows, 5 blocks per SM
+//   i32:      16 + 16 rows, 4 blocks per SM (H100: 256 threads gave 8192^2 1.32 instead of 1.30)
+//   u8->i32:   4 + 28 rows, 6 blocks per SM (H100: 4 + 28 x 3 of 256 threads gave 8192^2 1.46
+//             instead of 1.48 but 16384^2 1.30 instead of 1.28)
 // (In, A) names the type: f32 (float, float), f64 (double, double), i32 (int32_t, uint32_t),
 // u8i32 (uint8_t, uint32_t). -DLAB9_REG_ROWS=.. -DLAB9_SMEM_ROWS=.. -DLAB9_MIN_BLOCKS=.. set one
 // shape for every type (tuning experiments).
-template <int RegRows, int SmemRows, int MinBlocks>
+template <int RegRows, int SmemRows, int MinBlocks, int Threads = LAB9_THREADS>
 struct Shape {
     static constexpr int RR = RegRows;            // rows per tile in registers
     static constexpr int RS = SmemRows;           // rows per tile in shared memory
     static constexpr int R = RR + RS;             // rows per tile
     static constexpr int min_blocks = MinBlocks;  // tiles in flight per SM
-    static_assert(R % 32 == 0 && R <= block_threads, "row look-back: R/32 rows per lane");
+    static constexpr int threads = Threads;       // of the tile's block: C = threads * V columns
+    static constexpr int warps = Threads / 32;
+    static_assert(R % 32 == 0 && R <= threads && threads % 32 == 0, "row look-back: R/32 rows per lane");
 };
 #ifdef LAB9_REG_ROWS
 #ifndef LAB9_SMEM_ROWS
@@ -81,27 +85,31 @@ struct Shape {
 #endif
 template <class In, class A> struct TileShape : Shape<LAB9_REG_ROWS, LAB9_SMEM_ROWS, LAB9_MIN_BLOCKS> {};
 #else
-template <class In, class A> struct TileShape : Shape<28, 36, 3> {};  // f32
+template <class In, class A> struct TileShape : Shape<16, 16, 2, 256> {};  // f32: 1024 columns
 template <> struct TileShape<int32_t, uint32_t> : Shape<16, 16, 4> {};
-template <> struct TileShape<double, double> : Shape<12, 20, 5> {};
+template <> struct TileShape<double, double> : Shape<16, 16, 2, 256> {};  // 512 columns
 template <> struct TileShape<uint8_t, uint32_t> : Shape<4, 28, 6> {};
 #endif
 // The library's other pairs take the shape of the pair with the same accumulator and fewer
 // input bytes in flight (not tuned separately).
 template <> struct TileShape<uint8_t, float> : Shape<4, 28, 6> {};     // u8 -> f32 as u8 -> i32
-template <> struct TileShape<uint16_t, double> : Shape<12, 20, 5> {};  // u16 -> f64 as f64
-template <> struct TileShape<float, double> : Shape<12, 20, 5> {};     // f32 -> f64 as f64
+template <> struct TileShape<uint16_t, double> : Shape<16, 16, 2, 256> {};  // u16 -> f64 as f64
+template <> struct TileShape<float, double> : Shape<16, 16, 2, 256> {};     // f32 -> f64 as f64
 
-// Small images: where TileShape's tiles would leave SMs idle (satlib.cu, small_tiles), shorter
-// tiles of more blocks each. Only f32 has its own (H100, time / copy, 16 + 16 x 4 instead of
-// 28 + 36 x 3: 1920x1080 2.21 instead of 2.59, 4096^2 1.61 instead of 1.69, but 16384^2 1.23
-// instead of 1.19); the other pairs keep their shape.
+// Small images: where TileShape's tiles would leave SMs idle (satlib.cu, small_tiles), tiles of
+// 128 threads, more blocks each: f32 16 + 16 x 4, f64 (and the pairs that follow it) its former
+// 12 + 20 x 5; i32 and u8 keep their shape.
 template <class In, class A> struct SmallTileShape : TileShape<In, A> {};
 #ifndef LAB9_REG_ROWS
 template <> struct SmallTileShape<float, float> : Shape<16, 16, 4> {};
+template <> struct SmallTileShape<double, double> : Shape<12, 20, 5> {};
+template <> struct SmallTileShape<uint16_t, double> : Shape<12, 20, 5> {};
+template <> struct SmallTileShape<float, double> : Shape<12, 20, 5> {};
 #endif
 template <class S1, class S2>
-constexpr bool same_shape() { return S1::RR == S2::RR && S1::RS == S2::RS && S1::min_blocks == S2::min_blocks; }
+constexpr bool same_shape() {
+    return S1::RR == S2::RR && S1::RS == S2::RS && S1::min_blocks == S2::min_blocks && S1::threads == S2::threads;
+}
 
 // What tiles publish for each other (scratch). Tile t = ticket = tile_row * tiles_x + tile_col,
 // tile rows counted over the batch (image b's are b * tiles_y .. b * tiles_y + tiles_y - 1).
@@ -185,7 +193,7 @@ __device__ __forceinline__ void square_if(bool square, A (&x)[V]) {
 template <class In, class A>
 struct SmemTile {
     In* rows;     // [RS][C]
-    A* offsets;   // [RS][block_threads] (narrower inputs only)
+    A* offsets;   // [RS][threads of the block] (narrower inputs only)
 };
 template <class In, class A>
 __host__ __device__ constexpr bool scan_in_place() { return sizeof(In) == sizeof(A); }
@@ -213,7 +221,7 @@ __device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i
         }
         square_if(square, x[r]);
     }
-    constexpr int C = block_threads * V;
+    constexpr int C = S::threads * V;
     In* dst = sm.rows + threadIdx.x * V;
 #pragma unroll 4
     for (int r = 0; r < RS; ++r) {
@@ -238,7 +246,7 @@ template <class S, class In, class A, int V>
 __device__ __forceinline__ void local_tile_scan(bool square, A (&x)[S::RR][V], SmemTile<In, A> sm,
                                                 A (&col)[V], A (*s_warp_total)[S::R], A* s_row_sum) {
     constexpr int RR = S::RR, RS = S::RS, R = S::R;
-    constexpr int C = block_threads * V;
+    constexpr int C = S::threads * V;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 #pragma unroll
     for (int r = 0; r < RR; ++r)
@@ -271,7 +279,7 @@ __device__ __forceinline__ void local_tile_scan(bool square, A (&x)[S::RR][V], S
             for (int v = 0; v < V; ++v) y[v] += before;
             store_smem(p, y);
         } else {
-            sm.offsets[r * block_threads + threadIdx.x] = before;
+            sm.offsets[r * S::threads + threadIdx.x] = before;
         }
         if (lane == 31) s_warp_total[warp][RR + r] = inclusive;
     }
@@ -280,7 +288,7 @@ __device__ __forceinline__ void local_tile_scan(bool square, A (&x)[S::RR][V], S
     for (int r = 0; r < RR; ++r) {
         A before = 0;  // warps to the left in this block (shared-memory rows: in write_tile)
 #pragma unroll
-        for (int w2 = 0; w2 < warps - 1; ++w2)
+        for (int w2 = 0; w2 < S::warps - 1; ++w2)
             if (w2 < warp) before += s_warp_total[w2][r];
 #pragma unroll
         for (int v = 0; v < V; ++v) x[r][v] += before;
@@ -288,7 +296,7 @@ __device__ __forceinline__ void local_tile_scan(bool square, A (&x)[S::RR][V], S
     if (threadIdx.x < R) {
         A total = 0;
 #pragma unroll
-        for (int w2 = 0; w2 < warps; ++w2) total += s_warp_total[w2][threadIdx.x];
+        for (int w2 = 0; w2 < S::warps; ++w2) total += s_warp_total[w2][threadIdx.x];
         s_row_sum[threadIdx.x] = total;
     }
 }
@@ -403,7 +411,7 @@ __device__ __forceinline__ void write_tile(Out* out, std::size_t pitch, const Ge
                                            const A (&top)[V], const A (&x)[S::RR][V], SmemTile<In, A> sm,
                                            const A (*s_warp_total)[S::R], const A* s_row_carry) {
     constexpr int RR = S::RR, RS = S::RS;
-    constexpr int C = block_threads * V;
+    constexpr int C = S::threads * V;
     const int warp = threadIdx.x >> 5;
     A acc[V];
 #pragma unroll
@@ -421,13 +429,13 @@ __device__ __forceinline__ void write_tile(Out* out, std::size_t pitch, const Ge
         load_smem(sm.rows + std::size_t(r) * C + threadIdx.x * V, y);
         A carry = s_row_carry[RR + r];  // + the warps to the left
 #pragma unroll
-        for (int w2 = 0; w2 < warps - 1; ++w2)
+        for (int w2 = 0; w2 < S::warps - 1; ++w2)
             if (w2 < warp) carry += s_warp_total[w2][RR + r];
         if constexpr (!scan_in_place<In, A>()) {  // narrow input: raw values, prefix them now
             square_if(square, y);
 #pragma unroll
             for (int v = 1; v < V; ++v) y[v] += y[v - 1];
-            carry += sm.offsets[r * block_threads + threadIdx.x];
+            carry += sm.offsets[r * S::threads + threadIdx.x];
         }
 #pragma unroll
         for (int v = 0; v < V; ++v) acc[v] += carry + y[v];
@@ -444,7 +452,7 @@ __device__ __forceinline__ void write_tile(Out* out, std::size_t pitch, const Ge
 #endif
 template <class S, class In, int V>
 constexpr int prefetch_rows() {
-    constexpr long long row_bytes = (long long)block_threads * V * sizeof(In);
+    constexpr long long row_bytes = (long long)S::threads * V * sizeof(In);
     constexpr long long rows = (LAB9_PREFETCH_MB << 20) / (132LL * S::min_blocks * row_bytes);
     return rows < S::R ? int(rows) : S::R;
 }
@@ -454,7 +462,7 @@ __device__ __forceinline__ void prefetch_tile_l2(const In* in, const Geometry& g
     const int i = i0 + int(threadIdx.x);
     if (int(threadIdx.x) >= prefetch_rows<S, In, V>() || i >= g.rows || col0 >= g.cols) return;
     const char* first = reinterpret_cast<const char*>(in + std::size_t(i) * g.in_pitch + col0);
-    const char* last = first + std::size_t(min(block_threads * V, g.cols - col0)) * sizeof(In);
+    const char* last = first + std::size_t(min(S::threads * V, g.cols - col0)) * sizeof(In);
     const std::uintptr_t a = (reinterpret_cast<std::uintptr_t>(first) + 15) & ~std::uintptr_t(15);
     const std::uintptr_t b = reinterpret_cast<std::uintptr_t>(last) & ~std::uintptr_t(15);
     if (b > a)
@@ -465,10 +473,10 @@ __device__ __forceinline__ void prefetch_tile_l2(const In* in, const Geometry& g
 template <class In, class Out, class S>
 constexpr std::size_t smem_bytes() {
     using A = sat::Acc<Out>;
-    constexpr int C = block_threads * vec_of<Out>();
+    constexpr int C = S::threads * vec_of<Out>();
     constexpr int RS = S::RS;
     return std::size_t(RS) * C * sizeof(In) +
-           (scan_in_place<In, A>() ? 0 : std::size_t(RS) * block_threads * sizeof(A));
+           (scan_in_place<In, A>() ? 0 : std::size_t(RS) * S::threads * sizeof(A));
 }
 
 // The single-pass SAT kernel: a persistent grid of any size; each block takes tickets until
@@ -476,13 +484,13 @@ constexpr std::size_t smem_bytes() {
 // images (one image: false). T: the tables it writes (both: the squares into `sq`). S: the tile
 // shape (TileShape or SmallTileShape of the pair).
 template <class In, class Out, class S, bool Vec, Tables T = Tables::sums, bool Batched = false>
-__global__ void __launch_bounds__(block_threads, S::min_blocks)
+__global__ void __launch_bounds__(S::threads, S::min_blocks)
 lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out>> rec,
                     int* status, unsigned long long* trace, Out* sq = nullptr) {
     using A = sat::Acc<Out>;
     constexpr int V = vec_of<Out>();
-    constexpr int C = block_threads * V;
-    constexpr int RR = S::RR, RS = S::RS, R = S::R;
+    constexpr int C = S::threads * V;
+    constexpr int RR = S::RR, RS = S::RS, R = S::R, warps = S::warps;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     constexpr int poll_warp = warps > 1 ? 1 : 0;  // column window polls while warp 0 looks left
     constexpr int release_thread = (warps - 1) * 32;   // publishes the block's flags
@@ -640,7 +648,7 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         }
         A before = corner;
 #pragma unroll
-        for (int w2 = 0; w2 < warps - 1; ++w2)
+        for (int w2 = 0; w2 < S::warps - 1; ++w2)
             if (w2 < warp) before += s_top_total[w2];
 #pragma unroll
         for (int v = 0; v < V; ++v) top[v] += top_before + before;

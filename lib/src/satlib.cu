@@ -46,7 +46,7 @@ template <class In, class Out> using SmallTiles = SmallTileShape<In, sat::Acc<Ou
 // Tiles of one rows x cols image, in tiles of shape S.
 template <class In, class Out, class S = LargeTiles<In, Out>>
 std::size_t tiles_per_image(int rows, int cols) {
-    constexpr int C = block_threads * vec_of<Out>();
+    constexpr int C = S::threads * vec_of<Out>();
     constexpr int R = S::R;
     return std::size_t((cols + C - 1) / C) * std::size_t((rows + R - 1) / R);
 }
@@ -65,7 +65,7 @@ int images_per_launch(int rows, int cols, int batch) {
 template <class In, class Out, class S>
 Layout layout_for(int rows, int cols, int images) {
     using A = sat::Acc<Out>;
-    constexpr int C = block_threads * vec_of<Out>();
+    constexpr int C = S::threads * vec_of<Out>();
     constexpr int R = S::R;
     Layout L{};
     L.g.rows = rows;
@@ -107,19 +107,21 @@ sat::ScanScratchSize shaped_scratch(int rows, int cols, int batch) {
     return {L.state_bytes, L.value_bytes};
 }
 
-// Whether a call takes the small images' tiles: with the default ones it would be less than two
-// rounds of the blocks that fit on a 132-SM GPU (H100, H200; 1920x1080 f32: 68 tiles for 132 SMs
-// x 3 blocks), and the look-back latency of its few tiles would not be hidden by other tiles'
-// transfers. A fixed count, not the current device's, so that the scratch a caller sizes with
-// scratch_for fits the launch on any device.
+// Whether a call takes the small images' tiles: with the default ones it would be less than one
+// round of the blocks that fit on a 132-SM GPU (H100, H200; 1920x1080 f32: 68 tiles of 1024
+// columns for 132 SMs x 2 blocks), and some SMs would have none. A fixed count, not the current
+// device's, so that the scratch a caller sizes with scratch_for fits the launch on any device.
 constexpr std::size_t reference_sms = 132;
+#ifndef LAB9_SMALL_TILE_ROUNDS
+#define LAB9_SMALL_TILE_ROUNDS 1  // rounds below which the small tiles are taken (tuning)
+#endif
 template <class In, class Out>
 bool small_tiles(int rows, int cols, int images) {
     if constexpr (same_shape<LargeTiles<In, Out>, SmallTiles<In, Out>>()) {
         return false;
     } else {
         const std::size_t tiles = tiles_per_image<In, Out>(rows, cols) * std::size_t(images);
-        return tiles < 2 * reference_sms * LargeTiles<In, Out>::min_blocks;
+        return tiles < LAB9_SMALL_TILE_ROUNDS * reference_sms * LargeTiles<In, Out>::min_blocks;
     }
 }
 
@@ -144,12 +146,12 @@ sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanO
 // the current one. The answer depends only on the device and the kernel: asked once per device
 // (0: the question failed; it is asked again next time).
 template <class Kernel>
-int resident_blocks(const CachedKernel<Kernel>& k, std::size_t smem, int device) {
+int resident_blocks(const CachedKernel<Kernel>& k, int threads, std::size_t smem, int device) {
     const int known = k.cache->resident.get(device);
     if (known > 0) return known;
     int sms = 0, per_sm = 0;
     if (device < 0 || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) return 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.kernel, block_threads, smem) != cudaSuccess)
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.kernel, threads, smem) != cudaSuccess)
         return 0;
     const int resident = std::max(1, sms * per_sm);
     k.cache->resident.put(device, resident);
@@ -317,11 +319,11 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
                 // 64-row tiles on an H200: 0.068 instead of 0.074 ms). With more rounds every block is needed
                 // (8192^2 was 5 % slower evened out).
                 const unsigned tickets = g.tiles * tables_of(T);
-                resident = std::max(1, resident_blocks(k, smem, device));
+                resident = std::max(1, resident_blocks(k, S::threads, smem, device));
                 const unsigned rounds = (tickets + unsigned(resident) - 1) / unsigned(resident);
                 grid = int(rounds == 2 ? (tickets + 1) / 2 : std::min(tickets, unsigned(resident)));
             }
-            return sat::launch_kernel(k.kernel, unsigned(grid), block_threads, smem, stream,
+            return sat::launch_kernel(k.kernel, unsigned(grid), S::threads, smem, stream,
                                  in + std::size_t(first) * im.in_stride, out + std::size_t(first) * im.out_stride, g,
                                  rec, status, opt.trace, both ? sq + std::size_t(first) * im.sq_stride : nullptr);
         };

@@ -145,7 +145,8 @@ void check_library(const LibraryCase& c) {
 template <class In, class Out>
 void check_library_all_cases() {
     // Aligned pitches (16-byte vector path), odd pitches and offsets (element path), tile
-    // edges (64 or 32 rows x 512 columns; 256 for f64), one row and one column.
+    // edges (32 rows x 1024 columns for f32 and i32, 512 for f32's small images and u8, 256 for
+    // f64), one row and one column; 2111 x 4133 has enough tiles for f32's default shape.
     const LibraryCase cases[] = {
         {1000, 3000, 4096, 4104, 1, 64},
         {999, 2999, 3011, 3007, 2, 5},
@@ -153,6 +154,8 @@ void check_library_all_cases() {
         {1, 5000, 5003, 5001, 1, 1},
         {3000, 1, 7, 3, 1, 2},
         {64, 1024, 1024, 1024, 0, 0},
+        {2111, 4133, 4136, 4144, 1, 5},
+        {2111, 4133, 4136, 4144, 1, 8},
     };
     for (const LibraryCase& c : cases) check_library<In, Out>(c);
 }
@@ -252,8 +255,8 @@ TEST_CASE("library inclusive_scan_2d: argument checks and scratch sizes", "[cpu]
     CHECK(f64.value_bytes > 16384ull * 16384 * 8 / 40);
     CHECK(u8.value_bytes > 16384ull * 16384 * 4 / 40);  // the i32 output's bytes
     CHECK(u8.value_bytes < 16384ull * 16384 * 4 / 12);
-    CHECK(u8.value_bytes == i32.value_bytes);  // same accumulator, same 32 x 512 tiles
-    CHECK(u8.state_bytes == i32.state_bytes);
+    CHECK(i32.value_bytes > 16384ull * 16384 * 4 / 40);
+    CHECK(i32.value_bytes < 16384ull * 16384 * 4 / 12);
     CHECK(sat::inclusive_scan_2d_scratch<float, float>(0, 5).value_bytes == 0);
 }
 
@@ -586,6 +589,7 @@ TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-
         check_library<float, float>(LibraryCase{300, 1100, 1103, 1109, 1, 2, grid});
         check_library<double, double>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});
         check_library<uint8_t, int32_t>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});
+        check_library<int32_t, int32_t>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});  // 256 threads
     }
 }
 
@@ -942,7 +946,7 @@ TEST_CASE("library C ABI: two host threads at once, on two devices where there a
 
 TEST_CASE("library: each kernel sizes its grid from its own resident blocks", "[gpu][library]") {
     // f32 1080p takes the small tiles (32 KB of shared memory, at least 4 blocks per SM by its
-    // launch bounds); a batch of 12 takes the default ones (74 KB: at most 3 blocks per SM).
+    // launch bounds); a batch of 12 takes the default ones (256 threads, 64 KB: 2 blocks per SM).
     // Both kernels share a signature; a cache keyed by it would give both the first one's count.
     SAT_REQUIRE_GPU();
     const int sms = current_device_attribute(cudaDevAttrMultiProcessorCount);
@@ -1014,7 +1018,7 @@ TEST_CASE("library spin timeout: a tile whose predecessor never runs sets the st
     SAT_REQUIRE_GPU();
     // Scratch whose ticket starts at 1: tile 0 is never handed out, so tile 1 (to its right)
     // waits for it until the 2 s bound and gives up; every other tile leaves or gives up too.
-    const int rows = 64, cols = 1024;  // f32: tiles of 64 x 512, two of them
+    const int rows = 64, cols = 1024;  // f32: the small images' tiles of 32 x 512, four of them
     const sat::ScanScratchSize need = sat::inclusive_scan_2d_scratch<float, float>(rows, cols);
     DeviceArray<unsigned char> state(need.state_bytes), values(need.value_bytes);
     DeviceArray<float> in(std::size_t(rows) * cols), out(std::size_t(rows) * cols);
