@@ -39,25 +39,6 @@ struct Case {
     int batch, rows, cols;
 };
 
-// The run's metadata, in front of every CSV row: GPU, driver, CUDA (driver API), date (UTC).
-std::string run_columns(const cudaDeviceProp& prop) {
-    std::string driver = "unknown";
-    std::ifstream version("/proc/driver/nvidia/version");
-    std::string word;
-    while (version >> word)  // "... Kernel Module  580.159.04  ..."
-        if (word.find('.') != std::string::npos && std::isdigit(static_cast<unsigned char>(word[0]))) {
-            driver = word;
-            break;
-        }
-    int cuda = 0;
-    cudaDriverGetVersion(&cuda);
-    char date[16];
-    const std::time_t now = std::time(nullptr);
-    std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-    return std::string(prop.name) + "," + driver + "," + std::to_string(cuda / 1000) + "." +
-           std::to_string(cuda % 1000 / 10) + "," + date;
-}
-
 template <class In, class Out>
 struct Run {
     const Case& c;

@@ -2,7 +2,7 @@
 // to show where the time above a device copy goes: the ramp before the first tile is written, the
 // steady stretch, and the drain of the last tiles (`make bench-timeline`).
 //
-//     build/lib/bench_timeline [--csv FILE]
+//     build/lib/bench_timeline [--sizes RxC,...] [--csv FILE]
 //
 // Per shape and type: the call's median time and that of a copy of the same bytes (CUDA events,
 // L2 flushed, no trace; sat::time_gpu), then traced calls, each between two one-thread kernels
@@ -11,6 +11,8 @@
 // the rate of the middle 80 % of the pieces as bandwidth (their input and output bytes / time).
 // Of several traced calls, the one whose last piece came earliest is shown. The input is zero:
 // the kernel's work does not depend on the values, and no result is checked here (the tests do).
+// --csv writes the rows with the run's GPU, driver, CUDA version and date
+// (docs/data/timeline_<gpu>.csv, the timeline table of docs/library.md).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -22,6 +24,7 @@
 #include "bench_util.h"
 #include "device.cuh"
 #include "gpu_timing.h"
+#include "harness.h"
 #include "sat.hpp"
 
 namespace {
@@ -33,7 +36,7 @@ struct Case {
 };
 
 template <class In, class Out>
-void timeline(const Case& c, const char* type, FILE* csv) {
+void timeline(const Case& c, const char* type, FILE* csv, const std::string& run) {
     const std::size_t n = std::size_t(c.rows) * c.cols;
     const int pieces_y = sat::ceil_div(c.rows, sat::w), pieces_x = sat::ceil_div(c.cols, sat::w);
     const std::size_t pieces = std::size_t(pieces_y) * pieces_x;
@@ -81,15 +84,15 @@ void timeline(const Case& c, const char* type, FILE* csv) {
     auto at = [&](double f) { return best[std::min(pieces - 1, std::size_t(f * double(pieces - 1)))]; };
     const double middle_gbps = 0.8 * double(n) * double(sizeof(In) + sizeof(Out)) / ((at(0.9) - at(0.1)) * 1e3);
     const double copy_gbps = 2.0 * double(copy_bytes) / (t_copy.median * 1e6);
-    std::printf("%-10s %-6s %8.1f %8.1f %5.2f | %7.1f %7.1f %7.1f %7.1f %7.1f %7.1f | %6.0f %6.0f\n",
+    std::printf("%-11s %-6s %8.1f %8.1f %5.2f | %7.1f %7.1f %7.1f %7.1f %7.1f %7.1f | %6.0f %6.0f\n",
                 (std::to_string(c.rows) + "x" + std::to_string(c.cols)).c_str(), type, t_call.median * 1e3,
                 t_copy.median * 1e3, t_call.median / t_copy.median, best[0], at(0.1), at(0.5), at(0.9),
                 best[pieces - 1], best[pieces], middle_gbps, copy_gbps);
     std::fflush(stdout);
     if (csv)
-        std::fprintf(csv, "%d,%d,%s,%.3f,%.3f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.0f,%.0f\n", c.rows, c.cols, type,
-                     t_call.median * 1e3, t_copy.median * 1e3, best[0], at(0.1), at(0.5), at(0.9),
-                     best[pieces - 1], best[pieces], middle_gbps, copy_gbps);
+        std::fprintf(csv, "%s,%dx%d,%s,%.1f,%.1f,%.2f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.0f,%.0f\n", run.c_str(), c.rows,
+                     c.cols, type, t_call.median * 1e3, t_copy.median * 1e3, t_call.median / t_copy.median, best[0],
+                     at(0.1), at(0.5), at(0.9), best[pieces - 1], best[pieces], middle_gbps, copy_gbps);
     SAT_CUDA(cudaStreamDestroy(stream));
 }
 
@@ -97,12 +100,24 @@ void timeline(const Case& c, const char* type, FILE* csv) {
 
 int main(int argc, char** argv) {
     std::string csv_path;
+    std::vector<Case> cases = {{1080, 1920}, {2160, 3840}, {4096, 4096}, {8192, 8192}, {16384, 16384}};
     for (int k = 1; k < argc; ++k) {
         const std::string a = argv[k];
         if (a == "--csv" && k + 1 < argc) {
             csv_path = argv[++k];
+        } else if (a == "--sizes" && k + 1 < argc) {  // RxC,RxC,...
+            cases.clear();
+            try {
+                for (const std::string& s : sat::split_list(argv[++k], ',')) {
+                    const sat::Shape shape = sat::parse_shape("--sizes", s);
+                    cases.push_back({shape.rows, shape.cols});
+                }
+            } catch (const sat::UsageError& e) {
+                std::fprintf(stderr, "bench_timeline: %s\n", e.what());
+                return 2;
+            }
         } else {
-            std::fprintf(stderr, "usage: bench_timeline [--csv FILE]\n");
+            std::fprintf(stderr, "usage: bench_timeline [--sizes RxC,...] [--csv FILE]\n");
             return 2;
         }
     }
@@ -112,19 +127,23 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "bench_timeline: cannot write %s\n", csv_path.c_str());
         return 2;
     }
-    if (csv) std::fprintf(csv, "rows,cols,type,call_us,copy_us,first_us,p10_us,p50_us,p90_us,last_us,end_us,middle_gbps,copy_gbps\n");
-    cudaDeviceProp prop{};
-    SAT_CUDA(cudaGetDeviceProperties(&prop, 0));
-    std::printf("bench_timeline on %s: µs from a stamp kernel before the call (events: median of 20, L2 flushed)\n", prop.name);
-    std::printf("%-10s %-6s %8s %8s %5s | %7s %7s %7s %7s %7s %7s | %6s %6s\n", "shape", "type", "call", "copy",
-                "ratio", "first", "10%", "50%", "90%", "last", "end", "GB/s80", "copyGB");
+    if (csv)
+        std::fprintf(csv, "gpu,driver,cuda,date,shape,type,call_us,copy_us,time_per_copy,first_us,p10_us,p50_us,"
+                          "p90_us,last_us,end_us,middle_gbps,copy_gbps\n");
     try {
-        for (const Case& c : {Case{1080, 1920}, Case{2160, 3840}, Case{4096, 4096}, Case{8192, 8192}, Case{16384, 16384}}) {
-            timeline<float, float>(c, "f32", csv);
-            timeline<uint8_t, int32_t>(c, "u8i32", csv);
+        cudaDeviceProp prop{};
+        SAT_CUDA(cudaGetDeviceProperties(&prop, 0));
+        const std::string run = run_columns(prop);
+        std::printf("bench_timeline on %s: µs from a stamp kernel before the call (events: median of 20, L2 flushed)\n",
+                    prop.name);
+        std::printf("%-11s %-6s %8s %8s %5s | %7s %7s %7s %7s %7s %7s | %6s %6s\n", "shape", "type", "call", "copy",
+                    "ratio", "first", "10%", "50%", "90%", "last", "end", "GB/s80", "copyGB");
+        for (const Case& c : cases) {
+            timeline<float, float>(c, "f32", csv, run);
+            timeline<uint8_t, int32_t>(c, "u8i32", csv, run);
         }
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "%s\n", e.what());
+        std::fprintf(stderr, "bench_timeline: %s\n", e.what());
         return 1;
     }
     if (csv) std::fclose(csv);

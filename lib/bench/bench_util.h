@@ -3,7 +3,11 @@
 
 #include <cuda_runtime.h>
 
+#include <cctype>
 #include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <string>
 
 // True when a CUDA device is present; else one line on stderr ("<program>: no CUDA device").
 inline bool have_device(const char* program) {
@@ -11,4 +15,23 @@ inline bool have_device(const char* program) {
     if (cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0) return true;
     std::fprintf(stderr, "%s: no CUDA device\n", program);
     return false;
+}
+
+// The run's metadata, in front of every CSV row: GPU, driver, CUDA (driver API), date (UTC).
+inline std::string run_columns(const cudaDeviceProp& prop) {
+    std::string driver = "unknown";
+    std::ifstream version("/proc/driver/nvidia/version");
+    std::string word;
+    while (version >> word)  // "... Kernel Module  580.159.04  ..."
+        if (word.find('.') != std::string::npos && std::isdigit(static_cast<unsigned char>(word[0]))) {
+            driver = word;
+            break;
+        }
+    int cuda = 0;
+    cudaDriverGetVersion(&cuda);
+    char date[16];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+    return std::string(prop.name) + "," + driver + "," + std::to_string(cuda / 1000) + "." +
+           std::to_string(cuda % 1000 / 10) + "," + date;
 }
