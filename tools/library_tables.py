@@ -8,7 +8,12 @@
                                 docs/library.md's library table and docs/lab9.md's Measured table
     docs/data/python_h200.csv   tools/bench_python.py (satlib.integral against torch, kornia, CuPy, NPP):
                                 docs/library.md's Python table
-    docs/data/batch_h200.csv    lib/bench/bench_batch.cpp --csv (a batch in one launch): docs/library.md
+    docs/data/batch_h100.csv    lib/bench/bench_batch.cpp --csv (a batch in one launch): docs/library.md
+                                (batch_h200.csv, an H200 run of the same program: tests/results_batch.py's data)
+    docs/data/timeline_h100.csv lib/bench/bench_timeline.cu --csv (when one call's tiles are written):
+                                docs/library.md
+    docs/data/wide_tiles_h100.csv  the library's tile shapes of 128 and of 256 threads, an A/B: docs/lab9.md
+    docs/data/lab9_batch_h100.csv  ./lab9-ref and build/peers --variant satlib with --batch: docs/lab9.md
     docs/data/lab8x_h200.csv    ./lab8x-ref's two handout runs (harness CSV, the run's metadata in
                                 front): docs/lab8x.md's Results tables
     docs/data/tiles_h100.csv    the library's tile shapes at image sizes (a sweep): docs/lab9.md
@@ -472,14 +477,14 @@ def timeline_table(path):
     rows = read_rows(path)
     out = [f"{run_line(rows[0])}: `build/lib/bench_timeline --csv`; call and copy: median of 20, L2 flushed; "
            "the other columns: µs from a one-thread kernel just before the call until the first, 10 %, 50 %, "
-           "90 % and last 32 × 32 piece of the output is written (the call of five whose last piece came "
-           "earliest); middle 80 %: the rate between the 10 % and 90 % marks, in GB/s of input and output:", "",
-           "| shape | type | call µs | copy µs | time ÷ copy | first | 10 % | 50 % | 90 % | last "
+           "90 % and last 32 × 32 piece of the output is written and until a one-thread kernel just after "
+           "the call runs (end; the call of five whose last piece came earliest); middle 80 %: the rate between the 10 % and 90 % marks, in GB/s of input and output:", "",
+           "| shape | type | call µs | copy µs | time ÷ copy | first | 10 % | 50 % | 90 % | last | end "
            "| middle 80 % GB/s | copy GB/s |",
-           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         cells = [r[k] for k in ("call_us", "copy_us", "time_per_copy", "first_us", "p10_us", "p50_us", "p90_us",
-                                "last_us", "middle_gbps", "copy_gbps")]
+                                "last_us", "end_us", "middle_gbps", "copy_gbps")]
         out.append(f"| {r['shape'].replace('x', '×')} | {type_label(r['type'])} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
@@ -622,7 +627,8 @@ TABLES = {
     "lab4.md": [("LAB4 TABLE", lambda p: sizes_table(p, "4", "2R1W", [16384, 32768]), BENCH_H200),
                 ("LAB4 NCU TABLE", experiment_table, "lab4_ncu_h200.csv")],
     "library.md": [("LIBRARY TABLE", library_table, "library_h100.csv"),
-                   ("BATCH TABLE", batch_table, "batch_h200.csv"),
+                   ("BATCH TABLE", batch_table, "batch_h100.csv"),
+                   ("TIMELINE TABLE", timeline_table, "timeline_h100.csv"),
                    ("MEASURED TABLE", python_table, "python_h200.csv"),
                    ("PREFETCH TABLE", experiment_table, "prefetch_h100.csv"),
                    ("PREFETCH BATCH TABLE", experiment_table, "prefetch_batch_h100.csv"),
@@ -630,6 +636,8 @@ TABLES = {
     "lab8x.md": [("HALFTONE TABLE", halftone_table, "lab8x_h200.csv"),
                  ("KNAPSACK TABLE", knapsack_table, "lab8x_h200.csv")],
     "lab9.md": [("LAB9 TABLE", lab9_table, "library_h100.csv"),
+                ("WIDE TILES TABLE", experiment_table, "wide_tiles_h100.csv"),
+                ("LAB9 BATCH TABLE", experiment_table, "lab9_batch_h100.csv"),
                 ("TILES TABLE", tiles_table, "tiles_h100.csv"),
                 ("TILE SWEEP TABLE", tile_sweep_table, "tiles_h200.csv")],
     "thin.md": [("LINES TABLE", experiment_table, "lines_h100.csv"),
