@@ -83,8 +83,9 @@ const std::vector<Formula> table = {
      [](const Params& p) {
          return Cost{2 * p.n() / p.w, std::ceil(p.rows / (4 * p.w)) + std::ceil(p.cols / (4 * p.w))};
      }},
-    // Lab 9, derived in docs/lab9.md: one pass (2n/w); each tile of R = 2w rows also publishes
-    // its column sums and prefixes and reads at least one tile's back (3n/(Rw) = 3n/(2w^2)); the
+    // Lab 9, derived in docs/lab9.md: one pass (2n/w); a tile of R rows also publishes its column
+    // sums and prefixes and reads at least one tile's back (3n/(Rw): 3n/(2w^2) for R = 2w, printed;
+    // the lab's and the library's tiles have R = w, 3n/w^2); the
     // flags' memset and the kernel are two launches. The look-back latency overlaps other tiles'
     // traffic.
     {"LookBack", "2n/w + 3n/(2w^2) + 2l", "derived in docs/lab9.md",

@@ -1,22 +1,20 @@
-# make bench-batch: build/lib/bench_batch, batches of images through the library against one
-# call per image and a device copy of the same bytes, in one process (lib/bench/bench_batch.cpp).
-# Named to come after mk/lib.mk, whose LIB_OBJS it links.
+# The library's benchmarks that link the harness (lib/bench/), one rule each: `make TARGET` builds
+# build/lib/PROGRAM and runs it with $(ARGS_VARIABLE). Named to come after mk/lib.mk, whose
+# LIB_OBJS they link.
+#   make bench-batch     batches of images through the library against one call per image and a
+#                        device copy of the same bytes, in one process (lib/bench/bench_batch.cpp)
+#   make bench-timeline  when the tiles of one library call are written (the kernel's tile
+#                        trace): ramp, steady stretch and drain (lib/bench/bench_timeline.cu)
 ifneq ($(wildcard lib/src/satlib.cu),)
-.PHONY: bench-batch
-bench-batch: build/lib/bench_batch
-	build/lib/bench_batch $(BENCH_BATCH_ARGS)
-build/lib/bench_batch: lib/bench/bench_batch.cpp $(LIB_OBJS) $(COMMON_OBJS)
-	@mkdir -p $(@D)
-	$(NVCC) $(NVFLAGS) -Ilib/include $^ -o $@ $(LIBS)
-endif
-
-# make bench-timeline: build/lib/bench_timeline, when the tiles of one library call are written
-# (the kernel's tile trace): ramp, steady stretch and drain against a copy (lib/bench/bench_timeline.cu).
-ifneq ($(wildcard lib/src/satlib.cu),)
-.PHONY: bench-timeline
-bench-timeline: build/lib/bench_timeline
-	build/lib/bench_timeline $(BENCH_TIMELINE_ARGS)
-build/lib/bench_timeline: lib/bench/bench_timeline.cu $(LIB_OBJS) $(COMMON_OBJS)
-	@mkdir -p $(@D)
-	$(NVCC) $(NVFLAGS) -Ilib/include $^ -o $@ $(LIBS)
+# $(1) target, $(2) program, $(3) source, $(4) the variable of its arguments
+define LIB_BENCH_RULES
+.PHONY: $(1)
+$(1): build/lib/$(2)
+	build/lib/$(2) $$($(4))
+build/lib/$(2): $(3) $$(LIB_OBJS) $$(COMMON_OBJS)
+	@mkdir -p $$(@D)
+	$$(NVCC) $$(NVFLAGS) -Ilib/include $$^ -o $$@ $$(LIBS)
+endef
+$(eval $(call LIB_BENCH_RULES,bench-batch,bench_batch,lib/bench/bench_batch.cpp,BENCH_BATCH_ARGS))
+$(eval $(call LIB_BENCH_RULES,bench-timeline,bench_timeline,lib/bench/bench_timeline.cu,BENCH_TIMELINE_ARGS))
 endif

@@ -473,18 +473,18 @@ def batch_table(path):
 def timeline_table(path):
     """lib/bench/bench_timeline.cu --csv: when the tiles of one library call are written, in µs
     from a one-thread kernel launched just before the call (its scratch allocated and zeroed in
-    the call), against a copy of the same bytes."""
+    the call)."""
     rows = read_rows(path)
-    out = [f"{run_line(rows[0])}: `build/lib/bench_timeline --csv`; call and copy: median of 20, L2 flushed; "
-           "the other columns: µs from a one-thread kernel just before the call until the first, 10 %, 50 %, "
-           "90 % and last 32 × 32 piece of the output is written and until a one-thread kernel just after "
-           "the call runs (end; the call of five whose last piece came earliest); middle 80 %: the rate between the 10 % and 90 % marks, in GB/s of input and output:", "",
-           "| shape | type | call µs | copy µs | time ÷ copy | first | 10 % | 50 % | 90 % | last | end "
-           "| middle 80 % GB/s | copy GB/s |",
-           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    out = [f"{run_line(rows[0])}: `build/lib/bench_timeline --csv`; call: median of 20, L2 flushed; the other "
+           "columns: µs from a one-thread kernel just before the call until the first, 10 %, 50 %, 90 % and last "
+           "32 × 32 piece of the output is written and until a one-thread kernel just after the call runs (end; "
+           "the call of five whose last piece came earliest); middle 80 %: the input and output bytes of the "
+           "pieces written between the 10 % and 90 % marks ÷ that time (where one round of tiles covers the "
+           "image, their loads come before the 10 % mark, and this is no DRAM rate):", "",
+           "| shape | type | call µs | first | 10 % | 50 % | 90 % | last | end | middle 80 % GB/s |",
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
-        cells = [r[k] for k in ("call_us", "copy_us", "time_per_copy", "first_us", "p10_us", "p50_us", "p90_us",
-                                "last_us", "end_us", "middle_gbps", "copy_gbps")]
+        cells = [r[k] for k in ("call_us", "first_us", "p10_us", "p50_us", "p90_us", "last_us", "end_us", "middle_gbps")]
         out.append(f"| {r['shape'].replace('x', '×')} | {type_label(r['type'])} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 

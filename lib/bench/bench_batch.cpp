@@ -16,13 +16,10 @@
 // driver, CUDA version and date (docs/data/batch_<gpu>.csv, the table of docs/library.md).
 #include <cuda_runtime.h>
 
-#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
-#include <fstream>
 #include <random>
 #include <string>
 #include <type_traits>

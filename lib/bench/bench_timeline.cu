@@ -11,6 +11,8 @@
 // the rate of the middle 80 % of the pieces as bandwidth (their input and output bytes / time).
 // Of several traced calls, the one whose last piece came earliest is shown. The input is zero:
 // the kernel's work does not depend on the values, and no result is checked here (the tests do).
+// --sizes takes 2-D shapes: a thin one (a side of at most 64) would be timed in sat::thin's kernel,
+// which records no trace, and traced in the 2-D one.
 // --csv writes the rows with the run's GPU, driver, CUDA version and date
 // (docs/data/timeline_<gpu>.csv, the timeline table of docs/library.md).
 #include <cuda_runtime.h>
@@ -40,7 +42,8 @@ void timeline(const Case& c, const char* type, FILE* csv, const std::string& run
     const std::size_t n = std::size_t(c.rows) * c.cols;
     const int pieces_y = sat::ceil_div(c.rows, sat::w), pieces_x = sat::ceil_div(c.cols, sat::w);
     const std::size_t pieces = std::size_t(pieces_y) * pieces_x;
-    sat::DeviceBuffer in(n * sizeof(In)), out(n * sizeof(Out)), copy(n * (sizeof(In) + sizeof(Out)) / 2 + 16);
+    const std::size_t copy_bytes = n * (sizeof(In) + sizeof(Out)) / 2;  // read and written: the call's bytes
+    sat::DeviceBuffer in(n * sizeof(In)), out(n * sizeof(Out)), copy_src(copy_bytes), copy_dst(copy_bytes);
     sat::DeviceBuffer trace(pieces * sizeof(unsigned long long)), stamps(2 * sizeof(unsigned long long));
     SAT_CUDA(cudaMemset(in.ptr, 0, n * sizeof(In)));
     cudaStream_t stream = nullptr;
@@ -51,10 +54,9 @@ void timeline(const Case& c, const char* type, FILE* csv, const std::string& run
         SAT_CUDA(sat::inclusive_scan_2d(in.as<In>(), c.cols, out.as<Out>(), c.cols, c.rows, c.cols, stream, opt));
     };
     call();  // first call: caches, scratch pool
-    const std::size_t copy_bytes = n * (sizeof(In) + sizeof(Out)) / 2;
     const sat::Stats t_call = sat::time_gpu(20, stream, flusher, call);
     const sat::Stats t_copy = sat::time_gpu(20, stream, flusher, [&] {
-        SAT_CUDA(cudaMemcpyAsync(copy.ptr, static_cast<char*>(copy.ptr) + 8, copy_bytes - 8, cudaMemcpyDeviceToDevice, stream));
+        SAT_CUDA(cudaMemcpyAsync(copy_dst.ptr, copy_src.ptr, copy_bytes, cudaMemcpyDeviceToDevice, stream));
     });
 
     // Traced calls; the one whose last piece came earliest.
@@ -82,7 +84,8 @@ void timeline(const Case& c, const char* type, FILE* csv, const std::string& run
     }
     opt.trace = nullptr;
     auto at = [&](double f) { return best[std::min(pieces - 1, std::size_t(f * double(pieces - 1)))]; };
-    const double middle_gbps = 0.8 * double(n) * double(sizeof(In) + sizeof(Out)) / ((at(0.9) - at(0.1)) * 1e3);
+    const double middle_us = at(0.9) - at(0.1);  // 0 for a shape of a few pieces: no rate
+    const double middle_gbps = middle_us > 0 ? 0.8 * double(n) * double(sizeof(In) + sizeof(Out)) / (middle_us * 1e3) : 0;
     const double copy_gbps = 2.0 * double(copy_bytes) / (t_copy.median * 1e6);
     std::printf("%-11s %-6s %8.1f %8.1f %5.2f | %7.1f %7.1f %7.1f %7.1f %7.1f %7.1f | %6.0f %6.0f\n",
                 (std::to_string(c.rows) + "x" + std::to_string(c.cols)).c_str(), type, t_call.median * 1e3,
@@ -146,6 +149,9 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "bench_timeline: %s\n", e.what());
         return 1;
     }
-    if (csv) std::fclose(csv);
+    if (csv && std::fclose(csv) != 0) {
+        std::fprintf(stderr, "bench_timeline: cannot write %s\n", csv_path.c_str());
+        return 2;
+    }
     return 0;
 }

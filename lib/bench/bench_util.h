@@ -1,4 +1,4 @@
-// bench_util.h — what the library's benchmarks (bench_batch, bench_host) share.
+// bench_util.h — what the library's benchmarks (bench_batch, bench_host, bench_timeline) share.
 #pragma once
 
 #include <cuda_runtime.h>

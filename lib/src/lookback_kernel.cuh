@@ -2,8 +2,9 @@
 // (Merrill & Garland 2016, taken to two dimensions), tuned per type. Lab 9
 // (solutions/lab9_lookback.cu) teaches the same algorithm in a short version; this is the fast
 // one. One kernel reads each input element once and writes each output element once. The matrix
-// is cut into tiles of R rows x C columns (C = 128 threads x one 16-byte vector of the output
-// each: 512 columns for 4-byte outputs, 256 for f64; R per type: TileShape). A tile
+// is cut into tiles of R rows x C columns (C = the block's threads x one 16-byte vector of the
+// output each: with 256 threads 1024 columns for f32, 512 for f64; R and the threads per type:
+// TileShape). A tile
 //   1. takes a ticket (atomicAdd) that says which tile it is: tiles are handed out row-major, so
 //      every tile it will wait for was handed out earlier to a block that is running (no
 //      deadlock for any grid size),
@@ -97,8 +98,8 @@ template <> struct TileShape<uint16_t, double> : Shape<16, 16, 2, 256> {};  // u
 template <> struct TileShape<float, double> : Shape<16, 16, 2, 256> {};     // f32 -> f64 as f64
 
 // Small images: where TileShape's tiles would leave SMs idle (satlib.cu, small_tiles), tiles of
-// 128 threads, more blocks each: f32 16 + 16 x 4, f64 (and the pairs that follow it) its former
-// 12 + 20 x 5; i32 and u8 keep their shape.
+// 128 threads, more blocks each: f32 16 + 16 x 4, f64 (and the pairs that follow it) 12 + 20 x 5,
+// which f64 batches and squares take too (satlib.cu, small_tiles); i32 and u8 keep their shape.
 template <class In, class A> struct SmallTileShape : TileShape<In, A> {};
 #ifndef LAB9_REG_ROWS
 template <> struct SmallTileShape<float, float> : Shape<16, 16, 4> {};

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <type_traits>
 
 #include "device_cache.h"
 #include "launch.cuh"
@@ -115,11 +116,19 @@ constexpr std::size_t reference_sms = 132;
 #ifndef LAB9_SMALL_TILE_ROUNDS
 #define LAB9_SMALL_TILE_ROUNDS 1  // rounds below which the small tiles are taken (tuning)
 #endif
+// The f64 accumulator's 256-thread tiles serve one image's sums only: their batched kernels and
+// their kernels of sums with squares spill 92-156 bytes per thread (-Xptxas -v, sm_90), and
+// neither those nor the squares alone were measured against the 128-thread shape, which those
+// launches keep.
 template <class In, class Out>
+constexpr bool large_tiles_for_one_image_sums_only() { return std::is_same_v<sat::Acc<Out>, double>; }
+
+template <class In, class Out, Tables T>
 bool small_tiles(int rows, int cols, int images) {
     if constexpr (same_shape<LargeTiles<In, Out>, SmallTiles<In, Out>>()) {
         return false;
     } else {
+        if (large_tiles_for_one_image_sums_only<In, Out>() && (images > 1 || T != Tables::sums)) return true;
         const std::size_t tiles = tiles_per_image<In, Out>(rows, cols) * std::size_t(images);
         return tiles < LAB9_SMALL_TILE_ROUNDS * reference_sms * LargeTiles<In, Out>::min_blocks;
     }
@@ -138,7 +147,7 @@ sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanO
             size.state_bytes = std::max(size.state_bytes, sat::thin::line_scratch_bytes<In, Out>(rows * cols));
         return size;
     }
-    return small_tiles<In, Out>(rows, cols, batch) ? shaped_scratch<In, Out, T, SmallTiles<In, Out>>(rows, cols, batch)
+    return small_tiles<In, Out, T>(rows, cols, batch) ? shaped_scratch<In, Out, T, SmallTiles<In, Out>>(rows, cols, batch)
                                                    : shaped_scratch<In, Out, T, LargeTiles<In, Out>>(rows, cols, batch);
 }
 
@@ -342,7 +351,7 @@ template <class In, class Out, Tables T = Tables::sums>
 cudaError_t scan_images(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows,
                         int cols, const Images& im, cudaStream_t stream, const sat::ScanOptions& opt,
                         Out* sq = nullptr, std::size_t sq_pitch = 0) {
-    if (small_tiles<In, Out>(rows, cols, im.count))
+    if (small_tiles<In, Out, T>(rows, cols, im.count))
         return scan_shaped<In, Out, SmallTiles<In, Out>, T>(in, in_pitch, out, out_pitch, rows, cols, im, stream, opt,
                                                             sq, sq_pitch);
     return scan_shaped<In, Out, LargeTiles<In, Out>, T>(in, in_pitch, out, out_pitch, rows, cols, im, stream, opt,

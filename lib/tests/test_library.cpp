@@ -145,8 +145,9 @@ void check_library(const LibraryCase& c) {
 template <class In, class Out>
 void check_library_all_cases() {
     // Aligned pitches (16-byte vector path), odd pitches and offsets (element path), tile
-    // edges (32 rows x 1024 columns for f32 and i32, 512 for f32's small images and u8, 256 for
-    // f64), one row and one column; 2111 x 4133 has enough tiles for f32's default shape.
+    // edges (32 rows x 1024 columns for f32, 512 for f64, i32, u8 and f32's small images, 256 for
+    // f64's small images, batches and squares), one row and one column; 2111 x 4133 has enough
+    // tiles for the 256-thread shapes of f32 and f64.
     const LibraryCase cases[] = {
         {1000, 3000, 4096, 4104, 1, 64},
         {999, 2999, 3011, 3007, 2, 5},
@@ -573,8 +574,8 @@ TEST_CASE("library C ABI: a small batch for compute-sanitizer", "[gpu][library][
     check_abi_batch({SATLIB_U8, SATLIB_I32, 3, 37, 1001, 1, 3, 5, 7, true, SATLIB_LAYOUT_NPP});
     check_abi_batch({SATLIB_F64, SATLIB_F64, 2, 70, 300, 0, 0, 0, 0, false});
     check_abi_batch({SATLIB_F32, SATLIB_F32, 3, 3, 5000, 0, 0, 0, 0, false});
-    // More tickets than blocks (900 tiles of sums and 900 of squares on at most 6 x 132 blocks),
-    // so blocks take further tickets and prefetch their next tile; and one line (CUB's scan).
+    // More tickets than blocks (900 tiles of sums and 900 of squares, 256-thread tiles on 2 x 132
+    // blocks), so blocks take further tickets and prefetch their next tile; and one line (CUB's scan).
     check_abi_batch({SATLIB_F32, SATLIB_F32, 300, 65, 65, 0, 0, 3, 0, true}, true);
     check_abi({SATLIB_U8, SATLIB_I32, 1, 1, 70001, 0, 0, 0, 0, false});
 }
@@ -589,7 +590,7 @@ TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-
         check_library<float, float>(LibraryCase{300, 1100, 1103, 1109, 1, 2, grid});
         check_library<double, double>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});
         check_library<uint8_t, int32_t>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});
-        check_library<int32_t, int32_t>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});  // 256 threads
+        check_library<int32_t, int32_t>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});
     }
 }
 
@@ -979,7 +980,7 @@ TEST_CASE("library child process: calls before and after a cudaDeviceReset", "[.
     for (int round = 0; round < 2; ++round) {
         INFO((round == 0 ? "before the reset" : "after the reset"));
         // The dynamic shared memory limits the library set went with the context: kernels that
-        // need more than 48 KB (default f32 tiles: 74 KB; thin f32 chunks: 64 KB) must still run.
+        // need more than 48 KB (f32 tiles of 256 threads: 64 KB; thin f32 chunks: 64 KB) must still run.
         check_abi({SATLIB_F32, SATLIB_F32, 12, 1080, 1920, 0, 0, 0, 0, false});
         check_abi({SATLIB_F32, SATLIB_F32, 2, 1, 70001, 0, 0, 0, 0, false});
         check_abi({SATLIB_F32, SATLIB_F32, 12, 1080, 1920, 0, 0, 0, 0, true});
