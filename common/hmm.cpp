@@ -20,7 +20,7 @@ double twice_block_side(const Params& p) { return std::ceil(p.rows / p.w) + std:
 // Lab 10's two schedules (docs/lab10.md). Early: the column sums (one more read, m/w) publish on
 // a second stream, and the exchange hides behind the strip's SAT.
 Cost strip_cost(const Params& p, bool early) {
-    const double m = p.n() / p.devices, scan = 2 * m / p.w + 3 * m / (2 * p.w * p.w);
+    const double m = p.n() / p.devices, scan = 2 * m / p.w + 3 * m / (p.w * p.w);
     const double a = p.strips <= 1 ? 0 : (p.devices == 1 ? (p.strips - 1) / p.strips : 1);
     Cost c{scan + 2 * a * m / p.w + (early ? m / p.w : 0), 3};
     if (p.strips > 1) {
@@ -84,18 +84,18 @@ const std::vector<Formula> table = {
          return Cost{2 * p.n() / p.w, std::ceil(p.rows / (4 * p.w)) + std::ceil(p.cols / (4 * p.w))};
      }},
     // Lab 9, derived in docs/lab9.md: one pass (2n/w); a tile of R rows also publishes its column
-    // sums and prefixes and reads at least one tile's back (3n/(Rw): 3n/(2w^2) for R = 2w, printed;
-    // the lab's and the library's tiles have R = w, 3n/w^2); the
+    // sums and prefixes and reads at least one tile's back (3n/(Rw) = 3n/w^2: the lab's and the
+    // library's tiles have R = w rows); the
     // flags' memset and the kernel are two launches. The look-back latency overlaps other tiles'
     // traffic.
-    {"LookBack", "2n/w + 3n/(2w^2) + 2l", "derived in docs/lab9.md",
-     [](const Params& p) { return Cost{2 * p.n() / p.w + 3 * p.n() / (2 * p.w * p.w), 2}; }},
+    {"LookBack", "2n/w + 3n/w^2 + 2l", "derived in docs/lab9.md",
+     [](const Params& p) { return Cost{2 * p.n() / p.w + 3 * p.n() / (p.w * p.w), 2}; }},
     // Lab 10, derived in docs/lab10.md: G strips on D devices, m = n/D elements on the busiest
     // device, of which a share `a` gets the carry added (a = (G-1)/G on one device, 1 on the last
     // of G devices); X = (G-1)(lambda + W b / beta) is the all-gather of one W-element row per strip.
-    {"Strips-ScanThenAdd", "(2+2a)m/w + 3m/(2w^2) + 3l + X", "derived in docs/lab10.md",
+    {"Strips-ScanThenAdd", "(2+2a)m/w + 3m/w^2 + 3l + X", "derived in docs/lab10.md",
      [](const Params& p) { return strip_cost(p, false); }},
-    {"Strips-EarlyColumnSums", "(3+2a)m/w + 3m/(2w^2) + 3l + max(0, X - (2m/w + 3m/(2w^2)))",
+    {"Strips-EarlyColumnSums", "(3+2a)m/w + 3m/w^2 + 3l + max(0, X - (2m/w + 3m/w^2))",
      "derived in docs/lab10.md", [](const Params& p) { return strip_cost(p, true); }},
 };
 
