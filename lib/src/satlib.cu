@@ -134,7 +134,9 @@ bool small_tiles(int rows, int cols, int images) {
     }
 }
 
-// Scratch one call of scan_images needs for `batch` images, in the tiles it will take.
+// Scratch one call of scan_images needs for `batch` images: the more of what its two tile shapes
+// need, so that the size grows with the batch (the shape a call takes changes with its tile count,
+// and a caller may size once for its largest batch).
 template <class In, class Out, Tables T>
 sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanOptions& opt = {}) {
     sat::ScanScratchSize size;
@@ -147,8 +149,9 @@ sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanO
             size.state_bytes = std::max(size.state_bytes, sat::thin::line_scratch_bytes<In, Out>(rows * cols));
         return size;
     }
-    return small_tiles<In, Out, T>(rows, cols, batch) ? shaped_scratch<In, Out, T, SmallTiles<In, Out>>(rows, cols, batch)
-                                                   : shaped_scratch<In, Out, T, LargeTiles<In, Out>>(rows, cols, batch);
+    const sat::ScanScratchSize small = shaped_scratch<In, Out, T, SmallTiles<In, Out>>(rows, cols, batch);
+    const sat::ScanScratchSize large = shaped_scratch<In, Out, T, LargeTiles<In, Out>>(rows, cols, batch);
+    return {std::max(small.state_bytes, large.state_bytes), std::max(small.value_bytes, large.value_bytes)};
 }
 
 // Blocks of `kernel` (with `smem` bytes of dynamic shared memory) resident at once on `device`,

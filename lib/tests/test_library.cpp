@@ -259,6 +259,22 @@ TEST_CASE("library inclusive_scan_2d: argument checks and scratch sizes", "[cpu]
     CHECK(i32.value_bytes > 16384ull * 16384 * 4 / 40);
     CHECK(i32.value_bytes < 16384ull * 16384 * 4 / 12);
     CHECK(sat::inclusive_scan_2d_scratch<float, float>(0, 5).value_bytes == 0);
+    // It grows with the batch, across the count where a call's tile shape changes (f32 1080p: 128-
+    // thread tiles up to 3 images, 256-thread ones from 4; f64: 256-thread tiles for one image),
+    // so scratch sized for a caller's largest batch serves every smaller one.
+    for (int rows : {1080, 2160}) {
+        sat::ScanScratchSize before{}, before_f64{};
+        for (int batch = 1; batch <= 12; ++batch) {
+            const auto now = sat::inclusive_scan_2d_scratch<float, float>(rows, 1920, batch);
+            const auto now_f64 = sat::inclusive_scan_2d_scratch<double, double>(rows, 1920, batch);
+            INFO(rows << " x 1920, " << batch << " images");
+            CHECK(now.state_bytes >= before.state_bytes);
+            CHECK(now.value_bytes >= before.value_bytes);
+            CHECK(now_f64.state_bytes >= before_f64.state_bytes);
+            CHECK(now_f64.value_bytes >= before_f64.value_bytes);
+            before = now, before_f64 = now_f64;
+        }
+    }
 }
 
 // A line (one image, contiguous) goes to CUB's scan (sat_thin.cu), whose scratch is the caller's
