@@ -46,7 +46,8 @@ struct ScanScratchSize {
 };
 
 // Instantiated for the seven type pairs above. With `batch`: the scratch of a call that scans a
-// batch of that many rows x cols images (ScanOptions::batch).
+// batch of that many rows x cols images (ScanOptions::batch); it grows with `batch`, so scratch
+// sized for the largest batch serves every smaller one.
 template <class In, class Out>
 ScanScratchSize inclusive_scan_2d_scratch(int rows, int cols);
 template <class In, class Out>
