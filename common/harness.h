@@ -262,6 +262,8 @@ void close_csv(FILE* csv, const std::string& path);
 int lab_main(int argc, const char* const* argv, const char* lab_id);
 
 // Terminal table and CSV (common/report.cpp).
+// "1080x1920" (rows x cols), and for a batch of B images "Bx1080x1920".
+std::string shape_text(Shape s, int batch = 1);
 // The table fits 120 columns; --wide adds the HMM cost. A row that did not pass shows no speed.
 std::string table_header(const Options& opt);
 std::string table_row(const Measurement& m, const Options& opt);

@@ -194,8 +194,7 @@ std::string Problem::refusal(const RunRequest& req, const Options& opt, double f
     std::size_t gpu_free = 0, gpu_total = 0;
     const bool gpu_known = req.lab->gpu && cudaMemGetInfo(&gpu_free, &gpu_total) == cudaSuccess;
     const MemoryNeed need = memory_need(*req.lab, *req.variant, req.type, s, req.batch, opt, file_bytes);
-    const std::string what = (req.batch > 1 ? std::to_string(req.batch) + "x" : std::string()) + std::to_string(s.rows) +
-                             "x" + std::to_string(s.cols) + " " + type_name(req.type) + " (" + req.variant->name + ")";
+    const std::string what = shape_text(s, req.batch) + " " + type_name(req.type) + " (" + req.variant->name + ")";
     if (host_free > 0 && need.host > 1.25 * host_free)
         return what + " needs " + gib(need.host) + " of host memory, " + gib(host_free) + " available; choose a smaller size";
     if (gpu_known && need.device > double(gpu_free))
@@ -402,9 +401,8 @@ int lab_main(int argc, const char* const* argv, const char* lab_id) {
                                 req.output = out.data();
                             }
                             progress.step("run " + std::to_string(run_index) + " of " + std::to_string(total_runs) +
-                                          ": " + v->name + " " + problem.type_name(t) + " " +
-                                          (opt.batch > 1 ? std::to_string(opt.batch) + "x" : "") + std::to_string(s.rows) +
-                                          "x" + std::to_string(s.cols) + " (check, then " + std::to_string(reps) +
+                                          ": " + v->name + " " + problem.type_name(t) + " " + shape_text(s, opt.batch) +
+                                          " (check, then " + std::to_string(reps) +
                                           " timed reps)");
                             runs.push_back(run_variant(req));
                             progress.clear();

@@ -7,12 +7,11 @@
 
 namespace sat {
 
-namespace {
-std::string shape_text(Shape s) { return std::to_string(s.rows) + "x" + std::to_string(s.cols); }
-// A batch of B images: "8x1080x1920" (images x rows x cols).
-std::string shape_text(const Measurement& m) {
-    return (m.batch > 1 ? std::to_string(m.batch) + "x" : std::string()) + shape_text(m.shape);
+std::string shape_text(Shape s, int batch) {
+    return (batch > 1 ? std::to_string(batch) + "x" : std::string()) + std::to_string(s.rows) + "x" + std::to_string(s.cols);
 }
+
+namespace {
 std::string number(double v, const char* fmt) {
     if (!(v == v) || v == 0) return "-";
     char buf[32];
@@ -62,7 +61,7 @@ std::string table_row(const Measurement& m, const Options& opt) {
     const std::string range = timed ? "[" + ms_text(m.min_ms) + ", " + ms_text(m.max_ms) + "]" : "";
     char buf[512];
     std::snprintf(buf, sizeof buf, row_format, opt.variant_width, m.variant.c_str(), type_text(m).c_str(),
-                  shape_width(opt), shape_text(m).c_str(),
+                  shape_width(opt), shape_text(m.shape, m.batch).c_str(),
                   m.verdict().c_str(), timed ? ms_text(m.median_ms).c_str() : "", range.c_str(),
                   timed ? number(m.gbps, "%.1f").c_str() : "", timed ? number(m.pct_copy, "%.1f").c_str() : "",
                   number(m.predicted_ms, "%.3f").c_str());
@@ -84,7 +83,7 @@ void print_row(const Measurement& m, const Options& opt) {
 
 void print_todo_row(const Measurement& m, const Options& opt, const std::string& todo) {
     std::printf("%-*s %-5s %-*s FAIL %s\n", opt.variant_width, m.variant.c_str(), type_text(m).c_str(),
-                shape_width(opt), shape_text(m).c_str(), todo.c_str());
+                shape_width(opt), shape_text(m.shape, m.batch).c_str(), todo.c_str());
 }
 
 std::string csv_header() {

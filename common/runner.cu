@@ -288,18 +288,17 @@ struct AnswerCache {
 CheckReport check_batch(const Problem& problem, DType type, const AnswerCache& cache, const unsigned char* output) {
     const std::size_t image_bytes = cache.answers.front()->shape.n() * problem.output_element_bytes(type);
     CheckReport all;
+    std::size_t checked = 0, wrong = 0;
+    double max_error = 0;
     for (std::size_t b = 0; b < cache.answers.size(); ++b) {
         const CheckReport one = problem.check(type, *cache.answers[b], output + b * image_bytes);
-        if (b == 0 || (!one.pass && all.pass)) {  // the first image's tolerance, or the first failing one's
-            const std::size_t checked = all.checked, wrong = all.wrong;
-            const double max_error = all.max_error;
+        checked += one.checked, wrong += one.wrong, max_error = std::max(max_error, one.max_error);
+        if (b == 0 || (!one.pass && all.pass)) {  // the first image's report, or the first failing one's
             all = one;
-            all.checked += checked, all.wrong += wrong, all.max_error = std::max(all.max_error, max_error);
             if (!one.pass) all.first_image = long(b);
-        } else {
-            all.checked += one.checked, all.wrong += one.wrong, all.max_error = std::max(all.max_error, one.max_error);
         }
     }
+    all.checked = checked, all.wrong = wrong, all.max_error = max_error;
     all.images = int(cache.answers.size());
     return all;
 }

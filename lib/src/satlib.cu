@@ -21,6 +21,8 @@
 namespace satlib {
 
 constexpr std::size_t align_up(std::size_t x, std::size_t a) { return (x + a - 1) / a * a; }
+// Elements an image spans from its first one: (rows - 1) * pitch + cols.
+inline std::size_t span(std::size_t pitch, int rows, int cols) { return (std::size_t(rows) - 1) * pitch + std::size_t(cols); }
 
 // The images of one call: how many, and where each starts, in elements from the first one.
 struct Images {
@@ -378,8 +380,7 @@ ScanScratchSize inclusive_scan_2d_scratch(int rows, int cols) {
 
 // A batch (options.batch): the outputs of its images must not overlap.
 inline bool batch_fits(const Batch& b, std::size_t out_pitch, int rows, int cols) {
-    return b.count <= 1 || rows <= 0 || cols <= 0 ||
-           b.out_stride >= (std::size_t(rows) - 1) * out_pitch + std::size_t(cols);
+    return b.count <= 1 || rows <= 0 || cols <= 0 || b.out_stride >= satlib::span(out_pitch, rows, cols);
 }
 
 #define SAT_SCAN_2D_DEF(In, Out)                                                                   \
@@ -450,9 +451,6 @@ bool dispatch_pair(int in_t, int out_t, F&& f) {
     if (in_t == SATLIB_F32 && out_t == SATLIB_F64) return f(float{}, double{}), true;
     return false;
 }
-
-// Elements an image spans from its first one: (rows - 1) * pitch + cols.
-std::size_t span(std::size_t pitch, int rows, int cols) { return (std::size_t(rows) - 1) * pitch + std::size_t(cols); }
 
 // Whether two byte ranges [a, a + an) and [b, b + bn) overlap.
 bool overlap(const void* a, std::size_t an, const void* b, std::size_t bn) {
