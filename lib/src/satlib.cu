@@ -203,15 +203,18 @@ std::atomic<unsigned long long> scan_launches{0};
 std::atomic<unsigned long long> last_launch_tiles{0};
 std::atomic<unsigned> last_launch_grid{0};
 std::atomic<int> last_launch_resident{0};
-void log_launch(unsigned grid, unsigned long long tiles, int resident = 0) {
+std::atomic<int> last_launch_threads{0};
+void log_launch(unsigned grid, unsigned long long tiles, int resident = 0, int threads = 0) {
     scan_launches.fetch_add(1, std::memory_order_relaxed);
     last_launch_grid.store(grid, std::memory_order_relaxed);
     last_launch_tiles.store(tiles, std::memory_order_relaxed);
     last_launch_resident.store(resident, std::memory_order_relaxed);
+    last_launch_threads.store(threads, std::memory_order_relaxed);
 }
 namespace testing {
 LaunchLog launch_log() {
-    return {scan_launches.load(), last_launch_tiles.load(), last_launch_grid.load(), last_launch_resident.load()};
+    return {scan_launches.load(), last_launch_tiles.load(), last_launch_grid.load(), last_launch_resident.load(),
+            last_launch_threads.load()};
 }
 }  // namespace testing
 
@@ -343,7 +346,7 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
         };
         err = launch_with_smem<cudaError_t>(k.cache->smem_limit, device, int(smem), set_limit, launch);
         if (err == cudaSuccess) err = cudaGetLastError();  // an error an earlier call left is reported too
-        if (err == cudaSuccess) log_launch(unsigned(grid), g.tiles, resident);
+        if (err == cudaSuccess) log_launch(unsigned(grid), g.tiles, resident, S::threads);
     }
     if (own_values) cudaFreeAsync(values, stream);
     if (own_state) cudaFreeAsync(state, stream);

@@ -608,6 +608,14 @@ TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-
         check_library<uint8_t, int32_t>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});
         check_library<int32_t, int32_t>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});
     }
+    // One image of 264 tile rows (one round of 132 x 2 blocks), so f32 and f64 take their
+    // 256-thread tiles; by the default grid and by 5 blocks that each take about 53 tickets.
+    for (int grid : {0, 5}) {
+        check_library<float, float>(LibraryCase{8448, 100, 104, 112, 1, 4, grid});
+        CHECK(satlib::testing::launch_log().last_threads == 256);
+        check_library<double, double>(LibraryCase{8448, 100, 104, 112, 1, 4, grid});
+        CHECK(satlib::testing::launch_log().last_threads == 256);
+    }
 }
 
 TEST_CASE("library C ABI: shapes 1x1, primes and thin (1xN, Nx1, 3xN, Nx3, 33xN)", "[gpu][library]") {
