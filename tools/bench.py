@@ -18,9 +18,10 @@ and carries the device-to-device copy of the same bytes measured in the same pro
   batch   build/lib/bench_batch (the library's batches: 64 x 1080x1920, 16 x 2160x3840 and one
           1080x1920, f32 and u8i32; one launch vs one call per image vs sums + squares), after the
           thin shapes, into <CSV stem>_batch.csv (--no-batch leaves it out; --quick too)
-  order   everything up to 16K first, then the thin shapes and the batches, then 32K type by type (f32, u8i32, f64; per type the peers
-          first and lab 3 last) while the time budget (--budget, default 540 s) lasts; what did
-          not fit is listed as skipped
+  order   the peers (the library, CUB, NPP) up to 16K, the thin shapes and the batches first,
+          then the labs up to 16K and lab 6's sweep, then 32K type by type (f32, u8i32, f64; per
+          type the peers first and lab 3 last) while the time budget (--budget, default 540 s)
+          lasts; what did not fit is listed as skipped
 
 Output (GPU name in the file name): build/bench_<gpu>.csv (the harness's CSV rows),
 build/bench_<gpu>.json (GPU, driver, CUDA, date, what was skipped or missing, the batch CSV's name),
@@ -287,32 +288,27 @@ def plan_and_run(bench: Bench, sizes: list[Size], types: list[str], quick: bool,
         return [str(path), "--sizes", ",".join(s.text for s in size_list), "--type", ",".join(type_list),
                 "--variant", ",".join(variants), "--reps", str(reps), *extra]
 
-    jobs = []  # (label, path, variants, sizes, types, reps, extra, key)
-    for _, lab_id, path in labs:
-        cpu = lab_id == "1"
-        extra = ("--r", str(LAB6_R)) if lab_id == "6" else ()
-        for (vs, reps), ss in groups(lab_variants[lab_id], small, cpu).items():
-            jobs.append((f"lab{lab_id}", path, list(vs), ss, types, reps, extra))
+    # The library and its peers first (what a short budget must not lose), then the labs.
+    peer_jobs, lab_jobs = [], []  # (label, path, variants, sizes, types, reps, extra)
     if peer_variants:
         for v in peer_variants:
             t = [x for x in types if v != "NPP-integral" or x == "u8i32"]
             if t:
                 for (vs, reps), ss in groups([v], small, False).items():
-                    jobs.append(("peers", peers, list(vs), ss, t, reps, ()))
+                    peer_jobs.append(("peers", peers, list(vs), ss, t, reps, ()))
+    for _, lab_id, path in labs:
+        cpu = lab_id == "1"
+        extra = ("--r", str(LAB6_R)) if lab_id == "6" else ()
+        for (vs, reps), ss in groups(lab_variants[lab_id], small, cpu).items():
+            lab_jobs.append((f"lab{lab_id}", path, list(vs), ss, types, reps, extra))
 
-    for label, path, vs, ss, ts, reps, extra in jobs:
-        key = f"{label}:{','.join(vs)}" if any(s.side == 16384 for s in ss) else None
-        bench.run(f"{label:6} {','.join(vs)}  {','.join(s.text for s in ss)}  {','.join(ts)}  reps {reps}",
-                  command(path, vs, ss, ts, reps, extra), key=key)
+    def run_jobs(jobs):
+        for label, path, vs, ss, ts, reps, extra in jobs:
+            key = f"{label}:{','.join(vs)}" if any(s.side == 16384 for s in ss) else None
+            bench.run(f"{label:6} {','.join(vs)}  {','.join(s.text for s in ss)}  {','.join(ts)}  reps {reps}",
+                      command(path, vs, ss, ts, reps, extra), key=key)
 
-    # The r sweep of lab 6.
-    lab6 = next((p for _, i, p in labs if i == "6"), None)
-    if lab6 is not None and not args.no_sweep:
-        sweep_sizes = [Size(str(x)) for x in ([1024] if quick else SWEEP_SIZES)]
-        for s in sweep_sizes:
-            st = [t for t in SWEEP_TYPES if t in types] or types[:1]
-            bench.run(f"lab6   (1+r)R1W --sweep  {s.text}  {','.join(st)}  reps {SWEEP_REPS}",
-                      [str(lab6), "--sweep", "--sizes", s.text, "--type", ",".join(st), "--reps", str(SWEEP_REPS)])
+    run_jobs(peer_jobs)
 
     # Thin shapes: the library only (one process per type).
     if THIN_VARIANT in peer_variants and not args.no_thin and not quick:
@@ -324,6 +320,17 @@ def plan_and_run(bench: Bench, sizes: list[Size], types: list[str], quick: bool,
     # The library's batches; a student release has no library source (lib/src), so no batches.
     if not args.no_batch and not quick and (ROOT / "lib" / "src" / "satlib.cu").exists():
         run_batch(bench)
+
+    run_jobs(lab_jobs)
+
+    # The r sweep of lab 6.
+    lab6 = next((p for _, i, p in labs if i == "6"), None)
+    if lab6 is not None and not args.no_sweep:
+        sweep_sizes = [Size(str(x)) for x in ([1024] if quick else SWEEP_SIZES)]
+        for s in sweep_sizes:
+            st = [t for t in SWEEP_TYPES if t in types] or types[:1]
+            bench.run(f"lab6   (1+r)R1W --sweep  {s.text}  {','.join(st)}  reps {SWEEP_REPS}",
+                      [str(lab6), "--sweep", "--sizes", s.text, "--type", ",".join(st), "--reps", str(SWEEP_REPS)])
 
     if before_big:
         before_big()  # the pictures: cheap, and wanted even when 32K runs out of time

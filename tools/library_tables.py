@@ -4,12 +4,17 @@
     library_tables.py [--docs DIR] [--check]
 
     docs/data/library_h100.csv  the C++ library (build/peers variant satlib) beside NPP and CUB,
-                                measured through the harness (one row per variant, type, shape):
-                                docs/library.md's library table and docs/lab9.md's Measured table
+                                measured through the harness (one row per variant, type, shape;
+                                its `source` column says which run): docs/library.md's library
+                                table and docs/lab9.md's Measured table
+    docs/data/library_h200.csv  the same on an H200: docs/library.md's H200 library table
     docs/data/python_h200.csv   tools/bench_python.py (satlib.integral against torch, kornia, CuPy, NPP):
                                 docs/library.md's Python table
     docs/data/batch_h100.csv    lib/bench/bench_batch.cpp --csv (a batch in one launch): docs/library.md
-                                (batch_h200.csv, an H200 run of the same program: tests/results_batch.py's data)
+                                and docs/data/batch_h200.csv (an H200 run of the same program, --reps 10;
+                                also tests/results_batch.py's data)
+    docs/data/ncu_h100.csv      Nsight Compute on the library's kernels (DRAM, occupancy, stalls):
+                                docs/library.md's Where the time goes
     docs/data/timeline_h100.csv lib/bench/bench_timeline.cu --csv (when one call's tiles are written):
                                 docs/library.md
     docs/data/wide_tiles_h100.csv  the library's tile shapes of 128 and of 256 threads, an A/B: docs/lab9.md
@@ -114,8 +119,8 @@ def library_table(path):
     shapes = list(dict.fromkeys(shape(r) for r in rows))
     types = list(dict.fromkeys(r["type"] for r in rows))
     runs = sorted({r.get("run", "A") for r in rows})
-    out = [f"{run_line(rows[0])}: "
-           "`build/peers --variant satlib,CUB-two-pass,NPP-integral --reps 10`, time / copy "
+    source = rows[0].get("source") or "`build/peers --variant satlib,CUB-two-pass,NPP-integral --reps 10`"
+    out = [f"{run_line(rows[0])}: {source}, time / copy "
            "(rows x cols; median time of satlib in ms in brackets; the ratios come from the run's "
            "unrounded times where the 0.001 ms rounding of the CSV's times would be coarse)"
            + (f"; {len(runs)} runs on that machine, rows marked * from run {runs[-1]}" if len(runs) > 1 else "")
@@ -144,7 +149,8 @@ def lab9_table(path):
     types = list(dict.fromkeys(r["type"] for r in rows))
     runs = sorted({r.get("run", "A") for r in rows})
     mark = lambda r: "*" if len(runs) > 1 and r.get("run", "A") == runs[-1] else ""
-    out = [f"{run_line(rows[0])}; `build/peers --variant satlib`, time ÷ a device-to-device copy "
+    source = rows[0].get("source") or "`build/peers --variant satlib`"
+    out = [f"{run_line(rows[0])}; {source}, time ÷ a device-to-device copy "
            "of the same bytes timed in the same process (median time and copy in ms in brackets, rounded "
            "to 0.001 ms; the ratios come from the run's unrounded times"
            + (f"; {len(runs)} runs on that machine, cells marked * from run {runs[-1]}, "
@@ -451,12 +457,12 @@ def lab7_table(path):
     return bench_table(path, "7", every_square=False)
 
 
-def batch_table(path):
+def batch_table(path, reps=20):
     """lib/bench/bench_batch.cpp --csv: a batch in one launch, one call per image, sums + squares."""
     rows = read_rows(path)
     by = {(r["batch"], r["rows"], r["cols"], r["type"], r["method"]): r for r in rows}
     keys = list(dict.fromkeys((r["batch"], r["rows"], r["cols"], r["type"]) for r in rows))
-    out = [f"{run_line(rows[0])}: `build/lib/bench_batch --csv`, median of 20, L2 flushed before each; "
+    out = [f"{run_line(rows[0])}: `build/lib/bench_batch --reps {reps} --csv`, median of {reps}, L2 flushed before each; "
            "time ÷ a device-to-device copy of the same bytes (median ms in brackets):", "",
            "| images | type | one call, one launch | one call per image | sums + squares, one call | check |",
            "|---|---|---:|---:|---:|---|"]
@@ -627,8 +633,11 @@ TABLES = {
     "lab4.md": [("LAB4 TABLE", lambda p: sizes_table(p, "4", "2R1W", [16384, 32768]), BENCH_H200),
                 ("LAB4 NCU TABLE", experiment_table, "lab4_ncu_h200.csv")],
     "library.md": [("LIBRARY TABLE", library_table, "library_h100.csv"),
+                   ("LIBRARY H200 TABLE", library_table, "library_h200.csv"),
                    ("BATCH TABLE", batch_table, "batch_h100.csv"),
+                   ("BATCH H200 TABLE", lambda p: batch_table(p, reps=10), "batch_h200.csv"),
                    ("TIMELINE TABLE", timeline_table, "timeline_h100.csv"),
+                   ("NCU TABLE", experiment_table, "ncu_h100.csv"),
                    ("MEASURED TABLE", python_table, "python_h200.csv"),
                    ("PREFETCH TABLE", experiment_table, "prefetch_h100.csv"),
                    ("PREFETCH BATCH TABLE", experiment_table, "prefetch_batch_h100.csv"),
