@@ -1,6 +1,7 @@
 // test_results.cpp — `make results` turns a bench run with a batch CSV (bench.py's <stem>_batch.csv,
 // named in the .json) into a batch table with issue 22's targets; a run without one gets a
-// "Not measured" line; bench.py --help lists --no-batch (tests/results_batch.py; no GPU).
+// "Not measured" line; bench.py --help lists --no-batch (tests/results_batch.py; no GPU); and
+// make bench runs the library before the labs (tests/bench_order.py).
 #include <string>
 
 #include "test_util.h"
@@ -8,4 +9,11 @@
 TEST_CASE("results.py tables a run's batch CSV and says when a run has none", "[cpu][results]") {
     const std::string out = sat_test::require_command("${PYTHON:-python3} tests/results_batch.py");
     sat_test::check_output(out, {"results_batch: all checks passed"}, {"FAIL"});
+}
+
+TEST_CASE("make bench runs the library and its peers before the labs", "[cpu][results]") {
+    // tests/bench_order.py: tools/bench.py's plan with its runs stubbed; fails on the order that
+    // ran the labs first (a short budget then lost the library's rows).
+    const std::string out = sat_test::require_command("${PYTHON:-python3} tests/bench_order.py");
+    sat_test::check_output(out, {"bench_order: all checks passed"}, {"FAIL"});
 }
