@@ -118,21 +118,16 @@ def library_table(path):
     by = {(r["variant"], r["type"], shape(r)): r for r in rows}
     shapes = list(dict.fromkeys(shape(r) for r in rows))
     types = list(dict.fromkeys(r["type"] for r in rows))
-    runs = sorted({r.get("run", "A") for r in rows})
-    source = rows[0].get("source") or "`build/peers --variant satlib,CUB-two-pass,NPP-integral --reps 10`"
-    out = [f"{run_line(rows[0])}: {source}, time / copy "
+    out = [f"{run_line(rows[0])}: {rows[0]['source']}, time / copy "
            "(rows x cols; median time of satlib in ms in brackets; the ratios come from the run's "
-           "unrounded times where the 0.001 ms rounding of the CSV's times would be coarse)"
-           + (f"; {len(runs)} runs on that machine, rows marked * from run {runs[-1]}" if len(runs) > 1 else "")
-           + ".", "",
+           "unrounded times where the 0.001 ms rounding of the CSV's times would be coarse).", "",
            "| shape | type | satlib | CUB two-pass | NPP (u8 only) |", "|---|---|---:|---:|---:|"]
     for s in shapes:
         for t in types:
             lib = by.get(("satlib", t, s))
             if not lib:
                 continue
-            mark = "*" if len(runs) > 1 and lib.get("run", "A") == runs[-1] else ""
-            cells = [f'{ratio(lib):.2f} ({float(lib["median_ms"]):.3f}){mark}']
+            cells = [f'{ratio(lib):.2f} ({float(lib["median_ms"]):.3f})']
             for v in ("CUB-two-pass", "NPP-integral"):
                 r = by.get((v, t, s))
                 cells.append(f"{ratio(r):.2f}" if r else "-")
@@ -147,20 +142,15 @@ def lab9_table(path):
     by = {(r["type"], int(r["rows"])): r for r in rows}
     sizes = sorted({int(r["rows"]) for r in rows})
     types = list(dict.fromkeys(r["type"] for r in rows))
-    runs = sorted({r.get("run", "A") for r in rows})
-    mark = lambda r: "*" if len(runs) > 1 and r.get("run", "A") == runs[-1] else ""
-    source = rows[0].get("source") or "`build/peers --variant satlib`"
-    out = [f"{run_line(rows[0])}; {source}, time ÷ a device-to-device copy "
+    out = [f"{run_line(rows[0])}; {rows[0]['source']}, time ÷ a device-to-device copy "
            "of the same bytes timed in the same process (median time and copy in ms in brackets, rounded "
-           "to 0.001 ms; the ratios come from the run's unrounded times"
-           + (f"; {len(runs)} runs on that machine, cells marked * from run {runs[-1]}, "
-              "as in docs/library.md" if len(runs) > 1 else "") + "):", "",
+           "to 0.001 ms; the ratios come from the run's unrounded times):", "",
            "| type | " + " | ".join(f"{n}²" for n in sizes) + " |", "|------|" + "-------|" * len(sizes)]
     for t in types:
         cells = []
         for n in sizes:
             r = by.get((t, n))
-            cells.append(f'{ratio(r):.2f} ({float(r["median_ms"]):.3f} / {float(r["copy_ms"]):.3f}){mark(r)}'
+            cells.append(f'{ratio(r):.2f} ({float(r["median_ms"]):.3f} / {float(r["copy_ms"]):.3f})'
                          if r else "-")
         out.append(f"| {type_label(t)} | " + " | ".join(cells) + " |")
     return "\n".join(out)
