@@ -7,7 +7,8 @@
                                 measured through the harness (one row per variant, type, shape;
                                 its `source` column says which run): docs/library.md's library
                                 table and docs/lab9.md's Measured table
-    docs/data/library_h200.csv  the same on an H200: docs/library.md's H200 library table
+    docs/data/library_h200.csv  the same on an H200 (the peers' rows of its `make bench` run):
+                                docs/library.md's H200 library table
     docs/data/python_h200.csv   tools/bench_python.py (satlib.integral against torch, kornia, CuPy, NPP):
                                 docs/library.md's Python table
     docs/data/batch_h100.csv    lib/bench/bench_batch.cpp --csv (a batch in one launch): docs/library.md
@@ -24,6 +25,8 @@
     docs/data/tiles_h100.csv    the library's tile shapes at image sizes (a sweep): docs/lab9.md
     docs/data/tiles_h200.csv    the tile shapes at 16384² behind the tuned ones (the numbers the
                                 handout quoted; the sweep's own CSV was not kept): docs/lab9.md
+    docs/data/small_tiles_ab_h200.csv  lib/bench/bench_ab.cpp --csv, f32 small images in 64-thread
+                                tiles against the shipped ones (cells rounded): docs/lab9.md
     docs/data/lab8_*_h200.csv   lab 8's design experiments (A/B runs of kernels not kept), one CSV a
                                 table, cells as written: docs/lab8.md
     docs/data/thin_h100.csv     sat::thin on thin shapes (time, copy, scratch, check): docs/thin.md
@@ -638,7 +641,8 @@ TABLES = {
                 ("WIDE TILES TABLE", experiment_table, "wide_tiles_h100.csv"),
                 ("LAB9 BATCH TABLE", experiment_table, "lab9_batch_h100.csv"),
                 ("TILES TABLE", tiles_table, "tiles_h100.csv"),
-                ("TILE SWEEP TABLE", tile_sweep_table, "tiles_h200.csv")],
+                ("TILE SWEEP TABLE", tile_sweep_table, "tiles_h200.csv"),
+                ("SMALL TILES AB TABLE", experiment_table, "small_tiles_ab_h200.csv")],
     "thin.md": [("LINES TABLE", experiment_table, "lines_h100.csv"),
                 ("THIN TABLE", thin_table, "thin_h100.csv")],
     "instructor.md": [("MUTANTS TABLE", mutants_table, "mutants_h100.csv")],

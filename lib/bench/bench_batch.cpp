@@ -25,6 +25,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "bench_options.h"
 #include "bench_util.h"
 #include "data.h"
 #include "gpu_timing.h"
@@ -133,32 +134,11 @@ struct Run {
 }  // namespace
 
 int main(int argc, char** argv) {
-    int reps = 20;
-    bool quick = false;
-    std::string csv_path;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--reps" && i + 1 < argc) {
-            reps = std::atoi(argv[++i]);
-        } else if (a == "--quick") {
-            quick = true;
-        } else if (a == "--csv" && i + 1 < argc) {
-            csv_path = argv[++i];
-        } else {
-            std::fprintf(stderr, "usage: %s [--reps N (1..1000)] [--quick] [--csv FILE]\n", argv[0]);
-            return 2;
-        }
-    }
-    if (reps < 1 || reps > 1000) {
-        std::fprintf(stderr, "bench_batch: --reps must be 1..1000\n");
-        return 2;
-    }
+    BenchOptions o;
+    if (!parse_bench_options(argc, argv, "bench_batch", o)) return 2;
     if (!have_device("bench_batch")) return 2;
     std::FILE* csv = nullptr;
-    if (!csv_path.empty() && (csv = std::fopen(csv_path.c_str(), "w")) == nullptr) {
-        std::fprintf(stderr, "bench_batch: cannot write %s\n", csv_path.c_str());
-        return 2;
-    }
+    if (!open_csv(o.csv_path, "bench_batch", &csv)) return 2;
     try {
         cudaDeviceProp prop;
         SAT_CUDA(cudaGetDeviceProperties(&prop, 0));
@@ -166,20 +146,20 @@ int main(int argc, char** argv) {
         if (csv != nullptr)
             std::fprintf(csv, "gpu,driver,cuda,date,batch,rows,cols,type,method,median_ms,copy_ms,time_per_copy,check\n");
         std::printf("bench_batch on %s, satlib %s, median of %d repetitions, L2 flushed before each\n", prop.name,
-                    satlib_version(), reps);
+                    satlib_version(), o.reps);
         std::vector<Case> cases = {{1, 1080, 1920}, {64, 1080, 1920}, {16, 2160, 3840}};
-        if (quick) cases = {{1, 1080, 1920}, {8, 1080, 1920}};
+        if (o.quick) cases = {{1, 1080, 1920}, {8, 1080, 1920}};
         cudaStream_t stream = nullptr;
         SAT_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
         sat::L2Flusher flusher;
         bool ok = true;
         for (const Case& c : cases) {
-            ok = Run<float, float>{c, stream, flusher, reps, csv, run}.measure("f32") && ok;
-            ok = Run<uint8_t, int32_t>{c, stream, flusher, reps, csv, run}.measure("u8i32") && ok;
+            ok = Run<float, float>{c, stream, flusher, o.reps, csv, run}.measure("f32") && ok;
+            ok = Run<uint8_t, int32_t>{c, stream, flusher, o.reps, csv, run}.measure("u8i32") && ok;
         }
         SAT_CUDA(cudaStreamDestroy(stream));
         if (csv != nullptr && std::fclose(csv) != 0) {
-            std::fprintf(stderr, "bench_batch: cannot write %s\n", csv_path.c_str());
+            std::fprintf(stderr, "bench_batch: cannot write %s\n", o.csv_path.c_str());
             return 2;
         }
         return ok ? 0 : 1;

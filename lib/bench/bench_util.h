@@ -35,3 +35,4 @@ inline std::string run_columns(const cudaDeviceProp& prop) {
     return std::string(prop.name) + "," + driver + "," + std::to_string(cuda / 1000) + "." +
            std::to_string(cuda % 1000 / 10) + "," + date;
 }
+

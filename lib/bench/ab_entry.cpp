@@ -1,0 +1,47 @@
+// ab_entry.cpp — one version of the library as bench_ab calls it. Built twice: against this
+// tree (namespace ab_this), and with -Dsat=satbase -Dsatlib=satlibbase against another version's
+// objects (namespace ab_base, mk/lib_ab.mk), so that both versions run in one process.
+#include "ab_entry.h"
+
+#include "sat.hpp"
+
+namespace AB_NAMESPACE {
+
+namespace {
+template <class In, class Out>
+cudaError_t scan_as(const AbCall& c) {
+    sat::ScanOptions opt;
+    opt.state = c.state;
+    opt.values = c.values;
+    opt.status = c.status;
+    opt.batch.count = c.batch;
+    opt.batch.in_stride = opt.batch.out_stride = std::size_t(c.rows) * std::size_t(c.cols);
+    return sat::inclusive_scan_2d(static_cast<const In*>(c.in), std::size_t(c.cols), static_cast<Out*>(c.out),
+                                  std::size_t(c.cols), c.rows, c.cols, c.stream, opt);
+}
+template <class In, class Out>
+AbScratch scratch_as(int rows, int cols, int batch) {
+    const sat::ScanScratchSize s = sat::inclusive_scan_2d_scratch<In, Out>(rows, cols, batch);
+    return {s.state_bytes, s.value_bytes};
+}
+}  // namespace
+
+cudaError_t scan(const AbCall& c) {
+    switch (c.type) {
+    case AbType::f32: return scan_as<float, float>(c);
+    case AbType::f64: return scan_as<double, double>(c);
+    case AbType::u8i32: return scan_as<uint8_t, int32_t>(c);
+    }
+    return cudaErrorInvalidValue;
+}
+
+AbScratch scratch(AbType type, int rows, int cols, int batch) {
+    switch (type) {
+    case AbType::f32: return scratch_as<float, float>(rows, cols, batch);
+    case AbType::f64: return scratch_as<double, double>(rows, cols, batch);
+    case AbType::u8i32: return scratch_as<uint8_t, int32_t>(rows, cols, batch);
+    }
+    return {};
+}
+
+}  // namespace AB_NAMESPACE

@@ -1,0 +1,34 @@
+// ab_entry.h — the calls bench_ab makes of each library version (ab_entry.cpp): plain types
+// only, so that the two versions' own types never meet.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+enum class AbType { f32, f64, u8i32 };
+
+struct AbCall {
+    AbType type;
+    const void* in;
+    void* out;
+    int rows, cols, batch;  // batch images of rows x cols, back to back
+    void* state;            // the caller's scratch (ScanOptions::state, ::values)
+    void* values;
+    int* status;
+    cudaStream_t stream;
+};
+
+struct AbScratch {
+    std::size_t state_bytes = 0, value_bytes = 0;
+};
+
+namespace ab_this {
+cudaError_t scan(const AbCall& c);
+AbScratch scratch(AbType type, int rows, int cols, int batch);
+}  // namespace ab_this
+namespace ab_base {
+cudaError_t scan(const AbCall& c);
+AbScratch scratch(AbType type, int rows, int cols, int batch);
+}  // namespace ab_base
