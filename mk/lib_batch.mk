@@ -11,10 +11,11 @@ define LIB_BENCH_RULES
 .PHONY: $(1)
 $(1): build/lib/$(2)
 	build/lib/$(2) $$($(4))
-build/lib/$(2): $(3) lib/bench/bench_util.h lib/bench/bench_options.h $$(LIB_OBJS) $$(COMMON_OBJS)
+build/lib/$(2): $(3) lib/bench/bench_util.h $$(LIB_OBJS) $$(COMMON_OBJS)
 	@mkdir -p $$(@D)
 	$$(NVCC) $$(NVFLAGS) -Ilib/include $$(filter-out %.h,$$^) -o $$@ $$(LIBS)
 endef
 $(eval $(call LIB_BENCH_RULES,bench-batch,bench_batch,lib/bench/bench_batch.cpp,BENCH_BATCH_ARGS))
 $(eval $(call LIB_BENCH_RULES,bench-timeline,bench_timeline,lib/bench/bench_timeline.cu,BENCH_TIMELINE_ARGS))
+build/lib/bench_batch: lib/bench/bench_options.h
 endif

@@ -1,9 +1,7 @@
 // test_results.cpp — `make results` turns a bench run with a batch CSV (bench.py's <stem>_batch.csv,
 // named in the .json) into a batch table with issue 22's targets; a run without one gets a
 // "Not measured" line; bench.py --help lists --no-batch (tests/results_batch.py; no GPU); and
-// make bench runs the library before the labs (tests/bench_order.py); make bench-ab's program
-// builds against a copy of the library and, on a GPU, finds the copy's outputs equal
-// (tests/bench_ab_build.py).
+// make bench runs the library before the labs (tests/bench_order.py).
 #include <string>
 
 #include "test_util.h"
@@ -18,12 +16,4 @@ TEST_CASE("make bench runs the library and its peers before the labs", "[cpu][re
     // ran the labs first (a short budget then lost the library's rows).
     const std::string out = sat_test::require_command("${PYTHON:-python3} tests/bench_order.py");
     sat_test::check_output(out, {"bench_order: all checks passed"}, {"FAIL"});
-}
-
-TEST_CASE("make bench-ab builds this tree's library against a renamed copy and runs both", "[cpu][results]") {
-    // tests/bench_ab_build.py: the copy compiled with its namespaces renamed links beside this
-    // tree's library; without a GPU the program says so in one line, with one the A/B of identical
-    // code agrees byte for byte.
-    const std::string out = sat_test::require_command("${PYTHON:-python3} tests/bench_ab_build.py");
-    sat_test::check_output(out, {"bench_ab: all checks passed"}, {"FAIL"});
 }

@@ -50,7 +50,7 @@ LEFT_OUT = [
 # Labs that call the SAT library (lib/), which a release leaves out: without --with-library they
 # are left out too; with it, lib/ comes along (a working SAT, so only when an instructor asks).
 LIBRARY_LABS = ("10",)
-LIBRARY_FILES = ["lib", "mk/lib.mk", "mk/lib_batch.mk", "mk/lab10.mk"]
+LIBRARY_FILES = ["lib", "mk/lib.mk", "mk/lib_ab.mk", "mk/lib_batch.mk", "mk/lib_host.mk", "mk/lab10.mk"]
 
 
 def library_lab_file(rel):

@@ -1,7 +1,9 @@
-// ab_entry.cpp — one version of the library as bench_ab calls it. Built twice: against this
-// tree (namespace ab_this), and with -Dsat=satbase -Dsatlib=satlibbase against another version's
-// objects (namespace ab_base, mk/lib_ab.mk), so that both versions run in one process.
+// ab_entry.cpp — one version of the library as bench_ab calls it. Built twice (mk/lib_ab.mk):
+// against this tree's sat.hpp (namespace ab_this), and against the base checkout's sat.hpp with
+// -Dsat=satbase -Dsatlib=satlibbase (namespace ab_base), so that it calls that version's objects.
 #include "ab_entry.h"
+
+#include <cstdint>
 
 #include "sat.hpp"
 
@@ -30,6 +32,7 @@ cudaError_t scan(const AbCall& c) {
     switch (c.type) {
     case AbType::f32: return scan_as<float, float>(c);
     case AbType::f64: return scan_as<double, double>(c);
+    case AbType::i32: return scan_as<int32_t, int32_t>(c);
     case AbType::u8i32: return scan_as<uint8_t, int32_t>(c);
     }
     return cudaErrorInvalidValue;
@@ -39,9 +42,12 @@ AbScratch scratch(AbType type, int rows, int cols, int batch) {
     switch (type) {
     case AbType::f32: return scratch_as<float, float>(rows, cols, batch);
     case AbType::f64: return scratch_as<double, double>(rows, cols, batch);
+    case AbType::i32: return scratch_as<int32_t, int32_t>(rows, cols, batch);
     case AbType::u8i32: return scratch_as<uint8_t, int32_t>(rows, cols, batch);
     }
     return {};
 }
+
+const char* version() { return AB_VERSION; }
 
 }  // namespace AB_NAMESPACE

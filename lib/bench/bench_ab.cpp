@@ -1,22 +1,22 @@
-// bench_ab.cpp — a same-process A/B of two versions of the library (`make bench-ab AB_BASE=DIR`):
-// this tree's sat::inclusive_scan_2d against the one built from DIR (another version's lib/src
-// files and its common/lookback.cuh; mk/lib_ab.mk), on the shapes of issue 22's targets.
+// bench_ab.cpp — a same-process A/B of two versions of the library (`make bench-ab AB_BASE=DIR`,
+// mk/lib_ab.mk): this tree's sat::inclusive_scan_2d against the one of the checkout DIR, on the
+// shapes of issue 22's targets.
 //
-//     build/lib/bench_ab [--reps N] [--quick] [--seed S] [--csv FILE]
+//     build/lib/ab-base/<DIR>/bench_ab [--reps N] [--quick] [--seed S] [--csv FILE]
 //
-// Each version gets its own scratch, kept between calls as a caller keeps it; each call clears
-// its state (state_is_zero false), as in peers' satlib variant. Repetitions alternate base, this,
-// copy (base and this swap places every repetition), each with L2 flushed before it
-// (sat::time_gpu); a row is the median of each, the copy being cudaMemcpyAsync of (input +
-// output bytes) / 2. Both versions' outputs must be equal, byte for byte, after the first call
-// and after the last repetition, and both status words clear; else the row says why and FAIL,
-// and the exit status is 1.
+// Each version gets its own output and scratch, kept between calls as a caller keeps them; each
+// call clears its state (state_is_zero false), as in peers' satlib variant. Repetitions
+// alternate base, this and copy (base and this swap places every repetition), each with L2
+// flushed before it (sat::time_gpu); a row is the median of each, the copy being
+// cudaMemcpyAsync of (input + output bytes) / 2. The input is the harness's exact data (every sum
+// exact in any order of additions), so both versions must agree byte for byte: after the first
+// call, and after one more call of each into freshly poisoned outputs once the timing is done.
+// A row that does not says FAIL and why, and the exit status is 1.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -35,100 +35,103 @@ struct Case {
     int batch, rows, cols;
 };
 
-const char* type_name(AbType t) { return t == AbType::f32 ? "f32" : t == AbType::f64 ? "f64" : "u8i32"; }
-std::size_t in_size(AbType t) { return t == AbType::f32 ? 4 : t == AbType::f64 ? 8 : 1; }
-std::size_t out_size(AbType t) { return t == AbType::f64 ? 8 : 4; }
-
-bool device_equal(const void* a, const void* b, std::size_t bytes) {
-    std::vector<unsigned char> x(bytes), y(bytes);
-    SAT_CUDA(cudaMemcpy(x.data(), a, bytes, cudaMemcpyDeviceToHost));
-    SAT_CUDA(cudaMemcpy(y.data(), b, bytes, cudaMemcpyDeviceToHost));
-    return x == y;
-}
-int device_int(const int* p) {
-    int v = -1;
-    SAT_CUDA(cudaMemcpy(&v, p, sizeof v, cudaMemcpyDeviceToHost));
-    return v;
-}
-
-// Input values that keep every sum exact, so that both versions' outputs are equal byte for byte
-// whatever order a look-back adds its tiles in: f32 1 with probability 1/32, else 0 (16384^2
-// sums stay near 2^23, below 2^24); f64 0 or 1; u8 any byte (i32 sums wrap alike).
-void fill_input(std::vector<unsigned char>& bytes, AbType t, std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    const std::size_t n = bytes.size() / in_size(t);
-    if (t == AbType::u8i32) {
-        for (auto& b : bytes) b = static_cast<unsigned char>(rng());
-    } else if (t == AbType::f32) {
-        for (std::size_t k = 0; k < n; ++k) reinterpret_cast<float*>(bytes.data())[k] = float((rng() & 31) == 0);
-    } else {
-        for (std::size_t k = 0; k < n; ++k) reinterpret_cast<double*>(bytes.data())[k] = double(rng() & 1);
+sat::DType dtype_of(AbType t) {
+    switch (t) {
+    case AbType::f32: return sat::DType::f32;
+    case AbType::f64: return sat::DType::f64;
+    case AbType::i32: return sat::DType::i32;
+    case AbType::u8i32: return sat::DType::u8i32;
     }
+    return sat::DType::f32;
 }
 
-// One version's output (poisoned), scratch and status word (zero).
+// Whether two device buffers hold the same bytes, compared in pieces of at most 256 MiB.
+bool device_equal(const void* a, const void* b, std::size_t bytes) {
+    constexpr std::size_t piece = std::size_t(256) << 20;
+    std::vector<unsigned char> x(std::min(bytes, piece)), y(x.size());
+    for (std::size_t at = 0; at < bytes; at += piece) {
+        const std::size_t n = std::min(piece, bytes - at);
+        SAT_CUDA(cudaMemcpy(x.data(), static_cast<const char*>(a) + at, n, cudaMemcpyDeviceToHost));
+        SAT_CUDA(cudaMemcpy(y.data(), static_cast<const char*>(b) + at, n, cudaMemcpyDeviceToHost));
+        if (std::memcmp(x.data(), y.data(), n) != 0) return false;
+    }
+    return true;
+}
+
+// One version's output, scratch and status word (zero).
 struct Version {
     cudaError_t (*scan)(const AbCall&);
     sat::DeviceBuffer out, state, values, status;
     Version(cudaError_t (*scan_fn)(const AbCall&), AbScratch s, std::size_t out_bytes)
         : scan(scan_fn), out(out_bytes), state(s.state_bytes), values(s.value_bytes), status(sizeof(int)) {
-        SAT_CUDA(cudaMemset(out.ptr, sat::poison_byte, out_bytes));
         SAT_CUDA(cudaMemset(status.ptr, 0, sizeof(int)));
-        SAT_CUDA(cudaDeviceSynchronize());  // the calls run on a stream that does not wait for these
     }
 };
 
-bool run_case(const Case& c, int reps, std::uint64_t seed, cudaStream_t stream,
-              sat::L2Flusher& flusher, std::FILE* csv, const std::string& run) {
+// One row: the two versions and the copy on one case. Returns false when a check failed.
+bool run_case(const Case& c, int reps, std::uint64_t seed, cudaStream_t stream, sat::L2Flusher& flusher,
+              std::FILE* csv, const std::string& run) {
+    const sat::DType t = dtype_of(c.type);
     const std::size_t n = std::size_t(c.batch) * c.rows * c.cols;
-    const std::size_t in_bytes = n * in_size(c.type), out_bytes = n * out_size(c.type);
-    std::vector<unsigned char> host_in(in_bytes);
-    fill_input(host_in, c.type, seed);
-    sat::DeviceBuffer in(in_bytes), copy_dst((in_bytes + out_bytes) / 2);
-    SAT_CUDA(cudaMemcpy(in.ptr, host_in.data(), in_bytes, cudaMemcpyHostToDevice));
-
-    Version base(ab_base::scan, ab_base::scratch(c.type, c.rows, c.cols, c.batch), out_bytes);
-    Version mine(ab_this::scan, ab_this::scratch(c.type, c.rows, c.cols, c.batch), out_bytes);
-    auto call = [&](Version& v) {
-        const AbCall a{c.type, in.ptr, v.out.ptr, c.rows, c.cols, c.batch, v.state.ptr, v.values.ptr,
-                       v.status.as<int>(), stream};
-        SAT_CUDA(v.scan(a));
-    };
-    std::string why;  // the first check that failed
-    auto same = [&](const char* when) {
-        SAT_CUDA(cudaStreamSynchronize(stream));
-        const char* failed = device_int(base.status.as<int>()) != 0   ? "base's status word set"
-                             : device_int(mine.status.as<int>()) != 0 ? "this tree's status word set"
-                             : !device_equal(base.out.ptr, mine.out.ptr, out_bytes) ? "outputs differ"
-                                                                                    : nullptr;
-        if (failed != nullptr && why.empty()) why = std::string(failed) + " " + when;
-        return failed == nullptr;
-    };
-    call(base);
-    call(mine);
-    bool ok = same("after the first call");
-
-    std::vector<double> t_base, t_mine, t_copy;
-    auto once = [&](auto body) { return sat::time_gpu(1, stream, flusher, body).median; };
-    for (int k = 0; k < reps; ++k) {
-        const double first = once([&] { call(k % 2 ? mine : base); });
-        const double second = once([&] { call(k % 2 ? base : mine); });
-        (k % 2 ? t_mine : t_base).push_back(first);
-        (k % 2 ? t_base : t_mine).push_back(second);
-        t_copy.push_back(once([&] {
-            SAT_CUDA(cudaMemcpyAsync(copy_dst.ptr, mine.out.ptr, (in_bytes + out_bytes) / 2, cudaMemcpyDeviceToDevice,
-                                     stream));
-        }));
-    }
-    ok = same("after the last repetition") && ok;
-    const double b = sat::stats_of(t_base).median, m = sat::stats_of(t_mine).median, cp = sat::stats_of(t_copy).median;
+    const std::size_t in_bytes = n * sat::input_bytes(t), out_bytes = n * sat::output_bytes(t);
     const std::string shape = (c.batch > 1 ? std::to_string(c.batch) + " x " : std::string()) + std::to_string(c.rows) +
                               "x" + std::to_string(c.cols);
-    std::printf("%-18s %-6s %9.4f %9.4f %9.4f %7.3f %7.3f %7.3f  %s\n", shape.c_str(), type_name(c.type), b, m, cp,
-                b / cp, m / cp, m / b, ok ? "ok" : ("FAIL: " + why).c_str());
+    std::string why;  // the first check that failed
+    double b = 0, m = 0, cp = 0;
+    try {
+        std::vector<unsigned char> host_in(in_bytes);
+        sat::generate_input(t, sat::Shape{c.batch * c.rows, c.cols}, seed, host_in.data());
+        sat::DeviceBuffer in(in_bytes), copy_dst((in_bytes + out_bytes) / 2);
+        SAT_CUDA(cudaMemcpy(in.ptr, host_in.data(), in_bytes, cudaMemcpyHostToDevice));
+        Version base(ab_base::scan, ab_base::scratch(c.type, c.rows, c.cols, c.batch), out_bytes);
+        Version mine(ab_this::scan, ab_this::scratch(c.type, c.rows, c.cols, c.batch), out_bytes);
+        auto call = [&](Version& v) {
+            const AbCall a{c.type, in.ptr, v.out.ptr, c.rows, c.cols, c.batch, v.state.ptr, v.values.ptr,
+                           v.status.as<int>(), stream};
+            SAT_CUDA(v.scan(a));
+        };
+        // Both versions into poisoned outputs, then compared (the stream does not wait for the
+        // default stream's memsets, hence the synchronizations).
+        auto checked_calls = [&](const char* when) {
+            SAT_CUDA(cudaMemset(base.out.ptr, sat::poison_byte, out_bytes));
+            SAT_CUDA(cudaMemset(mine.out.ptr, sat::poison_byte, out_bytes));
+            SAT_CUDA(cudaDeviceSynchronize());
+            call(base);
+            call(mine);
+            SAT_CUDA(cudaStreamSynchronize(stream));
+            std::string failed = sat::status_error(base.status.as<int>());
+            if (!failed.empty()) failed = "base: " + failed;
+            if (failed.empty() && !(failed = sat::status_error(mine.status.as<int>())).empty()) failed = "this: " + failed;
+            if (failed.empty() && !device_equal(base.out.ptr, mine.out.ptr, out_bytes)) failed = "outputs differ";
+            if (!failed.empty() && why.empty()) why = failed + " " + when;
+        };
+        checked_calls("after the first call");
+
+        std::vector<double> t_base, t_mine, t_copy;
+        auto once = [&](auto body) { return sat::time_gpu(1, stream, flusher, body).median; };
+        for (int k = 0; k < reps; ++k) {
+            const double first = once([&] { call(k % 2 ? mine : base); });
+            const double second = once([&] { call(k % 2 ? base : mine); });
+            (k % 2 ? t_mine : t_base).push_back(first);
+            (k % 2 ? t_base : t_mine).push_back(second);
+            t_copy.push_back(once([&] {
+                SAT_CUDA(cudaMemcpyAsync(copy_dst.ptr, mine.out.ptr, (in_bytes + out_bytes) / 2,
+                                         cudaMemcpyDeviceToDevice, stream));
+            }));
+        }
+        checked_calls("after the timing");
+        b = sat::stats_of(t_base).median, m = sat::stats_of(t_mine).median, cp = sat::stats_of(t_copy).median;
+    } catch (const std::exception& e) {
+        if (why.empty()) why = e.what();
+        cudaGetLastError();  // the next case starts clean where the error was not sticky
+    }
+    const bool ok = why.empty();
+    std::printf("%-18s %-6s %9.4f %9.4f %9.4f %7.3f %7.3f %7.3f  %s\n", shape.c_str(), sat::dtype_name(t), b, m, cp,
+                cp > 0 ? b / cp : 0, cp > 0 ? m / cp : 0, b > 0 ? m / b : 0, ok ? "ok" : ("FAIL: " + why).c_str());
     if (csv != nullptr)
         std::fprintf(csv, "%s,%d,%d,%d,%s,%.5f,%.5f,%.5f,%.4f,%.4f,%.4f,%s\n", run.c_str(), c.batch, c.rows, c.cols,
-                     type_name(c.type), b, m, cp, b / cp, m / cp, m / b, ok ? "PASS" : "FAIL");
+                     sat::dtype_name(t), b, m, cp, cp > 0 ? b / cp : 0, cp > 0 ? m / cp : 0, b > 0 ? m / b : 0,
+                     ok ? "PASS" : "FAIL");
     return ok;
 }
 
@@ -148,17 +151,19 @@ int main(int argc, char** argv) {
         if (csv != nullptr)
             std::fprintf(csv, "gpu,driver,cuda,date,batch,rows,cols,type,base_ms,this_ms,copy_ms,base_per_copy,"
                               "this_per_copy,this_per_base,check\n");
-        std::printf("bench_ab on %s: median of %d alternating repetitions, L2 flushed before each, seed %llu\n",
-                    prop.name, o.reps, (unsigned long long)seed);
+        std::printf("bench_ab on %s: base %s against %s; median of %d alternating repetitions, L2 flushed before "
+                    "each; seed %llu\n",
+                    prop.name, ab_base::version(), ab_this::version(), o.reps, (unsigned long long)seed);
         std::printf("%-18s %-6s %9s %9s %9s %7s %7s %7s  %s\n", "shape", "type", "base ms", "this ms", "copy ms",
                     "base/cp", "this/cp", "this/b", "check");
         using T = AbType;
         std::vector<Case> cases = {
-            {T::f32, 1, 4096, 4096},    {T::f32, 1, 8192, 8192},     {T::f32, 1, 16384, 16384},
-            {T::f64, 1, 4096, 4096},    {T::f64, 1, 16384, 16384},   {T::u8i32, 1, 4096, 4096},
-            {T::u8i32, 1, 16384, 16384}, {T::f32, 1, 1080, 1920},    {T::f64, 1, 1080, 1920},
-            {T::u8i32, 1, 1080, 1920},  {T::f32, 64, 1080, 1920},    {T::u8i32, 16, 2160, 3840},
-            {T::f32, 1, 33, 4000000},   {T::u8i32, 1, 4000000, 3},
+            {T::f32, 1, 4096, 4096},     {T::f32, 1, 8192, 8192},   {T::f32, 1, 16384, 16384},
+            {T::f64, 1, 4096, 4096},     {T::f64, 1, 16384, 16384}, {T::i32, 1, 4096, 4096},
+            {T::i32, 1, 16384, 16384},   {T::u8i32, 1, 4096, 4096}, {T::u8i32, 1, 16384, 16384},
+            {T::f32, 1, 1080, 1920},     {T::f64, 1, 1080, 1920},   {T::u8i32, 1, 1080, 1920},
+            {T::f32, 64, 1080, 1920},    {T::u8i32, 16, 2160, 3840}, {T::f32, 1, 33, 4000000},
+            {T::u8i32, 1, 4000000, 3},
         };
         if (o.quick) cases = {{T::f32, 1, 1080, 1920}, {T::f32, 1, 4096, 4096}, {T::u8i32, 1, 33, 100000}};
         cudaStream_t stream = nullptr;

@@ -1,4 +1,5 @@
-// bench_util.h — what the library's benchmarks (bench_batch, bench_host, bench_timeline) share.
+// bench_util.h — what the library's benchmarks (bench_ab, bench_batch, bench_host, bench_timeline)
+// share.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -35,4 +36,3 @@ inline std::string run_columns(const cudaDeviceProp& prop) {
     return std::string(prop.name) + "," + driver + "," + std::to_string(cuda / 1000) + "." +
            std::to_string(cuda % 1000 / 10) + "," + date;
 }
-
