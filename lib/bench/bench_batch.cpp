@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
     if (!parse_bench_options(argc, argv, "bench_batch", o)) return 2;
     if (!have_device("bench_batch")) return 2;
     std::FILE* csv = nullptr;
-    if (!open_csv(o.csv_path, "bench_batch", &csv)) return 2;
+    if (!open_bench_csv(o.csv_path, "bench_batch", &csv)) return 2;
     try {
         cudaDeviceProp prop;
         SAT_CUDA(cudaGetDeviceProperties(&prop, 0));

@@ -36,13 +36,3 @@ inline bool parse_bench_options(int argc, char** argv, const char* program, Benc
     }
     return true;
 }
-
-// The CSV of --csv FILE (null when none was asked for); false after one line on stderr when FILE
-// cannot be written.
-inline bool open_csv(const std::string& path, const char* program, std::FILE** csv) {
-    *csv = nullptr;
-    if (path.empty()) return true;
-    if ((*csv = std::fopen(path.c_str(), "w")) != nullptr) return true;
-    std::fprintf(stderr, "%s: cannot write %s\n", program, path.c_str());
-    return false;
-}

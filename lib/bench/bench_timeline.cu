@@ -126,10 +126,7 @@ int main(int argc, char** argv) {
     }
     if (!have_device("bench_timeline")) return 2;
     FILE* csv = nullptr;
-    if (!csv_path.empty() && !(csv = std::fopen(csv_path.c_str(), "w"))) {
-        std::fprintf(stderr, "bench_timeline: cannot write %s\n", csv_path.c_str());
-        return 2;
-    }
+    if (!open_bench_csv(csv_path, "bench_timeline", &csv)) return 2;
     if (csv)
         std::fprintf(csv, "gpu,driver,cuda,date,shape,type,call_us,copy_us,time_per_copy,first_us,p10_us,p50_us,"
                           "p90_us,last_us,end_us,middle_gbps,copy_gbps\n");

@@ -36,3 +36,13 @@ inline std::string run_columns(const cudaDeviceProp& prop) {
     return std::string(prop.name) + "," + driver + "," + std::to_string(cuda / 1000) + "." +
            std::to_string(cuda % 1000 / 10) + "," + date;
 }
+
+// A benchmark's own CSV (--csv FILE), written anew; null when none was asked for. False after one
+// line on stderr when FILE cannot be written.
+inline bool open_bench_csv(const std::string& path, const char* program, std::FILE** csv) {
+    *csv = nullptr;
+    if (path.empty()) return true;
+    if ((*csv = std::fopen(path.c_str(), "w")) != nullptr) return true;
+    std::fprintf(stderr, "%s: cannot write %s\n", program, path.c_str());
+    return false;
+}
