@@ -1,7 +1,8 @@
 // The thin-matrix SAT (lib/src/sat_thin.cu, sat::thin): every type pair on 1xN, Nx1, 3xN, Nx3,
 // 33xN, Nx33, prime and boundary widths (1, 2, 63, 64), against an exact CPU SAT, with poisoned
-// outputs, pitches != cols, misaligned pointers, caller-owned and internal scratch; and the
-// argument checks of the interface.
+// outputs, pitches != cols, misaligned pointers, each input load group (16 bytes, one output
+// vector, one element), caller-owned and internal scratch; and the argument checks of the
+// interface.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -120,6 +121,8 @@ std::vector<ThinCase> thin_cases() {
         cases.push_back({s[0], s[1], 0, 0, 0, true});
         cases.push_back({s[0], s[1], std::size_t(s[1]) + 3, std::size_t(s[1]) + 5, 1, false});  // odd pitch, misaligned
         cases.push_back({s[0], s[1], std::size_t(s[1]) + 8, std::size_t(s[1]) + 4, 4, true});   // whole-vector pitch
+        cases.push_back({s[0], s[1], std::size_t(s[1]) + 16, std::size_t(s[1]) + 16, 16, true});  // 16-byte groups, pitch
+        cases.push_back({s[0], s[1], 0, 0, 4, false});  // contiguous; u8 aligned to 4 bytes only
     }
     return cases;
 }

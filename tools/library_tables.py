@@ -31,6 +31,11 @@
                                 table, cells as written: docs/lab8.md
     docs/data/thin_h100.csv     sat::thin on thin shapes (time, copy, scratch, check): docs/thin.md
     docs/data/lines_h100.csv    one line by CUB against the chunks, an A/B: docs/thin.md
+    docs/data/thin_loads_ab_h200.csv, thin_chunk96_ab_h200.csv, thin_loads_in_flight_ab_h200.csv
+                                bench_ab --set thin --csv as written (16-byte input loads against
+                                the chunks before them; 96 KB chunks and 16 loads in flight
+                                against the shipped chunks): docs/thin.md
+    docs/data/thin_ncu_h200.csv Nsight Compute of the thin kernel: docs/thin.md
     docs/data/prefetch_h100.csv, prefetch_batch_h100.csv, host_time_h100.csv  A/B runs of the
                                 library's L2 prefetch and of its per-device caches: docs/library.md
     plots/sample_bench.csv      an H200 `make bench` run (its metadata in plots/sample_bench.json),
@@ -529,13 +534,14 @@ def tile_sweep_table(path):
     return "\n".join(out)
 
 
-def ab_table(path, base, this, differs):
+def ab_table(path, base, this, differs, bold="the rows whose kernels differ"):
     """A bench_ab run (lib/bench/bench_ab.cpp --csv) as written: each version's time ÷ copy and
     this ÷ base per shape; `base` and `this` name the two builds, and the rows differs(row) says
-    run different kernels are bold (the others run the same kernel in both)."""
+    are bold, `bold` saying what sets them apart (by default: they run different kernels, the
+    others the same kernel in both)."""
     rows = read_rows(path)
     out = [f"{run_line(rows[0])}: `bench_ab`, median of alternating repetitions; base = {base}, "
-           f"this = {this}; **bold**: the rows whose kernels differ", "",
+           f"this = {this}; **bold**: {bold}", "",
            "| shape | type | base ÷ copy | this ÷ copy | this ÷ base | base ms | this ms | copy ms | check |",
            "|---|---|---:|---:|---:|---:|---:|---:|---|"]
     for r in rows:
@@ -669,7 +675,19 @@ TABLES = {
                     lambda r: r["type"] == "f32" and r["batch"] == "1" and r["rows"] == "1080"),
                  "small_tiles_ab_h200.csv")],
     "thin.md": [("LINES TABLE", experiment_table, "lines_h100.csv"),
-                ("THIN TABLE", thin_table, "thin_h100.csv")],
+                ("THIN TABLE", thin_table, "thin_h100.csv"),
+                ("THIN LOADS AB TABLE", lambda p: ab_table(
+                    p, "u8 loaded 4 bytes at a time", "16-byte input loads (the shipped chunks)",
+                    lambda r: r["type"] == "u8i32", bold="the u8 rows, whose loads differ"),
+                 "thin_loads_ab_h200.csv"),
+                ("THIN CHUNK96 AB TABLE", lambda p: ab_table(
+                    p, "96 KB chunks", "the shipped 64 KB chunks", lambda r: True, bold="every row"),
+                 "thin_chunk96_ab_h200.csv"),
+                ("THIN LOADS IN FLIGHT AB TABLE", lambda p: ab_table(
+                    p, "16 loads in flight, 2 blocks per SM", "the shipped 8 loads, 3 blocks per SM",
+                    lambda r: True, bold="every row"),
+                 "thin_loads_in_flight_ab_h200.csv"),
+                ("THIN NCU TABLE", experiment_table, "thin_ncu_h200.csv")],
     "instructor.md": [("MUTANTS TABLE", mutants_table, "mutants_h100.csv")],
     "lab7.md": [("LAB7 TABLE", lab7_table, BENCH_H200),
                 ("BLOCK SHAPES TABLE", experiment_table, "lab7_block_shapes_h200.csv"),

@@ -1,8 +1,8 @@
 // bench_ab.cpp — a same-process A/B of two versions of the library (`make bench-ab AB_BASE=DIR`,
 // mk/lib_ab.mk): this tree's sat::inclusive_scan_2d against the one of the checkout DIR, on the
-// shapes of issue 22's targets.
+// shapes of issue 22's targets (--set targets, the default) or on its thin shapes (--set thin).
 //
-//     build/lib/ab-base/<DIR>/bench_ab [--reps N] [--quick] [--seed S] [--csv FILE]
+//     build/lib/ab-base/<DIR>/bench_ab [--reps N] [--quick] [--seed S] [--set targets|thin] [--csv FILE]
 //
 // Each version gets its own output and scratch, kept between calls as a caller keeps them; each
 // call clears its state (state_is_zero false), as in peers' satlib variant. Repetitions
@@ -140,7 +140,9 @@ bool run_case(const Case& c, int reps, std::uint64_t seed, cudaStream_t stream, 
 int main(int argc, char** argv) {
     BenchOptions o;
     std::uint64_t seed = std::random_device{}();
-    if (!parse_bench_options(argc, argv, "bench_ab", o, &seed)) return 2;
+    std::string set = "targets";
+    const std::vector<std::string> sets = {"targets", "thin"};
+    if (!parse_bench_options(argc, argv, "bench_ab", o, &seed, &set, &sets)) return 2;
     if (!have_device("bench_ab")) return 2;
     std::FILE* csv = nullptr;
     if (!open_bench_csv(o.csv_path, "bench_ab", &csv)) return 2;
@@ -157,15 +159,25 @@ int main(int argc, char** argv) {
         std::printf("%-18s %-6s %9s %9s %9s %7s %7s %7s  %s\n", "shape", "type", "base ms", "this ms", "copy ms",
                     "base/cp", "this/cp", "this/b", "check");
         using T = AbType;
-        std::vector<Case> cases = {
-            {T::f32, 1, 4096, 4096},     {T::f32, 1, 8192, 8192},   {T::f32, 1, 16384, 16384},
-            {T::f64, 1, 4096, 4096},     {T::f64, 1, 16384, 16384}, {T::i32, 1, 4096, 4096},
-            {T::i32, 1, 16384, 16384},   {T::u8i32, 1, 4096, 4096}, {T::u8i32, 1, 16384, 16384},
-            {T::f32, 1, 1080, 1920},     {T::f64, 1, 1080, 1920},   {T::u8i32, 1, 1080, 1920},
-            {T::f32, 64, 1080, 1920},    {T::u8i32, 16, 2160, 3840}, {T::f32, 1, 33, 4000000},
-            {T::u8i32, 1, 4000000, 3},
-        };
-        if (o.quick) cases = {{T::f32, 1, 1080, 1920}, {T::f32, 1, 4096, 4096}, {T::u8i32, 1, 33, 100000}};
+        std::vector<Case> cases;
+        if (set == "targets") {
+            cases = {
+                {T::f32, 1, 4096, 4096},     {T::f32, 1, 8192, 8192},   {T::f32, 1, 16384, 16384},
+                {T::f64, 1, 4096, 4096},     {T::f64, 1, 16384, 16384}, {T::i32, 1, 4096, 4096},
+                {T::i32, 1, 16384, 16384},   {T::u8i32, 1, 4096, 4096}, {T::u8i32, 1, 16384, 16384},
+                {T::f32, 1, 1080, 1920},     {T::f64, 1, 1080, 1920},   {T::u8i32, 1, 1080, 1920},
+                {T::f32, 64, 1080, 1920},    {T::u8i32, 16, 2160, 3840}, {T::f32, 1, 33, 4000000},
+                {T::u8i32, 1, 4000000, 3},
+            };
+        } else {  // thin: the issue's thin shapes (the lines are CUB's scan)
+            for (T type : {T::f32, T::u8i32})
+                for (const Case shape : {Case{type, 1, 3, 40000000}, Case{type, 1, 40000000, 3},
+                                         Case{type, 1, 33, 4000000}, Case{type, 1, 4000000, 33}})
+                    cases.push_back(shape);
+            cases.push_back({T::f64, 1, 4000000, 33});
+            cases.push_back({T::i32, 1, 33, 4000000});
+            cases.push_back({T::u8i32, 64, 33, 65536});
+        }
         cudaStream_t stream = nullptr;
         SAT_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
         sat::L2Flusher flusher;

@@ -16,9 +16,11 @@
 //      before (or the previous thread's last line),
 //   5. the chunk is written out with the carry (the SAT row above / column left) added.
 // M is odd and a tall segment is padded to an odd length, so the 32 segments a warp walks start
-// in 32 different banks. Global accesses are 16 bytes of output (4 or 2 elements) when the
-// rows are contiguous (tall: pitch == cols) or the pitch is a whole number of vectors (wide),
-// and the pointers are aligned; any other pitch takes the scalar path.
+// in 32 different banks. Global accesses are 16 bytes: loads of 16 bytes of input (u8: 16
+// elements) and stores of 16 bytes of output (4 or 2 elements), when the rows are contiguous
+// (tall: pitch == cols) or the pitch is a whole number of groups (wide), and the pointers are
+// aligned; an input aligned to one output group only (u8: 4 bytes) is loaded in such groups, and
+// any other pitch takes the scalar path.
 #include "sat_thin.cuh"
 
 #include <cub/device/device_scan.cuh>
@@ -49,8 +51,12 @@ constexpr int state_header_words = 32;          // ticket, internal status; flag
 #define SAT_THIN_CHUNK_BYTES 65536
 #endif
 constexpr std::size_t chunk_target_bytes = SAT_THIN_CHUNK_BYTES;
+#ifndef SAT_THIN_LOADS_IN_FLIGHT  // 16-byte loads per thread in flight while a chunk loads (tuning)
+#define SAT_THIN_LOADS_IN_FLIGHT 8
+#endif
+constexpr int loads_in_flight = SAT_THIN_LOADS_IN_FLIGHT;
 #ifndef SAT_THIN_MIN_BLOCKS  // blocks per SM the registers must allow (tuning)
-#define SAT_THIN_MIN_BLOCKS 1
+#define SAT_THIN_MIN_BLOCKS 3  // as the shared memory of a 64 KB chunk allows; no spills (sm_90)
 #endif
 
 // Chunk flags, published with release and read with acquire.
@@ -124,17 +130,41 @@ template <> struct Raw<4> { using type = unsigned; };
 template <> struct Raw<8> { using type = uint2; };
 template <> struct Raw<16> { using type = uint4; };
 
-// G adjacent elements of the input, widened to accumulators (read-only path).
-template <class In, class A, int G>
-__device__ __forceinline__ void load_group(const In* p, A (&x)[G]) {
-    using R = typename Raw<G * int(sizeof(In))>::type;
-    const R r = __ldg(reinterpret_cast<const R*>(p));
-    In v[G];
-    memcpy(v, &r, sizeof(R));
+// Input loads: a group of GI adjacent input elements in one load of GI * sizeof(In) bytes, kept
+// raw in registers until it is widened into shared memory, so narrow inputs have as many bytes in
+// flight as wide ones. Two group sizes (Args::in_group): 16 bytes of input, or, where the input
+// is aligned only that far, as many elements as one 16-byte output access (u8: 4 bytes).
+template <class In, int GI>
+using RawGroup = typename Raw<GI * int(sizeof(In))>::type;
+// Elements [e, e + GI) of the run at `run` whose first n elements exist: the whole group in one
+// load, the group the run's end cuts element by element (past it: 0).
+template <class In, int GI>
+__device__ __forceinline__ RawGroup<In, GI> load_raw_clipped(const In* run, int e, int n) {
+    if (e + GI <= n) return __ldg(reinterpret_cast<const RawGroup<In, GI>*>(run + e));
+    In v[GI];
 #pragma unroll
-    for (int g = 0; g < G; ++g) x[g] = A(v[g]);
+    for (int k = 0; k < GI; ++k) v[k] = e + k < n ? run[e + k] : In(0);
+    RawGroup<In, GI> r;
+    memcpy(&r, v, sizeof(r));
+    return r;
 }
-// G adjacent output elements (16 bytes), streamed (each byte is written once).
+// A raw group widened to accumulators and stored at p in shared memory: 16-byte stores where p
+// is the group's aligned place (stride 1), one element at a time where it is not.
+template <class In, class A, int GI>
+__device__ __forceinline__ void smem_store_raw(A* p, const RawGroup<In, GI>& r) {
+    In v[GI];
+    memcpy(v, &r, sizeof(r));
+    A x[GI];
+#pragma unroll
+    for (int k = 0; k < GI; ++k) x[k] = A(v[k]);
+    constexpr int per_store = 16 / int(sizeof(A));
+#pragma unroll
+    for (int k = 0; k < GI; k += per_store) {
+        uint4 w;
+        memcpy(&w, x + k, sizeof(w));
+        *reinterpret_cast<uint4*>(p + k) = w;
+    }
+}
 template <class Out, class A, int G>
 __device__ __forceinline__ void store_group(Out* p, const A (&x)[G]) {
     Out v[G];
@@ -144,18 +174,8 @@ __device__ __forceinline__ void store_group(Out* p, const A (&x)[G]) {
     memcpy(&r, v, sizeof(r));
     __stcs(reinterpret_cast<uint4*>(p), r);
 }
-// Elements [e, e + G) of the run at `run` whose first n elements exist: a whole group in one
-// access, the group that the run's end cuts element by element (loads past it read 0, stores
-// past it are left out).
-template <class In, class A, int G>
-__device__ __forceinline__ void load_group_clipped(const In* run, int e, int n, A (&x)[G]) {
-    if (e + G <= n) {
-        load_group<In, A, G>(run + e, x);
-    } else {
-#pragma unroll
-        for (int v = 0; v < G; ++v) x[v] = e + v < n ? A(run[e + v]) : A(0);
-    }
-}
+// Output elements [e, e + G) of the run at `run` whose first n elements exist: a whole group in
+// one access, the group that the run's end cuts element by element (stores past it are left out).
 template <class Out, class A, int G>
 __device__ __forceinline__ void store_group_clipped(Out* run, int e, int n, const A (&x)[G]) {
     if (e + G <= n) {
@@ -182,7 +202,8 @@ struct Args {
     std::size_t in_pitch, out_pitch;
     std::size_t in_stride, out_stride;  // elements between the images of a batch
     int rows, cols;                     // of one image
-    bool vec_in, vec_out;  // 16-byte (of output) groups are allowed (contiguity, alignment)
+    int in_group;          // input elements per load (load_tall, load_wide; 0: one at a time)
+    bool vec_out;          // 16-byte output groups are allowed (contiguity, alignment)
     unsigned* ticket;
     unsigned* flags;
     int* status;
@@ -197,35 +218,47 @@ __device__ __forceinline__ int tall_index(int e, const Plan& p) {
 
 // ---- load and write-out, tall chunks (rows [row0, row0 + nr) x all K columns) -------------------
 
+// A tall chunk with contiguous rows is one flat run of elements: groups of GI, U groups in
+// flight per thread.
+template <class In, class A, int GI>
+__device__ __forceinline__ void load_tall_run(const In* in, const Plan& p, long long row0, int nr, A* S) {
+    const int K = p.K, full = int(p.lines) * K, n = nr * K;
+    const bool padded = p.M * K != p.seg;
+    constexpr int U = loads_in_flight;
+    for (int e0 = threadIdx.x * GI; e0 < full; e0 += U * block_threads * GI) {
+        RawGroup<In, GI> x[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            // The run's start is formed here, in the loop (the compiler hoists it): a pointer
+            // formed before the loop gives the batched kernels other machine code.
+            x[u] = load_raw_clipped<In, GI>(in + std::size_t(row0) * K, e0 + u * block_threads * GI, n);
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const int e = e0 + u * block_threads * GI;
+            if (e >= full) break;
+            if (!padded) {
+                smem_store_raw<In, A, GI>(S + e, x[u]);
+            } else {
+                In v[GI];
+                memcpy(v, &x[u], sizeof(v));
+#pragma unroll
+                for (int k = 0; k < GI; ++k) S[tall_index(e + k, p)] = A(v[k]);
+            }
+        }
+    }
+}
+
 template <class In, class A, int G>
 __device__ __forceinline__ void load_tall(const In* in, const Args& g, const Plan& p,
                                           long long row0, int nr, A* S) {
-    const int K = p.K, full = int(p.lines) * K, n = nr * K;
-    const bool padded = p.M * K != p.seg;
-    if (g.vec_in) {  // rows contiguous: the chunk is one flat run of elements
-        constexpr int U = 8;  // groups in flight per thread
-        for (int e0 = threadIdx.x * G; e0 < full; e0 += U * block_threads * G) {
-            A x[U][G];
-#pragma unroll
-            for (int u = 0; u < U; ++u) {
-                const int e = e0 + u * block_threads * G;
-                // The run's start is formed here, in the loop (the compiler hoists it): a pointer
-                // formed before the loop gives the batched kernels other machine code.
-                load_group_clipped<In, A, G>(in + std::size_t(row0) * K, e, n, x[u]);
-            }
-#pragma unroll
-            for (int u = 0; u < U; ++u) {
-                const int e = e0 + u * block_threads * G;
-                if (e >= full) break;
-                if (!padded) {
-                    smem_store_group<A, G>(S + e, x[u]);
-                } else {
-#pragma unroll
-                    for (int v = 0; v < G; ++v) S[tall_index(e + v, p)] = x[u][v];
-                }
-            }
-        }
+    constexpr int wide_group = 16 / int(sizeof(In));
+    if (g.in_group == wide_group) {
+        load_tall_run<In, A, wide_group>(in, p, row0, nr, S);
+    } else if (wide_group != G && g.in_group == G) {
+        load_tall_run<In, A, G>(in, p, row0, nr, S);
     } else {
+        const int K = p.K, full = int(p.lines) * K, n = nr * K;
         for (int e = threadIdx.x; e < full; e += block_threads) {
             A v = 0;
             if (e < n) {
@@ -269,32 +302,43 @@ __device__ __forceinline__ void write_tall(Out* out, const Args& g, const Plan& 
 
 // ---- load and write-out, wide chunks (all K rows x columns [col0, col0 + nc)) -------------------
 
+// A wide chunk's K rows of W columns, in groups of GI (the pitch is a whole number of groups),
+// U groups in flight per thread.
+template <class In, class A, int GI>
+__device__ __forceinline__ void load_wide_rows(const In* in, const Args& g, const Plan& p, long long col0, int nc,
+                                               A* S) {
+    const int K = p.K, W = int(p.lines);
+    const int groups_per_row = W / GI, total = K * groups_per_row;
+    constexpr int U = loads_in_flight;
+    for (int q0 = threadIdx.x; q0 < total; q0 += U * block_threads) {
+        RawGroup<In, GI> x[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const int q = q0 + u * block_threads;
+            if (q >= total) break;
+            const int i = q / groups_per_row, c = (q - i * groups_per_row) * GI;
+            const In* row = in + std::size_t(i) * g.in_pitch + std::size_t(col0);
+            x[u] = load_raw_clipped<In, GI>(row, c, nc);
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const int q = q0 + u * block_threads;
+            if (q >= total) break;
+            smem_store_raw<In, A, GI>(S + std::size_t(q) * GI, x[u]);  // row i at i * W
+        }
+    }
+}
+
 template <class In, class A, int G>
 __device__ __forceinline__ void load_wide(const In* in, const Args& g, const Plan& p,
                                           long long col0, int nc, A* S) {
-    const int K = p.K, W = int(p.lines);
-    if (g.vec_in) {
-        const int groups_per_row = W / G, total = K * groups_per_row;
-        constexpr int U = 8;
-        for (int q0 = threadIdx.x; q0 < total; q0 += U * block_threads) {
-            A x[U][G];
-#pragma unroll
-            for (int u = 0; u < U; ++u) {
-                const int q = q0 + u * block_threads;
-                if (q >= total) break;
-                const int i = q / groups_per_row, c = (q - i * groups_per_row) * G;
-                const In* row = in + std::size_t(i) * g.in_pitch + std::size_t(col0);
-                load_group_clipped<In, A, G>(row, c, nc, x[u]);
-            }
-#pragma unroll
-            for (int u = 0; u < U; ++u) {
-                const int q = q0 + u * block_threads;
-                if (q >= total) break;
-                smem_store_group<A, G>(S + std::size_t(q) * G, x[u]);  // row i at i * W
-            }
-        }
+    constexpr int wide_group = 16 / int(sizeof(In));
+    if (g.in_group == wide_group) {
+        load_wide_rows<In, A, wide_group>(in, g, p, col0, nc, S);
+    } else if (wide_group != G && g.in_group == G) {
+        load_wide_rows<In, A, G>(in, g, p, col0, nc, S);
     } else {
-        const int total = K * W;
+        const int K = p.K, W = int(p.lines), total = K * W;
         for (int q = threadIdx.x; q < total; q += block_threads) {
             const int i = q / W, c = q - i * W;
             S[q] = c < nc ? A(in[std::size_t(i) * g.in_pitch + std::size_t(col0 + c)]) : A(0);
@@ -558,11 +602,17 @@ cudaError_t scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_p
         g.ticket = words;
         g.flags = words + state_header_words;
         g.status = status != nullptr ? status : reinterpret_cast<int*>(words + 1);
-        // Groups of G elements: tall chunks need contiguous rows, wide ones whole-group pitches.
-        const bool contiguous_in = p.tall ? (in_pitch == std::size_t(cols) || rows == 1) : in_pitch % G == 0;
+        // Groups of elements: tall chunks need contiguous rows, wide ones whole-group pitches, and
+        // every image's first element is aligned as the first one's (strides in whole groups).
+        // Input: 16-byte groups where the input allows them, else groups of G.
+        const bool tall_rows_in = in_pitch == std::size_t(cols) || rows == 1;
+        auto input_groups_fit = [&](int group) {
+            return (p.tall ? tall_rows_in : in_pitch % group == 0) && aligned(in, group * sizeof(In)) &&
+                   g.in_stride % group == 0;
+        };
+        constexpr int wide_group = int(16 / sizeof(In));
+        g.in_group = input_groups_fit(wide_group) ? wide_group : input_groups_fit(G) ? G : 0;
         const bool contiguous_out = p.tall ? (out_pitch == std::size_t(cols) || rows == 1) : out_pitch % G == 0;
-        // Every image's first element aligned as the first one's: strides in whole groups.
-        g.vec_in = contiguous_in && aligned(in, G * sizeof(In)) && g.in_stride % G == 0;
         g.vec_out = contiguous_out && aligned(out, 16) && g.out_stride % G == 0;
         A* agg = values;
         A* incl = values + tickets * p.K;

@@ -583,13 +583,18 @@ TEST_CASE("library C ABI: a batch in place (in == out, same pitch and stride), w
 }
 
 TEST_CASE("library C ABI: a small batch for compute-sanitizer", "[gpu][library][batch][sanitize]") {
-    // Small enough for racecheck: 2-D batches with squares (vector and element paths, NPP) and a
-    // thin batch, every one checked.
+    // Small enough for racecheck: 2-D batches with squares (vector and element paths, NPP) and
+    // thin batches, every one checked.
     SAT_REQUIRE_GPU();
     check_abi_batch({SATLIB_F32, SATLIB_F32, 3, 130, 1100, 0, 0, 0, 8, true});
     check_abi_batch({SATLIB_U8, SATLIB_I32, 3, 37, 1001, 1, 3, 5, 7, true, SATLIB_LAYOUT_NPP});
     check_abi_batch({SATLIB_F64, SATLIB_F64, 2, 70, 300, 0, 0, 0, 0, false});
     check_abi_batch({SATLIB_F32, SATLIB_F32, 3, 3, 5000, 0, 0, 0, 0, false});
+    // Thin u8 batches whose input the chunks load 16 bytes at a time (wide: pitch 5008; tall:
+    // contiguous rows, images 16-byte aligned) and 4 bytes at a time (pitch 5004).
+    check_abi_batch({SATLIB_U8, SATLIB_I32, 2, 33, 5008, 0, 0, 0, 0, false});
+    check_abi_batch({SATLIB_U8, SATLIB_I32, 2, 5008, 3, 0, 0, 0, 0, false});
+    check_abi_batch({SATLIB_U8, SATLIB_I32, 2, 33, 5000, 4, 0, 0, 0, false});
     // More tickets than blocks (900 tiles of sums and 900 of squares, 256-thread tiles on 2 x 132
     // blocks), so blocks take further tickets and prefetch their next tile; and one line (CUB's scan).
     check_abi_batch({SATLIB_F32, SATLIB_F32, 300, 65, 65, 0, 0, 3, 0, true}, true);
