@@ -178,6 +178,7 @@ int main(int argc, char** argv) {
             cases.push_back({T::i32, 1, 33, 4000000});
             cases.push_back({T::u8i32, 64, 33, 65536});
         }
+        if (o.quick) cases = {{T::f32, 1, 1080, 1920}, {T::f32, 1, 4096, 4096}, {T::u8i32, 1, 33, 100000}};
         cudaStream_t stream = nullptr;
         SAT_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
         sat::L2Flusher flusher;
