@@ -81,7 +81,7 @@ bool run_case(const Case& c, int reps, std::uint64_t seed, cudaStream_t stream, 
     try {
         std::vector<unsigned char> host_in(in_bytes);
         sat::generate_input(t, sat::Shape{c.batch * c.rows, c.cols}, seed, host_in.data());
-        sat::DeviceBuffer in(in_bytes), copy_dst((in_bytes + out_bytes) / 2);
+        sat::DeviceBuffer in(in_bytes), copy_dst(copy_reference_bytes(in_bytes, out_bytes));
         SAT_CUDA(cudaMemcpy(in.ptr, host_in.data(), in_bytes, cudaMemcpyHostToDevice));
         Version base(ab_base::scan, ab_base::scratch(c.type, c.rows, c.cols, c.batch), out_bytes);
         Version mine(ab_this::scan, ab_this::scratch(c.type, c.rows, c.cols, c.batch), out_bytes);
@@ -115,7 +115,7 @@ bool run_case(const Case& c, int reps, std::uint64_t seed, cudaStream_t stream, 
             (k % 2 ? t_mine : t_base).push_back(first);
             (k % 2 ? t_base : t_mine).push_back(second);
             t_copy.push_back(once([&] {
-                SAT_CUDA(cudaMemcpyAsync(copy_dst.ptr, mine.out.ptr, (in_bytes + out_bytes) / 2,
+                SAT_CUDA(cudaMemcpyAsync(copy_dst.ptr, mine.out.ptr, copy_reference_bytes(in_bytes, out_bytes),
                                          cudaMemcpyDeviceToDevice, stream));
             }));
         }

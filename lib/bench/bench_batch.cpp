@@ -86,7 +86,7 @@ struct Run {
         for (In& v : host_in) v = In(dist(rng));
         const std::size_t in_bytes = n() * sizeof(In), out_bytes = n() * sizeof(Out);
         sat::DeviceBuffer in(in_bytes), out(out_bytes), ref(out_bytes), sq(out_bytes), ref_sq(out_bytes);
-        sat::DeviceBuffer copy_dst((in_bytes + out_bytes) / 2);
+        sat::DeviceBuffer copy_dst(copy_reference_bytes(in_bytes, out_bytes));
         SAT_CUDA(cudaMemcpy(in.ptr, host_in.data(), in_bytes, cudaMemcpyHostToDevice));
         const In* d_in = in.as<In>();
 
@@ -111,7 +111,8 @@ struct Run {
         const sat::Stats both =
             sat::time_gpu(reps, stream, flusher, [&] { integral(d_in, d_out, sq.as<Out>(), c.batch, 0); });
         const sat::Stats copy = sat::time_gpu(reps, stream, flusher, [&] {
-            SAT_CUDA(cudaMemcpyAsync(copy_dst.ptr, out.ptr, (in_bytes + out_bytes) / 2, cudaMemcpyDeviceToDevice, stream));
+            SAT_CUDA(cudaMemcpyAsync(copy_dst.ptr, out.ptr, copy_reference_bytes(in_bytes, out_bytes),
+                                     cudaMemcpyDeviceToDevice, stream));
         });
         ok = ok && satlib_last_timeout() == 0;
         const std::string shape = std::to_string(c.batch) + " x " + std::to_string(c.rows) + "x" + std::to_string(c.cols);

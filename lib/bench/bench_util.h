@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <cctype>
+#include <cstddef>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -16,6 +17,13 @@ inline bool have_device(const char* program) {
     if (cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0) return true;
     std::fprintf(stderr, "%s: no CUDA device\n", program);
     return false;
+}
+
+// Bytes of the device-to-device copy a benchmark times its calls against: (input + output
+// bytes) / 2, which reads and writes as many bytes as one read of the input and one write of
+// the output (the harness's reference too).
+inline std::size_t copy_reference_bytes(std::size_t in_bytes, std::size_t out_bytes) {
+    return (in_bytes + out_bytes) / 2;
 }
 
 // The run's metadata, in front of every CSV row: GPU, driver, CUDA (driver API), date (UTC).
