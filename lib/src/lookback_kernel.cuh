@@ -649,7 +649,7 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         }
         A before = corner;
 #pragma unroll
-        for (int w2 = 0; w2 < S::warps - 1; ++w2)
+        for (int w2 = 0; w2 < warps - 1; ++w2)
             if (w2 < warp) before += s_top_total[w2];
 #pragma unroll
         for (int v = 0; v < V; ++v) top[v] += top_before + before;
