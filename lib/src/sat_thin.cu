@@ -148,8 +148,8 @@ __device__ __forceinline__ RawGroup<In, GI> load_raw_clipped(const In* run, int 
     memcpy(&r, v, sizeof(r));
     return r;
 }
-// A raw group widened to accumulators and stored at p in shared memory: 16-byte stores where p
-// is the group's aligned place (stride 1), one element at a time where it is not.
+// A raw group widened to accumulators and stored at p in shared memory (16-byte aligned) in
+// 16-byte stores; a padded tall segment stores element by element instead (load_tall_run).
 template <class In, class A, int GI>
 __device__ __forceinline__ void smem_store_raw(A* p, const RawGroup<In, GI>& r) {
     In v[GI];
