@@ -186,10 +186,7 @@ int main(int argc, char** argv) {
         for (std::size_t k = 0; k < cases.size(); ++k)
             ok = run_case(cases[k], o.reps, seed + k, stream, flusher, csv, run) && ok;
         SAT_CUDA(cudaStreamDestroy(stream));
-        if (csv != nullptr && std::fclose(csv) != 0) {
-            std::fprintf(stderr, "bench_ab: cannot write %s\n", o.csv_path.c_str());
-            return 2;
-        }
+        if (!close_bench_csv(csv, o.csv_path, "bench_ab")) return 2;
         return ok ? 0 : 1;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "bench_ab: %s\n", e.what());

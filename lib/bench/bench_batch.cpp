@@ -159,10 +159,7 @@ int main(int argc, char** argv) {
             ok = Run<uint8_t, int32_t>{c, stream, flusher, o.reps, csv, run}.measure("u8i32") && ok;
         }
         SAT_CUDA(cudaStreamDestroy(stream));
-        if (csv != nullptr && std::fclose(csv) != 0) {
-            std::fprintf(stderr, "bench_batch: cannot write %s\n", o.csv_path.c_str());
-            return 2;
-        }
+        if (!close_bench_csv(csv, o.csv_path, "bench_batch")) return 2;
         return ok ? 0 : 1;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "bench_batch: %s\n", e.what());

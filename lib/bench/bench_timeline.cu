@@ -146,9 +146,6 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "bench_timeline: %s\n", e.what());
         return 1;
     }
-    if (csv && std::fclose(csv) != 0) {
-        std::fprintf(stderr, "bench_timeline: cannot write %s\n", csv_path.c_str());
-        return 2;
-    }
+    if (!close_bench_csv(csv, csv_path, "bench_timeline")) return 2;
     return 0;
 }

@@ -54,3 +54,11 @@ inline bool open_bench_csv(const std::string& path, const char* program, std::FI
     std::fprintf(stderr, "%s: cannot write %s\n", program, path.c_str());
     return false;
 }
+
+// Closes a CSV that open_bench_csv opened (null: nothing to do). False after one line on stderr
+// when its rows could not be written.
+inline bool close_bench_csv(std::FILE* csv, const std::string& path, const char* program) {
+    if (csv == nullptr || std::fclose(csv) == 0) return true;
+    std::fprintf(stderr, "%s: cannot write %s\n", program, path.c_str());
+    return false;
+}

@@ -134,6 +134,8 @@ template <> struct Raw<16> { using type = uint4; };
 // raw in registers until it is widened into shared memory, so narrow inputs have as many bytes in
 // flight as wide ones. Two group sizes (Args::in_group): 16 bytes of input, or, where the input
 // is aligned only that far, as many elements as one 16-byte output access (u8: 4 bytes).
+template <class In>
+constexpr int wide_input_group = 16 / int(sizeof(In));  // input elements in 16 bytes
 template <class In, int GI>
 using RawGroup = typename Raw<GI * int(sizeof(In))>::type;
 // Elements [e, e + GI) of the run at `run` whose first n elements exist: the whole group in one
@@ -252,7 +254,7 @@ __device__ __forceinline__ void load_tall_run(const In* in, const Plan& p, long 
 template <class In, class A, int G>
 __device__ __forceinline__ void load_tall(const In* in, const Args& g, const Plan& p,
                                           long long row0, int nr, A* S) {
-    constexpr int wide_group = 16 / int(sizeof(In));
+    constexpr int wide_group = wide_input_group<In>;
     if (g.in_group == wide_group) {
         load_tall_run<In, A, wide_group>(in, p, row0, nr, S);
     } else if (wide_group != G && g.in_group == G) {
@@ -332,7 +334,7 @@ __device__ __forceinline__ void load_wide_rows(const In* in, const Args& g, cons
 template <class In, class A, int G>
 __device__ __forceinline__ void load_wide(const In* in, const Args& g, const Plan& p,
                                           long long col0, int nc, A* S) {
-    constexpr int wide_group = 16 / int(sizeof(In));
+    constexpr int wide_group = wide_input_group<In>;
     if (g.in_group == wide_group) {
         load_wide_rows<In, A, wide_group>(in, g, p, col0, nc, S);
     } else if (wide_group != G && g.in_group == G) {
@@ -610,7 +612,7 @@ cudaError_t scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_p
             return (p.tall ? tall_rows_in : in_pitch % group == 0) && aligned(in, group * sizeof(In)) &&
                    g.in_stride % group == 0;
         };
-        constexpr int wide_group = int(16 / sizeof(In));
+        constexpr int wide_group = wide_input_group<In>;
         g.in_group = input_groups_fit(wide_group) ? wide_group : input_groups_fit(G) ? G : 0;
         const bool contiguous_out = p.tall ? (out_pitch == std::size_t(cols) || rows == 1) : out_pitch % G == 0;
         g.vec_out = contiguous_out && aligned(out, 16) && g.out_stride % G == 0;
