@@ -36,8 +36,13 @@
                                 the chunks before them; 96 KB chunks and 16 loads in flight
                                 against the shipped chunks): docs/thin.md
     docs/data/thin_ncu_h200.csv Nsight Compute of the thin kernel: docs/thin.md
+    docs/data/thin_m2_ab_h100.csv, thin_m2_u8_ab_h100.csv  bench_ab --set thin --csv as written
+                                (M = 2 at K = 33 for f32, f64 and i32, and for u8 too, against
+                                M = 3): docs/thin.md
     docs/data/prefetch_h100.csv, prefetch_batch_h100.csv, host_time_h100.csv  A/B runs of the
                                 library's L2 prefetch and of its per-device caches: docs/library.md
+    docs/data/prefetch40_ab_h100.csv  bench_ab --csv as written (a 40 MiB prefetch against the
+                                shipped 24 MiB): docs/library.md
     plots/sample_bench.csv      an H200 `make bench` run (its metadata in plots/sample_bench.json),
                                 also `make plots`'s sample: docs/lab8.md's Measurements tables
     plots/bench_h200_2026-11-21.csv  the H200 `make bench` run of that date (metadata in its .json): the
@@ -661,6 +666,15 @@ TABLES = {
                    ("MEASURED TABLE", python_table, "python_h200.csv"),
                    ("PREFETCH TABLE", experiment_table, "prefetch_h100.csv"),
                    ("PREFETCH BATCH TABLE", experiment_table, "prefetch_batch_h100.csv"),
+                   ("PREFETCH 40 AB TABLE", lambda p: ab_table(
+                       p, "a prefetch of up to 40 MiB (every row of the 256-thread tiles)",
+                       "the shipped 24 MiB (23 of 32 rows in the 256-thread tiles)",
+                       lambda r: r["type"] in ("f32", "f64", "i32") and
+                       not (r["rows"] == "1080" and r["batch"] == "1"),
+                       bold="the rows that differ: more rows prefetched in the base (f32, f64 and i32 "
+                            "beyond one round of tiles) or, at 33x4000000 f32, the base's thin chunks of "
+                            "M = 3 (docs/thin.md)"),
+                    "prefetch40_ab_h100.csv"),
                    ("HOST TIME TABLE", experiment_table, "host_time_h100.csv")],
     "lab8x.md": [("HALFTONE TABLE", halftone_table, "lab8x_h200.csv"),
                  ("KNAPSACK TABLE", knapsack_table, "lab8x_h200.csv")],
@@ -689,7 +703,13 @@ TABLES = {
                     "the shipped 8 loads, registers for 3 blocks per SM",
                     lambda r: True, bold="every row"),
                  "thin_loads_in_flight_ab_h200.csv"),
-                ("THIN NCU TABLE", experiment_table, "thin_ncu_h200.csv")],
+                ("THIN NCU TABLE", experiment_table, "thin_ncu_h200.csv"),
+                ("THIN M2 AB TABLE", lambda p: ab_table(
+                    p, "M = 3 at K = 33 (99 KB chunks, 2 blocks per SM)",
+                    "the shipped plan (f32, f64, i32: M = 2, 66 KB chunks, 3 blocks per SM)",
+                    lambda r: "33" in (r["rows"], r["cols"]) and r["type"] in ("f32", "i32"),
+                    bold="the rows whose plans differ"),
+                 "thin_m2_ab_h100.csv")],
     "instructor.md": [("MUTANTS TABLE", mutants_table, "mutants_h100.csv")],
     "lab7.md": [("LAB7 TABLE", lab7_table, BENCH_H200),
                 ("BLOCK SHAPES TABLE", experiment_table, "lab7_block_shapes_h200.csv"),

@@ -15,12 +15,12 @@
 //   4. every thread turns lines a < M-1 into the chunk-local SAT, line by line, from the line
 //      before (or the previous thread's last line),
 //   5. the chunk is written out with the carry (the SAT row above / column left) added.
-// M is odd and a tall segment is padded to an odd length, so the 32 segments a warp walks start
-// in 32 different banks. Global accesses are 16 bytes: loads of 16 bytes of input (u8: 16
-// elements) and stores of 16 bytes of output (4 or 2 elements), when the rows are contiguous
-// (tall: pitch == cols) or the pitch is a whole number of groups (wide), and the pointers are
-// aligned; an input aligned to one output group only (u8: 4 bytes) is loaded in such groups, and
-// any other pitch takes the scalar path.
+// M is odd or a tall segment is padded to an odd length, so the 32 segments a warp walks start in
+// 32 banks; M = 2 with two-way conflicts is the exception (plan_for). Global accesses are
+// 16 bytes: loads of 16 bytes of input (u8: 16 elements) and stores of 16 bytes of output (4 or
+// 2 elements), when the rows are contiguous (tall: pitch == cols) or the pitch is a whole number
+// of groups (wide), and the pointers are aligned; an input aligned to one output group only (u8:
+// 4 bytes) is loaded in such groups, and any other pitch takes the scalar path.
 #include "sat_thin.cuh"
 
 #include <cub/device/device_scan.cuh>
@@ -80,19 +80,24 @@ Plan plan_for(int rows, int cols) {
     p.tall = cols <= rows;
     p.K = p.tall ? cols : rows;
     const long long target = (long long)(chunk_target_bytes / sizeof(A));
-    // Lines per thread for about `target` elements a chunk. Wide segments must be odd (their
-    // stride); tall ones are padded to an odd length instead, which an odd M * K avoids.
+    // Lines per thread for about `target` elements a chunk. A warp's 32 segments start M (wide)
+    // or M * K (tall) elements apart: an odd distance puts them in 32 banks, so M is made odd
+    // (wide, or tall with odd K) or a tall segment is padded to an odd length. One exception,
+    // for inputs as wide as the accumulator: M = 2 stays 2 (distance 2 or 2K for odd K: two-way
+    // conflicts). At K = 33 that makes chunks of 66 KB, three blocks per SM, not two of 99 KB;
+    // u8 input, whose chunks spend longer in shared memory for each byte of DRAM, is faster
+    // with M = 3 (H100 A/B: docs/thin.md).
+    const bool keep_two = sizeof(In) == sizeof(A);
     const double ideal = double(target) / (block_threads * double(p.K));
     int M = std::max(1, int(ideal + 0.5));
-    if ((!p.tall || p.K % 2 == 1) && M % 2 == 0) M = M == 2 ? 3 : M - 1;
-    p.M = std::max(1, M);
-    M = p.M;
+    if ((!p.tall || p.K % 2 == 1) && M % 2 == 0 && !(M == 2 && keep_two)) M = M == 2 ? 3 : M - 1;
+    p.M = M;
     p.lines = (long long)block_threads * M;
     const long long along = p.tall ? rows : cols;
     p.chunks = unsigned((along + p.lines - 1) / p.lines);
     if (p.tall) {
         const int len = M * p.K;
-        p.seg = len % 2 == 0 ? len + 1 : len;  // odd: conflict-free segment walks
+        p.seg = len % 2 == 0 && !(M == 2 && p.K % 2 == 1) ? len + 1 : len;  // 2K for odd K: kept
         p.sa = p.K, p.sb = 1;
         p.smem_elems = std::size_t(block_threads) * p.seg;
     } else {
