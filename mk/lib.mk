@@ -18,6 +18,12 @@ PREFIX      ?= /usr/local
 NVFLAGS     += -Ilib/include
 CXXFLAGS    += -Ilib/include
 
+# Another version's checkout DIR (mk/lib_ab.mk's bench-ab, mk/lib_host.mk's bench-host-ab): its
+# headers, and its include folders, to go ahead of this tree's so that DIR's headers win (a
+# header DIR lacks is still found in this tree's folders).
+checkout_headers  = $(wildcard $(1)/lib/src/*.cuh $(1)/lib/src/*.h $(1)/lib/include/* $(1)/common/*.cuh $(1)/common/*.h)
+checkout_includes = -I$(1)/lib/src -I$(1)/lib/include -I$(1)/common
+
 .PHONY: lib install test-install
 lib: $(LIB_A) $(LIB_SO)
 

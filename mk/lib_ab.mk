@@ -15,13 +15,14 @@ ifeq ($(wildcard $(AB_BASE)/lib/src/satlib.cu),)
 $(error bench-ab: AB_BASE=DIR must name another version's checkout (no DIR/lib/src/satlib.cu))
 endif
 endif
+build/lib/ab_entry_this.o: lib/bench/ab_entry.cpp lib/bench/ab_entry.h lib/include/sat.hpp mk/lib_ab.mk
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) -DAB_NAMESPACE=ab_this -DAB_VERSION='"this tree"' -c $< -o $@
+ifneq ($(AB_BASE),)
 AB_DIR     := build/lib/ab-base/$(subst /,_,$(abspath $(AB_BASE)))
 AB_OBJS    := $(patsubst $(AB_BASE)/lib/src/%.cu,$(AB_DIR)/%.o,$(wildcard $(AB_BASE)/lib/src/*.cu))
-AB_HEADERS := $(wildcard $(AB_BASE)/lib/src/*.cuh $(AB_BASE)/lib/src/*.h $(AB_BASE)/lib/include/* \
-                         $(AB_BASE)/common/*.cuh $(AB_BASE)/common/*.h)
-# DIR's folders come first, so none of this tree's headers stand in for DIR's.
-AB_FLAGS   := -I$(AB_BASE)/lib/src -I$(AB_BASE)/lib/include -I$(AB_BASE)/common $(NVFLAGS) \
-              -Dsat=satbase -Dsatlib=satlibbase
+AB_HEADERS := $(call checkout_headers,$(AB_BASE))
+AB_FLAGS   := $(call checkout_includes,$(AB_BASE)) $(NVFLAGS) -Dsat=satbase -Dsatlib=satlibbase
 $(AB_DIR)/%.o: $(AB_BASE)/lib/src/%.cu $(AB_HEADERS) mk/lib_ab.mk
 	@mkdir -p $(@D)
 	$(NVCC) $(AB_FLAGS) -Xcompiler -fPIC -DSATLIB_VERSION='"base"' -c $< -o $@.whole
@@ -30,9 +31,6 @@ $(AB_DIR)/%.o: $(AB_BASE)/lib/src/%.cu $(AB_HEADERS) mk/lib_ab.mk
 $(AB_DIR)/ab_entry.o: lib/bench/ab_entry.cpp lib/bench/ab_entry.h $(AB_HEADERS) mk/lib_ab.mk
 	@mkdir -p $(@D)
 	$(NVCC) $(AB_FLAGS) -DAB_NAMESPACE=ab_base -DAB_VERSION='"$(AB_BASE)"' -c $< -o $@
-build/lib/ab_entry_this.o: lib/bench/ab_entry.cpp lib/bench/ab_entry.h lib/include/sat.hpp mk/lib_ab.mk
-	@mkdir -p $(@D)
-	$(NVCC) $(NVFLAGS) -DAB_NAMESPACE=ab_this -DAB_VERSION='"this tree"' -c $< -o $@
 $(AB_DIR)/bench_ab: lib/bench/bench_ab.cpp lib/bench/ab_entry.h lib/bench/bench_options.h lib/bench/bench_util.h \
                     build/lib/ab_entry_this.o $(LIB_OBJS) $(AB_DIR)/ab_entry.o $(AB_OBJS) $(COMMON_OBJS)
 	$(NVCC) $(NVFLAGS) -Ilib/include $(filter-out %.h,$^) -o $@ $(LIBS)
@@ -40,4 +38,5 @@ $(AB_DIR)/bench_ab: lib/bench/bench_ab.cpp lib/bench/ab_entry.h lib/bench/bench_
 .PHONY: bench-ab
 bench-ab: $(AB_DIR)/bench_ab
 	$(AB_DIR)/bench_ab $(BENCH_AB_ARGS)
+endif
 endif

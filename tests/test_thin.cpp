@@ -167,6 +167,25 @@ TEST_CASE("thin SAT scratch is under 10 % of the output on the thin targets", "[
     }
 }
 
+TEST_CASE("thin SAT plan: M = 2 at K = 33 where input and accumulator are as wide, M = 3 for u8", "[thin]") {
+    // scratch_bytes counts the chunks of 256 * M lines (docs/thin.md, Scratch), so it pins M.
+    auto expected = [](long long along, int k, int lines, std::size_t acc_bytes) {
+        const std::size_t chunks = std::size_t((along + lines - 1) / lines);
+        return (4 * (32 + chunks) + 255) / 256 * 256 + 2 * chunks * std::size_t(k) * acc_bytes;
+    };
+    using sat::thin::scratch_bytes;
+    for (const bool tall : {true, false}) {
+        const int rows = tall ? 4000000 : 33, cols = tall ? 33 : 4000000;
+        INFO((tall ? "tall" : "wide"));
+        CHECK(scratch_bytes<float, float>(rows, cols) == expected(4000000, 33, 256 * 2, 4));
+        CHECK(scratch_bytes<int32_t, int32_t>(rows, cols) == expected(4000000, 33, 256 * 2, 4));
+        CHECK(scratch_bytes<uint8_t, int32_t>(rows, cols) == expected(4000000, 33, 256 * 3, 4));
+    }
+    CHECK(scratch_bytes<double, double>(100000, 19) == expected(100000, 19, 256 * 2, 8));
+    CHECK(scratch_bytes<uint16_t, double>(100000, 19) == expected(100000, 19, 256 * 3, 8));
+    CHECK(scratch_bytes<float, float>(40000000, 3) == expected(40000000, 3, 256 * 21, 4));
+}
+
 TEST_CASE("thin SAT argument checks", "[thin]") {
     using sat::thin::applicable;
     REQUIRE(applicable<float, float>(1, 1));

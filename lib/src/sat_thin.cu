@@ -65,7 +65,7 @@ enum ChunkState : unsigned { invalid = 0, aggregate = 1, inclusive = 2 };
 struct Plan {
     bool tall;          // chunks of whole rows (K = cols); else of whole columns (K = rows)
     int K;              // the short side: components of a chunk's aggregate
-    int M;              // lines per thread (odd)
+    int M;              // lines per thread (odd, except M = 2 and tall chunks of even K)
     int seg;            // distance between two threads' segments in shared memory (elements)
     int sa, sb;         // strides of segment coordinates a (line) and b (component)
     long long lines;    // chunk length along the long side: 256 * M rows or columns
@@ -85,8 +85,8 @@ Plan plan_for(int rows, int cols) {
     // (wide, or tall with odd K) or a tall segment is padded to an odd length. One exception,
     // for inputs as wide as the accumulator: M = 2 stays 2 (distance 2 or 2K for odd K: two-way
     // conflicts). At K = 33 that makes chunks of 66 KB, three blocks per SM, not two of 99 KB;
-    // u8 input, whose chunks spend longer in shared memory for each byte of DRAM, is faster
-    // with M = 3 (H100 A/B: docs/thin.md).
+    // inputs narrower than the accumulator keep M = 3 (u8 -> i32 measured faster so; H100 A/B:
+    // docs/thin.md).
     const bool keep_two = sizeof(In) == sizeof(A);
     const double ideal = double(target) / (block_threads * double(p.K));
     int M = std::max(1, int(ideal + 0.5));
@@ -97,7 +97,7 @@ Plan plan_for(int rows, int cols) {
     p.chunks = unsigned((along + p.lines - 1) / p.lines);
     if (p.tall) {
         const int len = M * p.K;
-        p.seg = len % 2 == 0 && !(M == 2 && p.K % 2 == 1) ? len + 1 : len;  // 2K for odd K: kept
+        p.seg = len % 2 == 0 && !(M == 2 && p.K % 2 == 1) ? len + 1 : len;  // M = 2, odd K: unpadded
         p.sa = p.K, p.sb = 1;
         p.smem_elems = std::size_t(block_threads) * p.seg;
     } else {
