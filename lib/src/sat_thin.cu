@@ -87,17 +87,18 @@ Plan plan_for(int rows, int cols) {
     // conflicts). At K = 33 that makes chunks of 66 KB, three blocks per SM, not two of 99 KB;
     // inputs narrower than the accumulator keep M = 3 (u8 -> i32 measured faster so; H100 A/B:
     // docs/thin.md).
-    const bool keep_two = sizeof(In) == sizeof(A);
     const double ideal = double(target) / (block_threads * double(p.K));
     int M = std::max(1, int(ideal + 0.5));
-    if ((!p.tall || p.K % 2 == 1) && M % 2 == 0 && !(M == 2 && keep_two)) M = M == 2 ? 3 : M - 1;
+    const bool odd_needed = !p.tall || p.K % 2 == 1;  // else an odd M * K comes from padding
+    const bool two_way = M == 2 && odd_needed && sizeof(In) == sizeof(A);
+    if (odd_needed && M % 2 == 0 && !two_way) M = M == 2 ? 3 : M - 1;
     p.M = M;
     p.lines = (long long)block_threads * M;
     const long long along = p.tall ? rows : cols;
     p.chunks = unsigned((along + p.lines - 1) / p.lines);
     if (p.tall) {
         const int len = M * p.K;
-        p.seg = len % 2 == 0 && !(M == 2 && p.K % 2 == 1) ? len + 1 : len;  // M = 2, odd K: unpadded
+        p.seg = len % 2 == 0 && !two_way ? len + 1 : len;
         p.sa = p.K, p.sb = 1;
         p.smem_elems = std::size_t(block_threads) * p.seg;
     } else {
