@@ -38,7 +38,9 @@
     docs/data/thin_ncu_h200.csv Nsight Compute of the thin kernel: docs/thin.md
     docs/data/thin_m2_ab_h100.csv, thin_m2_u8_ab_h100.csv  bench_ab --set thin --csv as written
                                 (M = 2 at K = 33 for f32, f64 and i32, and for u8 too, against
-                                M = 3): docs/thin.md
+                                M = 3): docs/thin.md; thin_m2_ab_h200.csv, the same A/B on an H200
+    docs/data/thin_pad_ab_h200.csv  bench_ab --set thin --csv as written (tall segments of M = 2
+                                padded to 2K + 1 against the shipped unpadded ones): docs/thin.md
     docs/data/prefetch_h100.csv, prefetch_batch_h100.csv, host_time_h100.csv  A/B runs of the
                                 library's L2 prefetch and of its per-device caches: docs/library.md
     docs/data/prefetch40_ab_h100.csv  bench_ab --csv as written (a 40 MiB prefetch against the
@@ -561,6 +563,14 @@ def ab_table(path, base, this, differs, bold="the rows whose kernels differ"):
     return "\n".join(out)
 
 
+def thin_m2_ab_table(path):
+    """The A/B of M = 2 against M = 3 at K = 33 (docs/thin.md), one GPU's run."""
+    return ab_table(path, "M = 3 at K = 33 (99 KB chunks, 2 blocks per SM)",
+                    "the shipped plan (f32 and i32 at K = 33: M = 2, 66 KB chunks, 3 blocks per SM)",
+                    lambda r: "33" in (r["rows"], r["cols"]) and r["type"] in ("f32", "i32"),
+                    bold="the rows whose plans differ")
+
+
 def experiment_table(path):
     """One A/B experiment as the run's notes give it: the CSV's columns after the metadata and
     `shipped` are the table's (cells as written, ranges over repetitions included); the rows
@@ -704,12 +714,16 @@ TABLES = {
                     lambda r: True, bold="every row"),
                  "thin_loads_in_flight_ab_h200.csv"),
                 ("THIN NCU TABLE", experiment_table, "thin_ncu_h200.csv"),
-                ("THIN M2 AB TABLE", lambda p: ab_table(
-                    p, "M = 3 at K = 33 (99 KB chunks, 2 blocks per SM)",
-                    "the shipped plan (f32 and i32 at K = 33: M = 2, 66 KB chunks, 3 blocks per SM)",
-                    lambda r: "33" in (r["rows"], r["cols"]) and r["type"] in ("f32", "i32"),
-                    bold="the rows whose plans differ"),
-                 "thin_m2_ab_h100.csv")],
+                ("THIN M2 AB TABLE", thin_m2_ab_table,
+                 "thin_m2_ab_h100.csv"),
+                ("THIN M2 AB H200 TABLE", thin_m2_ab_table,
+                 "thin_m2_ab_h200.csv"),
+                ("THIN PAD AB TABLE", lambda p: ab_table(
+                    p, "tall segments of M = 2 padded to 2K + 1 (67 elements at K = 33, 3 blocks per SM)",
+                    "the shipped unpadded 2K",
+                    lambda r: r["rows"] == "4000000" and r["type"] == "f32",
+                    bold="the row whose plan differs"),
+                 "thin_pad_ab_h200.csv")],
     "instructor.md": [("MUTANTS TABLE", mutants_table, "mutants_h100.csv")],
     "lab7.md": [("LAB7 TABLE", lab7_table, BENCH_H200),
                 ("BLOCK SHAPES TABLE", experiment_table, "lab7_block_shapes_h200.csv"),
