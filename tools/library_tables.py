@@ -41,6 +41,12 @@
                                 M = 3): docs/thin.md; thin_m2_ab_h200.csv, the same A/B on an H200
     docs/data/thin_pad_ab_h200.csv  bench_ab --set thin --csv as written (tall segments of M = 2
                                 padded to 2K + 1 against the shipped unpadded ones): docs/thin.md
+    docs/data/thin_cursor_ab_h200.csv, thin_groups_ab_h200.csv  bench_ab --set thin --csv as
+                                written (a division per group against FlatCursor; segment walks in
+                                groups of four components against one at a time): docs/thin.md
+    docs/data/thin_library_h200.csv  build/peers --variant satlib on the thin shapes, in the
+                                library table's columns: docs/thin.md
+    docs/data/thin_ncu_cursor_h200.csv  Nsight Compute of the shipped thin kernel: docs/thin.md
     docs/data/prefetch_h100.csv, prefetch_batch_h100.csv, host_time_h100.csv  A/B runs of the
                                 library's L2 prefetch and of its per-device caches: docs/library.md
     docs/data/prefetch40_ab_h100.csv  bench_ab --csv as written (a 40 MiB prefetch against the
@@ -128,7 +134,8 @@ def one_image(rows):
     return [r for r in rows if int(r.get("batch") or 1) == 1]
 
 
-def library_table(path):
+def library_table(path, peers=True):
+    """satlib's time / copy per shape and type; with peers, CUB's and NPP's beside it."""
     rows = one_image(read_rows(path))
     by = {(r["variant"], r["type"], shape(r)): r for r in rows}
     shapes = list(dict.fromkeys(shape(r) for r in rows))
@@ -136,14 +143,15 @@ def library_table(path):
     out = [f"{run_line(rows[0])}: {rows[0]['source']}, time / copy "
            "(rows x cols; median time of satlib in ms in brackets; the ratios come from the run's "
            "unrounded times where the 0.001 ms rounding of the CSV's times would be coarse).", "",
-           "| shape | type | satlib | CUB two-pass | NPP (u8 only) |", "|---|---|---:|---:|---:|"]
+           "| shape | type | satlib |" + (" CUB two-pass | NPP (u8 only) |" if peers else ""),
+           "|---|---|---:|" + ("---:|---:|" if peers else "")]
     for s in shapes:
         for t in types:
             lib = by.get(("satlib", t, s))
             if not lib:
                 continue
             cells = [f'{ratio(lib):.2f} ({float(lib["median_ms"]):.3f})']
-            for v in ("CUB-two-pass", "NPP-integral"):
+            for v in ("CUB-two-pass", "NPP-integral") if peers else ():
                 r = by.get((v, t, s))
                 cells.append(f"{ratio(r):.2f}" if r else "-")
             out.append(f"| {s} | {t} | " + " | ".join(cells) + " |")
@@ -723,7 +731,17 @@ TABLES = {
                     "the shipped unpadded 2K",
                     lambda r: r["rows"] == "4000000" and r["type"] == "f32",
                     bold="the row whose plan differs"),
-                 "thin_pad_ab_h200.csv")],
+                 "thin_pad_ab_h200.csv"),
+                ("THIN CURSOR AB TABLE", lambda p: ab_table(
+                    p, "a division per 16-byte group in the load and write loops",
+                    "the shipped loops (FlatCursor: one division per thread)", lambda r: True, bold="every row"),
+                 "thin_cursor_ab_h200.csv"),
+                ("THIN H200 TABLE", lambda p: library_table(p, peers=False), "thin_library_h200.csv"),
+                ("THIN GROUPS AB TABLE", lambda p: ab_table(
+                    p, "one component at a time (the walks as shipped)",
+                    "components in groups of four (not kept)", lambda r: True, bold="every row"),
+                 "thin_groups_ab_h200.csv"),
+                ("THIN NCU CURSOR TABLE", experiment_table, "thin_ncu_cursor_h200.csv")],
     "instructor.md": [("MUTANTS TABLE", mutants_table, "mutants_h100.csv")],
     "lab7.md": [("LAB7 TABLE", lab7_table, BENCH_H200),
                 ("BLOCK SHAPES TABLE", experiment_table, "lab7_block_shapes_h200.csv"),

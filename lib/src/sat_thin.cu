@@ -217,6 +217,21 @@ struct Args {
     int* status;
 };
 
+// Row and column of a flat index q = row * per_row + col that a thread steps by a fixed amount
+// (block_threads or a multiple): one division when it starts, none per step. A division by a
+// runtime value takes a reciprocal on the MIO pipe, where the segment walks' shared-memory
+// accesses queue too.
+struct FlatCursor {
+    int row, col, per_row, step_rows, step_cols;
+    __device__ __forceinline__ FlatCursor(int q, int per_row_, int step)
+        : row(q / per_row_), col(q % per_row_), per_row(per_row_), step_rows(step / per_row_),
+          step_cols(step % per_row_) {}
+    __device__ __forceinline__ void next() {
+        row += step_rows, col += step_cols;
+        if (col >= per_row) col -= per_row, ++row;
+    }
+};
+
 // Shared-memory index of element e (flat, row-major) of a tall chunk: segments of M*K elements
 // padded to `seg`.
 __device__ __forceinline__ int tall_index(int e, const Plan& p) {
@@ -284,7 +299,8 @@ __device__ __forceinline__ void write_tall(Out* out, const Args& g, const Plan& 
     const int K = p.K, n = nr * K;
     const bool padded = p.M * K != p.seg;
     if (g.vec_out) {
-        for (int e = threadIdx.x * G; e < n; e += block_threads * G) {
+        FlatCursor at(threadIdx.x * G, K, block_threads * G);  // at.col: the column of element e
+        for (int e = threadIdx.x * G; e < n; e += block_threads * G, at.next()) {
             A x[G];
             if (!padded) {
                 smem_load_group<A, G>(S + e, x);
@@ -292,7 +308,7 @@ __device__ __forceinline__ void write_tall(Out* out, const Args& g, const Plan& 
 #pragma unroll
                 for (int v = 0; v < G; ++v) x[v] = S[tall_index(e + v, p)];
             }
-            int j = e % K;
+            int j = at.col;
 #pragma unroll
             for (int v = 0; v < G; ++v) {
                 x[v] += carry[j];
@@ -318,15 +334,15 @@ __device__ __forceinline__ void load_wide_rows(const In* in, const Args& g, cons
     const int K = p.K, W = int(p.lines);
     const int groups_per_row = W / GI, total = K * groups_per_row;
     constexpr int U = loads_in_flight;
+    FlatCursor at(threadIdx.x, groups_per_row, block_threads);  // group q: row, group in the row
     for (int q0 = threadIdx.x; q0 < total; q0 += U * block_threads) {
         RawGroup<In, GI> x[U];
 #pragma unroll
-        for (int u = 0; u < U; ++u) {
+        for (int u = 0; u < U; ++u, at.next()) {
             const int q = q0 + u * block_threads;
             if (q >= total) break;
-            const int i = q / groups_per_row, c = (q - i * groups_per_row) * GI;
-            const In* row = in + std::size_t(i) * g.in_pitch + std::size_t(col0);
-            x[u] = load_raw_clipped<In, GI>(row, c, nc);
+            const In* row = in + std::size_t(at.row) * g.in_pitch + std::size_t(col0);
+            x[u] = load_raw_clipped<In, GI>(row, at.col * GI, nc);
         }
 #pragma unroll
         for (int u = 0; u < U; ++u) {
@@ -360,8 +376,9 @@ __device__ __forceinline__ void write_wide(Out* out, const Args& g, const Plan& 
     const int K = p.K, W = int(p.lines);
     if (g.vec_out) {
         const int groups_per_row = W / G, total = K * groups_per_row;
-        for (int q = threadIdx.x; q < total; q += block_threads) {
-            const int i = q / groups_per_row, c = (q - i * groups_per_row) * G;
+        FlatCursor at(threadIdx.x, groups_per_row, block_threads);  // group q: row, group in the row
+        for (int q = threadIdx.x; q < total; q += block_threads, at.next()) {
+            const int i = at.row, c = at.col * G;
             if (c >= nc) continue;
             A x[G];
             smem_load_group<A, G>(S + std::size_t(q) * G, x);
