@@ -43,7 +43,9 @@
                                 padded to 2K + 1 against the shipped unpadded ones): docs/thin.md
     docs/data/thin_cursor_ab_h200.csv, thin_groups_ab_h200.csv  bench_ab --set thin --csv as
                                 written (a division per group against FlatCursor; segment walks in
-                                groups of four components against one at a time): docs/thin.md
+                                groups of four components against one at a time); thin_fold_ab_h200.csv
+                                (the carry folded into the last lines against the shipped kernel):
+                                docs/thin.md
     docs/data/thin_library_h200.csv  build/peers --variant satlib on the thin shapes, in the
                                 library table's columns: docs/thin.md
     docs/data/thin_ncu_cursor_h200.csv  Nsight Compute of the shipped thin kernel: docs/thin.md
@@ -741,6 +743,10 @@ TABLES = {
                     p, "one component at a time (the walks as shipped)",
                     "components in groups of four (not kept)", lambda r: True, bold="every row"),
                  "thin_groups_ab_h200.csv"),
+                ("THIN FOLD AB TABLE", lambda p: ab_table(
+                    p, "the shipped kernel (the carry added on the way out)",
+                    "the carry folded into the last lines (not kept)", lambda r: True, bold="every row"),
+                 "thin_fold_ab_h200.csv"),
                 ("THIN NCU CURSOR TABLE", experiment_table, "thin_ncu_cursor_h200.csv")],
     "instructor.md": [("MUTANTS TABLE", mutants_table, "mutants_h100.csv")],
     "lab7.md": [("LAB7 TABLE", lab7_table, BENCH_H200),
