@@ -46,6 +46,8 @@
                                 groups of four components against one at a time); thin_fold_ab_h200.csv
                                 (the carry folded into the last lines against the shipped kernel):
                                 docs/thin.md
+    docs/data/thin_cursor_ab_h200_run2.csv, thin_fold_ab_h200_run2.csv  the second runs of those two
+                                A/Bs, as written (quoted in docs/thin.md's prose, no table)
     docs/data/thin_library_h200.csv  build/peers --variant satlib on the thin shapes, in the
                                 library table's columns: docs/thin.md
     docs/data/thin_ncu_cursor_h200.csv  Nsight Compute of the shipped thin kernel: docs/thin.md
