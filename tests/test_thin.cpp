@@ -1,8 +1,8 @@
 // The thin-matrix SAT (lib/src/sat_thin.cu, sat::thin): every type pair on 1xN, Nx1, 3xN, Nx3,
 // 33xN, Nx33, prime and boundary widths (1, 2, 63, 64), against an exact CPU SAT, with poisoned
 // outputs, pitches != cols, misaligned pointers, each input load group (16 bytes, one output
-// vector, one element), caller-owned and internal scratch; and the argument checks of the
-// interface.
+// vector, one element), caller-owned and internal scratch; the argument checks of the interface,
+// the plan (through scratch_bytes) and the loops' index cursor (FlatCursor) on the CPU.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -184,6 +184,29 @@ TEST_CASE("thin SAT plan: M = 2 at K = 33 where input and accumulator are as wid
     CHECK(scratch_bytes<double, double>(100000, 19) == expected(100000, 19, 256 * 2, 8));
     CHECK(scratch_bytes<uint16_t, double>(100000, 19) == expected(100000, 19, 256 * 3, 8));
     CHECK(scratch_bytes<float, float>(40000000, 3) == expected(40000000, 3, 256 * 21, 4));
+}
+
+TEST_CASE("thin SAT FlatCursor: every step lands where / and % put it", "[thin]") {
+    // The chunk loops' cursor (sat_thin.cuh) for the strides they use: 256 groups or 256 * G
+    // elements a step; rows of 1 ... 80 (a tall chunk's K) and of 64 * M groups (wide rows).
+    std::vector<int> per_rows;
+    for (int k = 1; k <= 80; ++k) per_rows.push_back(k);
+    for (int m = 1; m <= 33; ++m) per_rows.push_back(64 * m);
+    int checked = 0;
+    for (const int per_row : per_rows)
+        for (const int step : {256, 512, 1024})
+            for (const int first : {0, 1, 7, 255}) {
+                sat::thin::FlatCursor at(first * (step / 256), per_row, step);
+                for (int q = first * (step / 256), i = 0; i < 200; q += step, ++i, at.next()) {
+                    if (at.row != q / per_row || at.col != q % per_row) {
+                        FAIL_CHECK("per_row " << per_row << ", step " << step << ", q " << q << ": row " << at.row
+                                              << " col " << at.col);
+                        break;
+                    }
+                    ++checked;
+                }
+            }
+    CHECK(checked == int(per_rows.size()) * 3 * 4 * 200);
 }
 
 TEST_CASE("thin SAT argument checks", "[thin]") {

@@ -217,21 +217,6 @@ struct Args {
     int* status;
 };
 
-// Row and column of a flat index q = row * per_row + col that a thread steps by a fixed amount
-// (block_threads or a multiple): one division when it starts, none per step. A division by a
-// runtime value takes a reciprocal on the MIO pipe, where the segment walks' shared-memory
-// accesses queue too.
-struct FlatCursor {
-    int row, col, per_row, step_rows, step_cols;
-    __device__ __forceinline__ FlatCursor(int q, int per_row_, int step)
-        : row(q / per_row_), col(q % per_row_), per_row(per_row_), step_rows(step / per_row_),
-          step_cols(step % per_row_) {}
-    __device__ __forceinline__ void next() {
-        row += step_rows, col += step_cols;
-        if (col >= per_row) col -= per_row, ++row;
-    }
-};
-
 // Shared-memory index of element e (flat, row-major) of a tall chunk: segments of M*K elements
 // padded to `seg`.
 __device__ __forceinline__ int tall_index(int e, const Plan& p) {

@@ -20,6 +20,21 @@ namespace thin {
 // The longest short side the thin path accepts (K of the aggregates).
 constexpr int max_width = 64;
 
+// Row and column of a flat index q = row * per_row + col that a thread steps by a fixed amount
+// (a block's threads, or a multiple): one division when it starts, none per step. A division by a
+// runtime value takes a reciprocal on the MIO pipe, where the segment walks' shared-memory
+// accesses queue too. Host and device: tests/test_thin.cpp checks it against / and %.
+struct FlatCursor {
+    int row, col, per_row, step_rows, step_cols;
+    __host__ __device__ __forceinline__ FlatCursor(int q, int per_row_, int step)
+        : row(q / per_row_), col(q % per_row_), per_row(per_row_), step_rows(step / per_row_),
+          step_cols(step % per_row_) {}
+    __host__ __device__ __forceinline__ void next() {
+        row += step_rows, col += step_cols;
+        if (col >= per_row) col -= per_row, ++row;
+    }
+};
+
 // True when the thin path is the right one for this shape (it is correct for any shape it
 // accepts: rows, cols >= 1 and min(rows, cols) <= max_width).
 template <class In, class Out>
