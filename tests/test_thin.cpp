@@ -188,10 +188,12 @@ TEST_CASE("thin SAT plan: M = 2 at K = 33 where input and accumulator are as wid
 
 TEST_CASE("thin SAT FlatCursor: every step lands where / and % put it", "[thin]") {
     // The chunk loops' cursor (sat_thin.cuh) for the strides they use: 256 groups or 256 * G
-    // elements a step; rows of 1 ... 80 (a tall chunk's K) and of 64 * M groups (wide rows).
+    // elements a step; rows of 1 ... 80 (a tall chunk's K) and of 256 * M / G groups for the
+    // group sizes G = 16, 4 and 2 (wide rows of u8 input, of 4- and of 8-byte elements).
     std::vector<int> per_rows;
     for (int k = 1; k <= 80; ++k) per_rows.push_back(k);
-    for (int m = 1; m <= 33; ++m) per_rows.push_back(64 * m);
+    for (int m = 1; m <= 64; ++m)
+        for (int g : {16, 4, 2}) per_rows.push_back(256 * m / g);
     int checked = 0;
     for (const int per_row : per_rows)
         for (const int step : {256, 512, 1024})
