@@ -13,8 +13,8 @@
 // The command line of bench_batch and bench_ab: --reps N (1..1000), --quick, --csv FILE, and
 // --seed S for a program that draws random inputs (`seed` not null; it keeps its value when the
 // option is not given), and --set NAME for a program with named sets of cases (`sets` not null:
-// its names; `set` keeps its value when the option is not given). --help prints the usage line and exits 0; a bad command line is one line
-// on stderr and false (the program exits 2).
+// its names; `set` keeps its value when the option is not given). --help prints the usage line
+// and exits 0; a bad command line is one line on stderr and false (the program exits 2).
 struct BenchOptions {
     int reps = 20;
     bool quick = false;
