@@ -9,8 +9,8 @@
                                 table and docs/lab9.md's Measured table
     docs/data/library_h200.csv  the same on an H200 (the peers' rows of its `make bench` run):
                                 docs/library.md's H200 library table
-    docs/data/python_h200.csv   tools/bench_python.py (satlib.integral against torch, kornia, CuPy, NPP):
-                                docs/library.md's Python table
+    docs/data/python_h100.csv, python_h200.csv  tools/bench_python.py (satlib.integral against
+                                torch, kornia, CuPy, NPP), one run per GPU: docs/library.md's Python tables
     docs/data/batch_h100.csv    lib/bench/bench_batch.cpp --csv (a batch in one launch): docs/library.md
                                 and docs/data/batch_h200.csv (an H200 run of the same program, --reps 10;
                                 also tests/results_batch.py's data)
@@ -41,20 +41,24 @@
                                 M = 3): docs/thin.md; thin_m2_ab_h200.csv, the same A/B on an H200
     docs/data/thin_pad_ab_h200.csv  bench_ab --set thin --csv as written (tall segments of M = 2
                                 padded to 2K + 1 against the shipped unpadded ones): docs/thin.md
-    docs/data/thin_cursor_ab_h200.csv, thin_groups_ab_h200.csv  bench_ab --set thin --csv as
-                                written (a division per group against FlatCursor; segment walks in
+    docs/data/thin_cursor_ab_h200.csv, thin_cursor_ab_h100.csv, thin_groups_ab_h200.csv  bench_ab
+                                --set thin --csv as written (a division per group against FlatCursor,
+                                on each GPU; segment walks in
                                 groups of four components against one at a time); thin_fold_ab_h200.csv
                                 (the carry folded into the last lines against the shipped kernel):
                                 docs/thin.md
     docs/data/thin_cursor_ab_h200_run2.csv, thin_fold_ab_h200_run2.csv  the second runs of those two
                                 A/Bs, as written (quoted in docs/thin.md's prose, no table)
-    docs/data/thin_library_h200.csv  build/peers --variant satlib on the thin shapes, in the
-                                library table's columns: docs/thin.md
     docs/data/thin_ncu_cursor_h200.csv  Nsight Compute of the shipped thin kernel: docs/thin.md
     docs/data/prefetch_h100.csv, prefetch_batch_h100.csv, host_time_h100.csv  A/B runs of the
                                 library's L2 prefetch and of its per-device caches: docs/library.md
     docs/data/prefetch40_ab_h100.csv  bench_ab --csv as written (a 40 MiB prefetch against the
                                 shipped 24 MiB): docs/library.md
+    docs/data/ticket_ab_h100.csv  bench_ab --csv as written (the shipped 2-D kernel against one that
+                                takes its next ticket when its look-back ends and has one barrier
+                                less; not kept): docs/library.md; ticket_ab_h100_run2.csv, its second
+                                run, and ticket_unroll8_ab_h100.csv (that kernel's column sums
+                                added 8 tiles at a time against 4), as written (quoted in the prose)
     plots/sample_bench.csv      an H200 `make bench` run (its metadata in plots/sample_bench.json),
                                 also `make plots`'s sample: docs/lab8.md's Measurements tables
     plots/bench_h200_2026-11-21.csv  the H200 `make bench` run of that date (metadata in its .json): the
@@ -138,8 +142,8 @@ def one_image(rows):
     return [r for r in rows if int(r.get("batch") or 1) == 1]
 
 
-def library_table(path, peers=True):
-    """satlib's time / copy per shape and type; with peers, CUB's and NPP's beside it."""
+def library_table(path):
+    """satlib's time / copy per shape and type, CUB's and NPP's beside it."""
     rows = one_image(read_rows(path))
     by = {(r["variant"], r["type"], shape(r)): r for r in rows}
     shapes = list(dict.fromkeys(shape(r) for r in rows))
@@ -147,15 +151,15 @@ def library_table(path, peers=True):
     out = [f"{run_line(rows[0])}: {rows[0]['source']}, time / copy "
            "(rows x cols; median time of satlib in ms in brackets; the ratios come from the run's "
            "unrounded times where the 0.001 ms rounding of the CSV's times would be coarse).", "",
-           "| shape | type | satlib |" + (" CUB two-pass | NPP (u8 only) |" if peers else ""),
-           "|---|---|---:|" + ("---:|---:|" if peers else "")]
+           "| shape | type | satlib | CUB two-pass | NPP (u8 only) |",
+           "|---|---|---:|---:|---:|"]
     for s in shapes:
         for t in types:
             lib = by.get(("satlib", t, s))
             if not lib:
                 continue
             cells = [f'{ratio(lib):.2f} ({float(lib["median_ms"]):.3f})']
-            for v in ("CUB-two-pass", "NPP-integral") if peers else ():
+            for v in ("CUB-two-pass", "NPP-integral"):
                 r = by.get((v, t, s))
                 cells.append(f"{ratio(r):.2f}" if r else "-")
             out.append(f"| {s} | {t} | " + " | ".join(cells) + " |")
@@ -191,10 +195,12 @@ def python_table(path):
     by = {(r["case"], r["method"]): float(r["ratio_to_copy"]) for r in rows}
     quick = " --quick" if all(int(r["rows"]) <= 4096 for r in rows) else ""  # the full run has 8192^2
     out = [f'{rows[0]["gpu"]}: `tools/bench_python.py{quick}` (time / copy, median; one call per '
-           "timed repetition, asynchronous).", "",
-           "| case | " + " | ".join(methods) + " |", "|---|" + "---:|" * len(methods)]
+           "timed repetition, asynchronous; torch ÷ satlib: torch's time over satlib's).", "",
+           "| case | " + " | ".join(methods) + " | torch ÷ satlib |", "|---|" + "---:|" * (len(methods) + 1)]
     for c in cases:
-        out.append(f"| {c} | " + " | ".join(f"{by[(c, m)]:.2f}" if (c, m) in by else "-" for m in methods) + " |")
+        speedup = f'{by[(c, "torch")] / by[(c, "satlib")]:.1f}' if (c, "torch") in by and (c, "satlib") in by else "-"
+        out.append(f"| {c} | " + " | ".join(f"{by[(c, m)]:.2f}" if (c, m) in by else "-" for m in methods) +
+                   f" | {speedup} |")
     return "\n".join(out)
 
 
@@ -686,6 +692,7 @@ TABLES = {
                    ("TIMELINE TABLE", timeline_table, "timeline_h100.csv"),
                    ("NCU TABLE", experiment_table, "ncu_h100.csv"),
                    ("MEASURED TABLE", python_table, "python_h200.csv"),
+                   ("MEASURED H100 TABLE", python_table, "python_h100.csv"),
                    ("PREFETCH TABLE", experiment_table, "prefetch_h100.csv"),
                    ("PREFETCH BATCH TABLE", experiment_table, "prefetch_batch_h100.csv"),
                    ("PREFETCH 40 AB TABLE", lambda p: ab_table(
@@ -697,7 +704,13 @@ TABLES = {
                             "beyond one round of tiles) or, at 33x4000000 f32, the base's thin chunks of "
                             "M = 3 (docs/thin.md)"),
                     "prefetch40_ab_h100.csv"),
-                   ("HOST TIME TABLE", experiment_table, "host_time_h100.csv")],
+                   ("HOST TIME TABLE", experiment_table, "host_time_h100.csv"),
+                   ("TICKET AB TABLE", lambda p: ab_table(
+                       p, "the shipped kernel",
+                       "the next ticket taken when the look-back ends, no barrier between the local scan "
+                       "and the publication (not kept)", lambda r: not r["rows"] in ("33", "4000000"),
+                       bold="the 2-D rows, whose kernels differ (33x4000000 and 4000000x3 are thin)"),
+                    "ticket_ab_h100.csv")],
     "lab8x.md": [("HALFTONE TABLE", halftone_table, "lab8x_h200.csv"),
                  ("KNAPSACK TABLE", knapsack_table, "lab8x_h200.csv")],
     "lab9.md": [("LAB9 TABLE", lab9_table, "library_h100.csv"),
@@ -740,7 +753,10 @@ TABLES = {
                     p, "a division per 16-byte group in the load and write loops",
                     "the shipped loops (FlatCursor: one division per thread)", lambda r: True, bold="every row"),
                  "thin_cursor_ab_h200.csv"),
-                ("THIN H200 TABLE", lambda p: library_table(p, peers=False), "thin_library_h200.csv"),
+                ("THIN CURSOR AB H100 TABLE", lambda p: ab_table(
+                    p, "a division per 16-byte group in the load and write loops",
+                    "the shipped loops (FlatCursor: one division per thread)", lambda r: True, bold="every row"),
+                 "thin_cursor_ab_h100.csv"),
                 ("THIN GROUPS AB TABLE", lambda p: ab_table(
                     p, "one component at a time (the walks as shipped)",
                     "components in groups of four (not kept)", lambda r: True, bold="every row"),
