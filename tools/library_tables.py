@@ -49,6 +49,10 @@
                                 docs/thin.md
     docs/data/thin_cursor_ab_h200_run2.csv, thin_fold_ab_h200_run2.csv  the second runs of those two
                                 A/Bs, as written (quoted in docs/thin.md's prose, no table)
+    docs/data/thin_warp_offsets_ab_h100.csv  bench_ab --set thin --csv as written (the warp offsets
+                                added on the way out against the shipped kernel; not kept):
+                                docs/thin.md; its second run thin_warp_offsets_ab_h100_run2.csv
+                                (quoted in the prose)
     docs/data/thin_ncu_cursor_h200.csv  Nsight Compute of the shipped thin kernel: docs/thin.md
     docs/data/prefetch_h100.csv, prefetch_batch_h100.csv, host_time_h100.csv  A/B runs of the
                                 library's L2 prefetch and of its per-device caches: docs/library.md
@@ -765,6 +769,10 @@ TABLES = {
                     p, "the shipped kernel (the carry added on the way out)",
                     "the carry folded into the last lines (not kept)", lambda r: True, bold="every row"),
                  "thin_fold_ab_h200.csv"),
+                ("THIN WARP OFFSETS AB TABLE", lambda p: ab_table(
+                    p, "the shipped kernel (each warp's offset added to its last lines in step 2)",
+                    "the offsets added with the carry on the way out (not kept)", lambda r: True, bold="every row"),
+                 "thin_warp_offsets_ab_h100.csv"),
                 ("THIN NCU CURSOR TABLE", experiment_table, "thin_ncu_cursor_h200.csv")],
     "instructor.md": [("MUTANTS TABLE", mutants_table, "mutants_h100.csv")],
     "lab7.md": [("LAB7 TABLE", lab7_table, BENCH_H200),
