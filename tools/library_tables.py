@@ -27,6 +27,9 @@
                                 handout quoted; the sweep's own CSV was not kept): docs/lab9.md
     docs/data/small_tiles_ab_h200.csv  bench_ab --csv as written (lib/bench/bench_ab.cpp; base = f32
                                 small images in 64-thread tiles, this = the shipped tiles): docs/lab9.md
+    docs/data/tiles160_ab_h100.csv  bench_ab --csv as written (base = the shipped tile shapes, this =
+                                f32 and u8 -> i32 tiles of 160 threads; not kept): docs/lab9.md; its
+                                second run tiles160_ab_h100_run2.csv (quoted in the prose)
     docs/data/lab8_*_h200.csv   lab 8's design experiments (A/B runs of kernels not kept), one CSV a
                                 table, cells as written: docs/lab8.md
     docs/data/thin_h100.csv     sat::thin on thin shapes (time, copy, scratch, check): docs/thin.md
@@ -726,7 +729,14 @@ TABLES = {
                     p, "f32 small images in tiles of 64 threads (16 + 16 × 8)",
                     "the shipped tiles (16 + 16 × 4 of 128 threads)",
                     lambda r: r["type"] == "f32" and r["batch"] == "1" and r["rows"] == "1080"),
-                 "small_tiles_ab_h200.csv")],
+                 "small_tiles_ab_h200.csv"),
+                ("TILES160 AB TABLE", lambda p: ab_table(
+                    p, "the shipped shapes (f32 16 + 16 × 2 of 256 threads, u8→i32 4 + 28 × 6 of 128)",
+                    "tiles of 160 threads, 640 columns (f32 16 + 16 × 3, u8→i32 4 + 28 × 5; not kept)",
+                    lambda r: r["rows"] not in ("33", "4000000") and (r["type"] == "u8i32" or (
+                        r["type"] == "f32" and not (r["rows"] == "1080" and r["batch"] == "1"))),
+                    bold="the rows whose tiles differ (one f32 1920×1080 image takes the 128-thread tiles in both)"),
+                 "tiles160_ab_h100.csv")],
     "thin.md": [("LINES TABLE", experiment_table, "lines_h100.csv"),
                 ("THIN TABLE", thin_table, "thin_h100.csv"),
                 ("THIN LOADS AB TABLE", lambda p: ab_table(
