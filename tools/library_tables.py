@@ -68,7 +68,9 @@
                                 added 8 tiles at a time against 4), as written (quoted in the prose)
     docs/data/early_loads_ab_h100.csv  bench_ab --csv as written (the next tile's loads started during
                                 the write-out against the shipped kernel; not kept): docs/library.md;
-                                its second run early_loads_ab_h100_run2.csv (quoted in the prose)
+                                its second run early_loads_ab_h100_run2.csv (quoted in the prose);
+                                early_loads_noprefetch_ab_h100.csv and its _run2, the same without
+                                the L2 prefetch (quoted in the prose, no table)
     plots/sample_bench.csv      an H200 `make bench` run (its metadata in plots/sample_bench.json),
                                 also `make plots`'s sample: docs/lab8.md's Measurements tables
     plots/bench_h200_2026-11-21.csv  the H200 `make bench` run of that date (metadata in its .json): the
