@@ -601,6 +601,19 @@ def thin_m2_ab_table(path):
                     bold="the rows whose plans differ")
 
 
+def thin_cursor_ab_table(path):
+    """The A/B of FlatCursor against a division per group (docs/thin.md), one GPU's run."""
+    return ab_table(path, "a division per 16-byte group in the load and write loops",
+                    "the shipped loops (FlatCursor: one division per thread)", lambda r: True, bold="every row")
+
+
+def kernel_2d_ab_table(path, this, base="the shipped kernel"):
+    """An A/B of a 2-D kernel variant (`this`, not kept) against the shipped kernel on bench_ab's
+    --set targets, whose two thin rows run the same kernel in both builds."""
+    return ab_table(path, base, this, lambda r: r["rows"] not in ("33", "4000000"),
+                    bold="the 2-D rows, whose kernels differ (33x4000000 and 4000000x3 are thin)")
+
+
 def experiment_table(path):
     """One A/B experiment as the run's notes give it: the CSV's columns after the metadata and
     `shipped` are the table's (cells as written, ranges over repetitions included); the rows
@@ -717,17 +730,13 @@ TABLES = {
                             "M = 3 (docs/thin.md)"),
                     "prefetch40_ab_h100.csv"),
                    ("HOST TIME TABLE", experiment_table, "host_time_h100.csv"),
-                   ("TICKET AB TABLE", lambda p: ab_table(
-                       p, "the shipped kernel",
-                       "the next ticket taken when the look-back ends, no barrier between the local scan "
-                       "and the publication (not kept)", lambda r: not r["rows"] in ("33", "4000000"),
-                       bold="the 2-D rows, whose kernels differ (33x4000000 and 4000000x3 are thin)"),
+                   ("TICKET AB TABLE", lambda p: kernel_2d_ab_table(
+                       p, "the next ticket taken when the look-back ends, no barrier between the local "
+                          "scan and the publication (not kept)"),
                     "ticket_ab_h100.csv"),
-                   ("EARLY LOADS AB TABLE", lambda p: ab_table(
-                       p, "the shipped kernel (a tile's loads start after the tile before it is written)",
-                       "the next tile's loads started as this tile's rows are written (not kept)",
-                       lambda r: not r["rows"] in ("33", "4000000"),
-                       bold="the 2-D rows, whose kernels differ (33x4000000 and 4000000x3 are thin)"),
+                   ("EARLY LOADS AB TABLE", lambda p: kernel_2d_ab_table(
+                       p, "the next tile's loads started as this tile's rows are written (not kept)",
+                       base="the shipped kernel (a tile's loads start after the tile before it is written)"),
                     "early_loads_ab_h100.csv")],
     "lab8x.md": [("HALFTONE TABLE", halftone_table, "lab8x_h200.csv"),
                  ("KNAPSACK TABLE", knapsack_table, "lab8x_h200.csv")],
@@ -774,14 +783,8 @@ TABLES = {
                     lambda r: r["rows"] == "4000000" and r["type"] == "f32",
                     bold="the row whose plan differs"),
                  "thin_pad_ab_h200.csv"),
-                ("THIN CURSOR AB TABLE", lambda p: ab_table(
-                    p, "a division per 16-byte group in the load and write loops",
-                    "the shipped loops (FlatCursor: one division per thread)", lambda r: True, bold="every row"),
-                 "thin_cursor_ab_h200.csv"),
-                ("THIN CURSOR AB H100 TABLE", lambda p: ab_table(
-                    p, "a division per 16-byte group in the load and write loops",
-                    "the shipped loops (FlatCursor: one division per thread)", lambda r: True, bold="every row"),
-                 "thin_cursor_ab_h100.csv"),
+                ("THIN CURSOR AB TABLE", thin_cursor_ab_table, "thin_cursor_ab_h200.csv"),
+                ("THIN CURSOR AB H100 TABLE", thin_cursor_ab_table, "thin_cursor_ab_h100.csv"),
                 ("THIN GROUPS AB TABLE", lambda p: ab_table(
                     p, "one component at a time (the walks as shipped)",
                     "components in groups of four (not kept)", lambda r: True, bold="every row"),
