@@ -71,6 +71,16 @@
                                 its second run early_loads_ab_h100_run2.csv (quoted in the prose);
                                 early_loads_noprefetch_ab_h100.csv and its _run2, the same without
                                 the L2 prefetch (quoted in the prose, no table)
+    docs/data/ws_roles_ab_h200.csv  bench_ab --csv as written (the shipped kernel against a
+                                warp-specialized one for f32: producer, reducer and looker warps;
+                                not kept): docs/library.md; its second run _run2, and
+                                ws_groups_ab_h200.csv and ws_aggregator_ab_h200.csv (two earlier
+                                designs, each with a _run2), as written (quoted in the prose)
+    docs/data/ws_ncu_h200.csv   Nsight Compute's warp-state samples of that kernel, summed by role:
+                                docs/library.md
+    docs/data/strips_ab_h200.csv, strips_ab_h100.csv  bench_ab --csv as written (the shipped kernel
+                                against a strip walk, a ticket per tile row; not kept):
+                                docs/library.md; their second runs _run2 (quoted in the prose)
     plots/sample_bench.csv      an H200 `make bench` run (its metadata in plots/sample_bench.json),
                                 also `make plots`'s sample: docs/lab8.md's Measurements tables
     plots/bench_h200_2026-11-21.csv  the H200 `make bench` run of that date (metadata in its .json): the
@@ -614,6 +624,16 @@ def kernel_2d_ab_table(path, this, base="the shipped kernel"):
                     bold="the 2-D rows, whose kernels differ (33x4000000 and 4000000x3 are thin)")
 
 
+def strips_ab_table(path):
+    """The A/B of the strip walk (a ticket per tile row, not kept) against the shipped kernel
+    (docs/library.md), one GPU's run: the launches with at least 3/4 of a round of strips walk."""
+    return ab_table(path, "the shipped kernel (a ticket per tile)",
+                    "a ticket per strip of tiles from 3/4 of a round of strips on (not kept)",
+                    lambda r: r["batch"] != "1" or (r["rows"] == r["cols"] and int(r["rows"]) >= 8192 and
+                                                    r["type"] in ("f32", "f64", "i32")),
+                    bold="the launches that walk strips (the others run the same kernel in both builds)")
+
+
 def experiment_table(path):
     """One A/B experiment as the run's notes give it: the CSV's columns after the metadata and
     `shipped` are the table's (cells as written, ranges over repetitions included); the rows
@@ -737,7 +757,19 @@ TABLES = {
                    ("EARLY LOADS AB TABLE", lambda p: kernel_2d_ab_table(
                        p, "the next tile's loads started as this tile's rows are written (not kept)",
                        base="the shipped kernel (a tile's loads start after the tile before it is written)"),
-                    "early_loads_ab_h100.csv")],
+                    "early_loads_ab_h100.csv"),
+                   ("WARP SPECIALIZED AB TABLE", lambda p: ab_table(
+                       p, "the shipped kernel",
+                       "f32 sums from one round of 32 × 1024 tiles on in the warp-specialized kernel (a "
+                       "producer, a reducer and a looker warp, two groups of 128 threads, three stages of "
+                       "32 × 512; not kept)",
+                       lambda r: r["type"] == "f32" and r["rows"] not in ("33", "4000000") and
+                       not (r["rows"] == "1080" and r["batch"] == "1"),
+                       bold="the rows whose kernels differ (one f32 1920×1080 image keeps the small tiles)"),
+                    "ws_roles_ab_h200.csv"),
+                   ("WARP SPECIALIZED NCU TABLE", experiment_table, "ws_ncu_h200.csv"),
+                   ("STRIPS AB TABLE", strips_ab_table, "strips_ab_h200.csv"),
+                   ("STRIPS H100 AB TABLE", strips_ab_table, "strips_ab_h100.csv")],
     "lab8x.md": [("HALFTONE TABLE", halftone_table, "lab8x_h200.csv"),
                  ("KNAPSACK TABLE", knapsack_table, "lab8x_h200.csv")],
     "lab9.md": [("LAB9 TABLE", lab9_table, "library_h100.csv"),
