@@ -76,6 +76,7 @@
                                 not kept): docs/library.md; its second run _run2, and
                                 ws_groups_ab_h200.csv and ws_aggregator_ab_h200.csv (two earlier
                                 designs, each with a _run2), as written (quoted in the prose)
+    docs/data/ncu_h200.csv      the same for four f32 rows on an H200: docs/library.md
     docs/data/ws_ncu_h200.csv   Nsight Compute's warp-state samples of that kernel, summed by role:
                                 docs/library.md
     docs/data/strips_ab_h200.csv, strips_ab_h100.csv  bench_ab --csv as written (the shipped kernel
@@ -736,6 +737,7 @@ TABLES = {
                    ("BATCH H200 TABLE", lambda p: batch_table(p, reps=10), "batch_h200.csv"),
                    ("TIMELINE TABLE", timeline_table, "timeline_h100.csv"),
                    ("NCU TABLE", experiment_table, "ncu_h100.csv"),
+                   ("NCU H200 TABLE", experiment_table, "ncu_h200.csv"),
                    ("MEASURED TABLE", python_table, "python_h200.csv"),
                    ("MEASURED H100 TABLE", python_table, "python_h100.csv"),
                    ("PREFETCH TABLE", experiment_table, "prefetch_h100.csv"),
@@ -760,9 +762,9 @@ TABLES = {
                     "early_loads_ab_h100.csv"),
                    ("WARP SPECIALIZED AB TABLE", lambda p: ab_table(
                        p, "the shipped kernel",
-                       "f32 sums from one round of 32 × 1024 tiles on in the warp-specialized kernel (a "
-                       "producer, a reducer and a looker warp, two groups of 128 threads, three stages of "
-                       "32 × 512; not kept)",
+                       "the warp-specialized kernel for f32 sums wherever the shipped kernel takes its "
+                       "large tiles (a producer, a reducer and a looker warp; two groups of 128 threads; "
+                       "three stages of 32 × 512; not kept)",
                        lambda r: r["type"] == "f32" and r["rows"] not in ("33", "4000000") and
                        not (r["rows"] == "1080" and r["batch"] == "1"),
                        bold="the rows whose kernels differ (one f32 1920×1080 image keeps the small tiles)"),
