@@ -74,8 +74,10 @@
     docs/data/ws_roles_ab_h200.csv  bench_ab --csv as written (the shipped kernel against a
                                 warp-specialized one for f32: producer, reducer and looker warps;
                                 not kept): docs/library.md; its second run _run2, and
-                                ws_groups_ab_h200.csv and ws_aggregator_ab_h200.csv (two earlier
-                                designs, each with a _run2), as written (quoted in the prose)
+                                ws_groups_ab_h200.csv and ws_aggregator_ab_h200.csv (two other
+                                designs, each with a _run2), ws_no_lookahead_ab_h200.csv and
+                                ws_registers_ab_h200.csv (+ _run2), two changes to it, as written
+                                (quoted in the prose)
     docs/data/ncu_h200.csv      the same for four f32 rows on an H200: docs/library.md
     docs/data/ws_ncu_h200.csv   Nsight Compute's warp-state samples of that kernel, summed by role:
                                 docs/library.md
