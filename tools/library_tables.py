@@ -16,6 +16,7 @@
                                 also tests/results_batch.py's data)
     docs/data/ncu_h100.csv      Nsight Compute on the library's kernels (DRAM, occupancy, stalls):
                                 docs/library.md's Where the time goes
+    docs/data/ncu_h200.csv      the same for four f32 rows on an H200: docs/library.md
     docs/data/timeline_h100.csv lib/bench/bench_timeline.cu --csv (when one call's tiles are written):
                                 docs/library.md
     docs/data/wide_tiles_h100.csv  the library's tile shapes of 128 and of 256 threads, an A/B: docs/lab9.md
@@ -78,7 +79,6 @@
                                 designs, each with a _run2), ws_no_lookahead_ab_h200.csv and
                                 ws_registers_ab_h200.csv (+ _run2), two changes to it, as written
                                 (quoted in the prose)
-    docs/data/ncu_h200.csv      the same for four f32 rows on an H200: docs/library.md
     docs/data/ws_ncu_h200.csv   Nsight Compute's warp-state samples of that kernel, summed by role:
                                 docs/library.md
     docs/data/strips_ab_h200.csv, strips_ab_h100.csv  bench_ab --csv as written (the shipped kernel
@@ -223,7 +223,8 @@ def python_table(path):
            "timed repetition, asynchronous; torch ÷ satlib: torch's time over satlib's).", "",
            "| case | " + " | ".join(methods) + " | torch ÷ satlib |", "|---|" + "---:|" * (len(methods) + 1)]
     for c in cases:
-        speedup = f'{by[(c, "torch")] / by[(c, "satlib")]:.1f}' if (c, "torch") in by and (c, "satlib") in by else "-"
+        has_both = (c, "torch") in by and (c, "satlib") in by
+        speedup = f'{by[(c, "torch")] / by[(c, "satlib")]:.1f}' if has_both else "-"
         out.append(f"| {c} | " + " | ".join(f"{by[(c, m)]:.2f}" if (c, m) in by else "-" for m in methods) +
                    f" | {speedup} |")
     return "\n".join(out)
@@ -606,6 +607,16 @@ def ab_table(path, base, this, differs, bold="the rows whose kernels differ"):
     return "\n".join(out)
 
 
+def every_row_ab_table(path, base, this):
+    """An A/B whose two builds differ on every row (the thin kernel's variants)."""
+    return ab_table(path, base, this, lambda r: True, bold="every row")
+
+
+def targets_2d_row(r):
+    """A row of bench_ab --set targets that runs the 2-D kernel (33x4000000 and 4000000x3 are thin)."""
+    return r["rows"] not in ("33", "4000000")
+
+
 def thin_m2_ab_table(path):
     """The A/B of M = 2 against M = 3 at K = 33 (docs/thin.md), one GPU's run."""
     return ab_table(path, "M = 3 at K = 33 (99 KB chunks, 2 blocks per SM)",
@@ -616,14 +627,14 @@ def thin_m2_ab_table(path):
 
 def thin_cursor_ab_table(path):
     """The A/B of FlatCursor against a division per group (docs/thin.md), one GPU's run."""
-    return ab_table(path, "a division per 16-byte group in the load and write loops",
-                    "the shipped loops (FlatCursor: one division per thread)", lambda r: True, bold="every row")
+    return every_row_ab_table(path, "a division per 16-byte group in the load and write loops",
+                              "the shipped loops (FlatCursor: one division per thread)")
 
 
 def kernel_2d_ab_table(path, this, base="the shipped kernel"):
     """An A/B of a 2-D kernel variant (`this`, not kept) against the shipped kernel on bench_ab's
     --set targets, whose two thin rows run the same kernel in both builds."""
-    return ab_table(path, base, this, lambda r: r["rows"] not in ("33", "4000000"),
+    return ab_table(path, base, this, targets_2d_row,
                     bold="the 2-D rows, whose kernels differ (33x4000000 and 4000000x3 are thin)")
 
 
@@ -767,7 +778,7 @@ TABLES = {
                        "the warp-specialized kernel for f32 sums wherever the shipped kernel takes its "
                        "large tiles (a producer, a reducer and a looker warp; two groups of 128 threads; "
                        "three stages of 32 × 512; not kept)",
-                       lambda r: r["type"] == "f32" and r["rows"] not in ("33", "4000000") and
+                       lambda r: r["type"] == "f32" and targets_2d_row(r) and
                        not (r["rows"] == "1080" and r["batch"] == "1"),
                        bold="the rows whose kernels differ (one f32 1920×1080 image keeps the small tiles)"),
                     "ws_roles_ab_h200.csv"),
@@ -789,7 +800,7 @@ TABLES = {
                 ("TILES160 AB TABLE", lambda p: ab_table(
                     p, "the shipped shapes (f32 16 + 16 × 2 of 256 threads, u8→i32 4 + 28 × 6 of 128)",
                     "tiles of 160 threads, 640 columns (f32 16 + 16 × 3, u8→i32 4 + 28 × 5; not kept)",
-                    lambda r: r["rows"] not in ("33", "4000000") and (r["type"] == "u8i32" or (
+                    lambda r: targets_2d_row(r) and (r["type"] == "u8i32" or (
                         r["type"] == "f32" and not (r["rows"] == "1080" and r["batch"] == "1"))),
                     bold="the rows whose tiles differ (one f32 1920×1080 image takes the 128-thread tiles in both)"),
                  "tiles160_ab_h100.csv")],
@@ -803,10 +814,9 @@ TABLES = {
                     p, "96 KB chunks", "the shipped 64 KB chunks", lambda r: r["rows"] == "3" or r["cols"] == "3",
                     bold="the 3-wide rows, whose chunks differ"),
                  "thin_chunk96_ab_h200.csv"),
-                ("THIN LOADS IN FLIGHT AB TABLE", lambda p: ab_table(
+                ("THIN LOADS IN FLIGHT AB TABLE", lambda p: every_row_ab_table(
                     p, "16 loads in flight, registers for 2 blocks per SM",
-                    "the shipped 8 loads, registers for 3 blocks per SM",
-                    lambda r: True, bold="every row"),
+                    "the shipped 8 loads, registers for 3 blocks per SM"),
                  "thin_loads_in_flight_ab_h200.csv"),
                 ("THIN NCU TABLE", experiment_table, "thin_ncu_h200.csv"),
                 ("THIN M2 AB TABLE", thin_m2_ab_table,
@@ -821,17 +831,17 @@ TABLES = {
                  "thin_pad_ab_h200.csv"),
                 ("THIN CURSOR AB TABLE", thin_cursor_ab_table, "thin_cursor_ab_h200.csv"),
                 ("THIN CURSOR AB H100 TABLE", thin_cursor_ab_table, "thin_cursor_ab_h100.csv"),
-                ("THIN GROUPS AB TABLE", lambda p: ab_table(
+                ("THIN GROUPS AB TABLE", lambda p: every_row_ab_table(
                     p, "one component at a time (the walks as shipped)",
-                    "components in groups of four (not kept)", lambda r: True, bold="every row"),
+                    "components in groups of four (not kept)"),
                  "thin_groups_ab_h200.csv"),
-                ("THIN FOLD AB TABLE", lambda p: ab_table(
+                ("THIN FOLD AB TABLE", lambda p: every_row_ab_table(
                     p, "the shipped kernel (the carry added on the way out)",
-                    "the carry folded into the last lines (not kept)", lambda r: True, bold="every row"),
+                    "the carry folded into the last lines (not kept)"),
                  "thin_fold_ab_h200.csv"),
-                ("THIN WARP OFFSETS AB TABLE", lambda p: ab_table(
+                ("THIN WARP OFFSETS AB TABLE", lambda p: every_row_ab_table(
                     p, "the shipped kernel (each warp's offset added to its last lines in step 2)",
-                    "the offsets added with the carry on the way out (not kept)", lambda r: True, bold="every row"),
+                    "the offsets added with the carry on the way out (not kept)"),
                  "thin_warp_offsets_ab_h100.csv"),
                 ("THIN NCU CURSOR TABLE", experiment_table, "thin_ncu_cursor_h200.csv")],
     "instructor.md": [("MUTANTS TABLE", mutants_table, "mutants_h100.csv")],

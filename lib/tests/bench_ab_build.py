@@ -5,10 +5,10 @@ Copies lib/src, lib/include and common/ into build/test_bench_ab/same (a checkou
 takes it) and builds make bench-ab's program against it (mk/lib_ab.mk). Checks on the CPU: both
 versions are in the program, the base's C functions made local; --help is the usage line (with
 the sets of cases); a bad argument (an unknown set too) is one line and exit 2; make bench-ab
-without AB_BASE stops with one line. Without a GPU the program says so in one line and exits 2. With one, `--quick --reps 3` against the same code
-gives three rows, each "ok"; against a copy whose tiles add 1 to every output of the 2-D kernel
-it exits 1 and says the outputs differ. Prints "bench_ab: all checks passed" or FAIL lines;
-exit 1 on a failure.
+without AB_BASE stops with one line. Without a GPU the program says so in one line and exits 2.
+With one, `--quick --reps 3` against the same code gives three rows, each "ok"; against a copy
+whose tiles add 1 to every output of the 2-D kernel it exits 1 and says the outputs differ.
+Prints "bench_ab: all checks passed" or FAIL lines; exit 1 on a failure.
 """
 import glob
 import re
