@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "device.cuh"
+#include "launch.cuh"
 
 namespace sat::lookback {
 
@@ -46,6 +47,37 @@ struct TileFlags {
     }
     __device__ __forceinline__ void publish(std::size_t t, unsigned st) const { publish_state(state + t, st); }
 };
+
+// Clearing the flags without a gap. A look-back launch needs its ticket and tile states zero.
+// clear_flags zeroes them in a kernel that lets the look-back launch after it on the stream start
+// at once (programmatic dependent launch: launch_kernel(true, ...)), so that its blocks are
+// resident and may warm L2 with their first input while the flags are cleared. Those blocks call
+// wait_for_cleared_flags() before they take a ticket; launched without the attribute, it returns
+// at once.
+template <class Word>
+__global__ void clear_words(Word* words, std::size_t count) {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;");
+#endif
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+         i += std::size_t(gridDim.x) * blockDim.x)
+        words[i] = Word(0);
+}
+__device__ __forceinline__ void wait_for_cleared_flags() {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+// Zeroes `bytes` at `p`: 4-byte words where the pointer and size allow (the ticket and flags
+// always do), else bytes (a line's CUB scratch shares the region in the C ABI).
+inline cudaError_t clear_flags(void* p, std::size_t bytes, cudaStream_t stream) {
+    const bool words = reinterpret_cast<std::uintptr_t>(p) % sizeof(unsigned) == 0 && bytes % sizeof(unsigned) == 0;
+    const std::size_t count = words ? bytes / sizeof(unsigned) : bytes;
+    const unsigned blocks = unsigned(count < 64 * 1024 ? (count + 1023) / 1024 : 64) + (count == 0);
+    return words ? launch_kernel(clear_words<unsigned>, dim3(blocks), dim3(256), 0, stream, static_cast<unsigned*>(p), count)
+                 : launch_kernel(clear_words<unsigned char>, dim3(blocks), dim3(256), 0, stream,
+                                 static_cast<unsigned char*>(p), count);
+}
 
 // Published sums (scratch): cached in L2 only (.cg), never in the non-coherent L1.
 __device__ __forceinline__ void add_published(const float* p, float (&x)[4]) {

@@ -60,6 +60,14 @@ struct Error : std::runtime_error {
 // Status word values a spinning kernel may leave in Workspace::status (0 = fine).
 enum Status : int { status_ok = 0, status_spin_timeout = 1, status_bad_input = 2 };
 
+// What the caller of a look-back launch says of its ticket and flags (common/lookback.cuh,
+// clear_flags).
+enum class Flags {
+    zero,          // already zero on the stream
+    clear,         // not yet: the launch clears them first (clear_flags) and overlaps that
+    just_cleared,  // cleared by clear_flags, the last work on the stream: the launch overlaps it
+};
+
 // Spin-wait bound for inter-block kernels: a wait longer than this many nanoseconds of
 // %globaltimer means a flag will never arrive; the kernel sets status_spin_timeout and gives up.
 constexpr unsigned long long spin_timeout_ns = 2'000'000'000ull;  // 2 s

@@ -4,7 +4,9 @@
 // one. One kernel reads each input element once and writes each output element once. The matrix
 // is cut into tiles of R rows x C columns (C = the block's threads x one 16-byte vector of the
 // output each: with 256 threads 1024 columns for f32, 512 for f64; R and the threads per type:
-// TileShape). A tile
+// TileShape). A block starts while the kernel before it clears the tickets and flags
+// (clear_flags, common/lookback.cuh): it warms L2 with the tile of its own index (the first
+// round's tickets are the block indices, in some order) and waits for the flags. A tile
 //   1. takes a ticket (atomicAdd) that says which tile it is: tiles are handed out row-major, so
 //      every tile it will wait for was handed out earlier to a block that is running (no
 //      deadlock for any grid size),
@@ -458,10 +460,11 @@ constexpr int prefetch_rows() {
     return rows < S::R ? int(rows) : S::R;
 }
 template <class S, class In, int V>
-__device__ __forceinline__ void prefetch_tile_l2(const In* in, const Geometry& g, int i0, int col0) {
+__device__ __forceinline__ void prefetch_tile_l2(const In* in, const Geometry& g, int i0, int col0,
+                                                 int rows = prefetch_rows<S, In, V>()) {
 #if __CUDA_ARCH__ >= 900
     const int i = i0 + int(threadIdx.x);
-    if (int(threadIdx.x) >= prefetch_rows<S, In, V>() || i >= g.rows || col0 >= g.cols) return;
+    if (int(threadIdx.x) >= rows || i >= g.rows || col0 >= g.cols) return;
     const char* first = reinterpret_cast<const char*>(in + std::size_t(i) * g.in_pitch + col0);
     const char* last = first + std::size_t(min(S::threads * V, g.cols - col0)) * sizeof(In);
     const std::uintptr_t a = (reinterpret_cast<std::uintptr_t>(first) + 15) & ~std::uintptr_t(15);
@@ -510,12 +513,6 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
     __shared__ A s_top_total[warps];      // per-warp column-carry totals (top-row scan)
     __shared__ ColumnWindow<A> s_window;
 
-    if (tid == 0) {
-        s_ticket = atomicAdd(rec.ticket, 1u);
-        s_failed = 0;
-    }
-    __syncthreads();
-    unsigned ticket = s_ticket;
     constexpr bool both = T == Tables::both;
     const unsigned tickets = both ? 2 * g.tiles : g.tiles;
     // Where a ticket's tile lies: its tile (both: odd tickets are the squares), its tile row
@@ -535,6 +532,22 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         }
         return p;
     };
+    // The first round's tickets are the block indices, in some order: warm L2 with the whole
+    // tile of this block's index while the flags are cleared (only a hint: it reads nothing the
+    // kernel before writes), then wait for that kernel (programmatic dependent launch; launched
+    // without one, the wait returns at once).
+    if (Vec && blockIdx.x < tickets && !(both && (blockIdx.x & 1u))) {
+        const Place first = place_of(blockIdx.x);
+        prefetch_tile_l2<S, In, V>(Batched ? in + first.image * g.in_batch_stride : in, g, first.ty * R,
+                                   first.tx * C, R);
+    }
+    wait_for_cleared_flags();
+    if (tid == 0) {
+        s_ticket = atomicAdd(rec.ticket, 1u);
+        s_failed = 0;
+    }
+    __syncthreads();
+    unsigned ticket = s_ticket;
     while (ticket < tickets) {
         const bool square = T == Tables::squares || (both && (ticket & 1u));
         const Place here = place_of(ticket);

@@ -124,10 +124,12 @@ Scratch scratch_for(const Plan& p, int images) {
 
 // ---- memory helpers ----------------------------------------------------------------------------
 
-// load_acquire and publish_state (a release max): common/lookback.cuh, shared with lab 9 and the
-// 2-D look-back.
+// load_acquire, publish_state (a release max) and the clearing of the flags: common/lookback.cuh,
+// shared with lab 9 and the 2-D look-back.
+using sat::lookback::clear_flags;
 using sat::lookback::load_acquire;
 using sat::lookback::publish_state;
+using sat::lookback::wait_for_cleared_flags;
 
 // A plain-data type of `Bytes` bytes, for one access of a group of G elements.
 template <int Bytes> struct Raw;
@@ -406,6 +408,7 @@ thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>*
                                             // (two: one is reset while the other is read)
 
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    wait_for_cleared_flags();
     if (tid == 0) {
         s_chunk = atomicAdd(g.ticket, 1u);
         s_failed = 0;
@@ -572,7 +575,7 @@ satlib::CachedKernel<decltype(&thin_sat_kernel<In, Out, true, false>)> thin_kern
 template <class In, class Out>
 cudaError_t scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows,
                  int cols, cudaStream_t stream, void* scratch, int* status, int images,
-                 std::size_t in_stride, std::size_t out_stride) {
+                 std::size_t in_stride, std::size_t out_stride, Flags flags) {
     using A = Acc<Out>;
     constexpr int G = int(16 / sizeof(Out));
     if (rows < 0 || cols < 0 || images < 1) return cudaErrorInvalidValue;
@@ -597,8 +600,10 @@ cudaError_t scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_p
         if ((err = cudaMallocAsync(&scratch, sz.state_bytes + sz.value_bytes, stream)) != cudaSuccess)
             return err;
         own = true;
-        err = cudaMemsetAsync(scratch, 0, sz.state_bytes, stream);
+        flags = Flags::clear;
     }
+    // The ticket and flags: cleared by a kernel the launch below overlaps (lookback.cuh).
+    if (flags == Flags::clear) err = clear_flags(scratch, sz.state_bytes, stream);
     if (err == cudaSuccess) {
         unsigned* words = static_cast<unsigned*>(scratch);
         A* values = reinterpret_cast<A*>(static_cast<char*>(scratch) + sz.state_bytes);
@@ -635,8 +640,11 @@ cudaError_t scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_p
             k.cache->smem_limit, device, int(smem),
             [&](int bytes) { return cudaFuncSetAttribute(k.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); },
             [&] {
-                return sat::launch_kernel(k.kernel, unsigned(tickets), block_threads, smem, stream, in, out, g, p,
-                                          agg, incl);
+                const bool overlap = flags != Flags::zero && satlib::overlaps_clear(k.cache->ptx_version, device, [&] {
+                    return sat::ptx_version(k.kernel);
+                });
+                return sat::launch_kernel(overlap, k.kernel, unsigned(tickets), block_threads, smem, stream, in, out,
+                                          g, p, agg, incl);
             });
         if (err == cudaSuccess) err = cudaGetLastError();  // an error an earlier call left is reported too
     }
@@ -701,7 +709,7 @@ cudaError_t line_scan(const In* in, Out* out, int n, cudaStream_t stream, void* 
     template std::size_t line_scratch_bytes<In, Out>(int);                                    \
     template cudaError_t line_scan<In, Out>(const In*, Out*, int, cudaStream_t, void*);       \
     template cudaError_t scan<In, Out>(const In*, std::size_t, Out*, std::size_t, int, int,   \
-                                       cudaStream_t, void*, int*, int, std::size_t, std::size_t);
+                                       cudaStream_t, void*, int*, int, std::size_t, std::size_t, Flags);
 SAT_THIN_INSTANTIATE(float, float)
 SAT_THIN_INSTANTIATE(double, double)
 SAT_THIN_INSTANTIATE(int32_t, int32_t)

@@ -14,6 +14,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "sat.h"
+
 namespace sat {
 namespace thin {
 
@@ -46,8 +48,9 @@ bool applicable(int rows, int cols);
 template <class In, class Out>
 std::size_t scratch_bytes(int rows, int cols, int images = 1);
 
-// Launch on `stream`. scratch: >= scratch_bytes, zeroed by the caller on `stream` (or nullptr:
-// allocated, zeroed and freed stream-ordered inside). status: device int set to
+// Launch on `stream`. scratch: >= scratch_bytes, its flags as `flags` says (common/sat.h: zero,
+// to clear here, or just cleared by clear_flags), or nullptr (allocated, cleared and freed
+// stream-ordered inside). status: device int set to
 // sat::status_spin_timeout when a chunk waited 2 s for another one (may be null). Pitches in
 // elements (>= cols; any value). Returns cudaErrorInvalidValue for a bad argument or a shape
 // that is not applicable; rows or cols of 0 do nothing. A batch of `images` rows x cols images,
@@ -58,7 +61,8 @@ std::size_t scratch_bytes(int rows, int cols, int images = 1);
 template <class In, class Out>
 cudaError_t scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows,
                  int cols, cudaStream_t stream, void* scratch, int* status, int images = 1,
-                 std::size_t in_stride = 0, std::size_t out_stride = 0);
+                 std::size_t in_stride = 0, std::size_t out_stride = 0,
+                 Flags flags = Flags::zero);
 
 // One image of one line with contiguous elements (1 x N, or N x 1 with pitches of 1) is a 1-D
 // inclusive scan: line_scan hands it to CUB's DeviceScan (the same decoupled look-back, tuned

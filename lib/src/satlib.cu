@@ -20,6 +20,8 @@
 
 namespace satlib {
 
+using sat::Flags;
+
 constexpr std::size_t align_up(std::size_t x, std::size_t a) { return (x + a - 1) / a * a; }
 // Elements an image spans from its first one: (rows - 1) * pitch + cols.
 inline std::size_t span(std::size_t pitch, int rows, int cols) { return (std::size_t(rows) - 1) * pitch + std::size_t(cols); }
@@ -204,17 +206,19 @@ std::atomic<unsigned long long> last_launch_tiles{0};
 std::atomic<unsigned> last_launch_grid{0};
 std::atomic<int> last_launch_resident{0};
 std::atomic<int> last_launch_threads{0};
-void log_launch(unsigned grid, unsigned long long tiles, int resident = 0, int threads = 0) {
+std::atomic<bool> last_launch_overlapped{false};
+void log_launch(unsigned grid, unsigned long long tiles, int resident = 0, int threads = 0, bool overlapped = false) {
     scan_launches.fetch_add(1, std::memory_order_relaxed);
     last_launch_grid.store(grid, std::memory_order_relaxed);
     last_launch_tiles.store(tiles, std::memory_order_relaxed);
     last_launch_resident.store(resident, std::memory_order_relaxed);
     last_launch_threads.store(threads, std::memory_order_relaxed);
+    last_launch_overlapped.store(overlapped, std::memory_order_relaxed);
 }
 namespace testing {
 LaunchLog launch_log() {
     return {scan_launches.load(), last_launch_tiles.load(), last_launch_grid.load(), last_launch_resident.load(),
-            last_launch_threads.load()};
+            last_launch_threads.load(), last_launch_overlapped.load()};
 }
 }  // namespace testing
 
@@ -237,7 +241,7 @@ auto lookback_kernel_for(bool vec) {
 template <class In, class Out, class S, Tables T>
 cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows,
                         int cols, const Images& im, cudaStream_t stream, const sat::ScanOptions& opt,
-                        Out* sq, std::size_t sq_pitch) {
+                        Out* sq, std::size_t sq_pitch, bool just_cleared) {
     using A = sat::Acc<Out>;
     constexpr int V = vec_of<Out>();
     if (rows < 0 || cols < 0 || im.count < 1) return cudaErrorInvalidValue;
@@ -252,6 +256,12 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
     if (status == nullptr && (err = cudaGetSymbolAddress(reinterpret_cast<void**>(&status), library_status)) != cudaSuccess)
         return err;
     const int group = images_per_launch<In, Out>(rows, cols, im.count);  // images per thin launch
+    // The flags of each launch: the caller's as it says for the first (just cleared by clear_flags
+    // too), cleared anew before every other, and before the first when the call owns them.
+    auto flags_of = [&](int first, bool own) {
+        if (own || first > 0 || !opt.state_is_zero) return Flags::clear;
+        return just_cleared ? Flags::just_cleared : Flags::zero;
+    };
     // Thin images: the 1-D look-back, its scratch the caller's `state` (sized by scratch_for) or
     // its own.
     if (takes_thin<In, Out, T>(rows, cols, opt)) {
@@ -260,15 +270,12 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
             if (err == cudaSuccess) log_launch(0, 0);
             return err;
         }
-        const std::size_t bytes = sat::thin::scratch_bytes<In, Out>(rows, cols, group);
         for (int first = 0; first < im.count && err == cudaSuccess; first += group) {
             const int n = std::min(group, im.count - first);
-            if (opt.state != nullptr && (first > 0 || !opt.state_is_zero))
-                err = cudaMemsetAsync(opt.state, 0, bytes, stream);
-            if (err == cudaSuccess)
-                err = sat::thin::scan<In, Out>(in + std::size_t(first) * im.in_stride, in_pitch,
-                                               out + std::size_t(first) * im.out_stride, out_pitch, rows, cols,
-                                               stream, opt.state, status, n, im.in_stride, im.out_stride);
+            err = sat::thin::scan<In, Out>(in + std::size_t(first) * im.in_stride, in_pitch,
+                                           out + std::size_t(first) * im.out_stride, out_pitch, rows, cols, stream,
+                                           opt.state, status, n, im.in_stride, im.out_stride,
+                                           flags_of(first, opt.state == nullptr));
             if (err == cudaSuccess) log_launch(0, 0);
         }
         return err;
@@ -318,13 +325,14 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
     if (cudaGetDevice(&device) != cudaSuccess) device = -1;
     for (int first = 0; first < im.count && err == cudaSuccess; first += images) {
         const int n = std::min(images, im.count - first);
-        // Flags zero: the caller's, unless it says they are, and every launch after the first.
-        if (own_state || first > 0 || !opt.state_is_zero) err = cudaMemsetAsync(state, 0, L.state_bytes, stream);
+        const Flags flags = flags_of(first, own_state);
+        if (flags == Flags::clear) err = clear_flags(state, L.state_bytes, stream);
         if (err != cudaSuccess) break;
         const auto k = n > 1 ? lookback_kernel_for<In, Out, S, T, true>(vec) : lookback_kernel_for<In, Out, S, T, false>(vec);
         Geometry g = L.g;
         g.tiles = unsigned(tiles_per_image<In, Out, S>(rows, cols) * std::size_t(n));
         int grid = opt.grid_blocks, resident = 0;
+        bool overlap = false;  // with the clear_flags before it
         // The shared memory limit is set once per device and kernel; the grid is sized after it.
         auto set_limit = [&](int bytes) {
             return cudaFuncSetAttribute(k.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
@@ -340,13 +348,15 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
                 const unsigned rounds = (tickets + unsigned(resident) - 1) / unsigned(resident);
                 grid = int(rounds == 2 ? (tickets + 1) / 2 : std::min(tickets, unsigned(resident)));
             }
-            return sat::launch_kernel(k.kernel, unsigned(grid), S::threads, smem, stream,
+            overlap = flags != Flags::zero &&
+                      overlaps_clear(k.cache->ptx_version, device, [&] { return sat::ptx_version(k.kernel); });
+            return sat::launch_kernel(overlap, k.kernel, unsigned(grid), S::threads, smem, stream,
                                  in + std::size_t(first) * im.in_stride, out + std::size_t(first) * im.out_stride, g,
                                  rec, status, opt.trace, both ? sq + std::size_t(first) * im.sq_stride : nullptr);
         };
         err = launch_with_smem<cudaError_t>(k.cache->smem_limit, device, int(smem), set_limit, launch);
         if (err == cudaSuccess) err = cudaGetLastError();  // an error an earlier call left is reported too
-        if (err == cudaSuccess) log_launch(unsigned(grid), g.tiles, resident, S::threads);
+        if (err == cudaSuccess) log_launch(unsigned(grid), g.tiles, resident, S::threads, overlap);
     }
     if (own_values) cudaFreeAsync(values, stream);
     if (own_state) cudaFreeAsync(state, stream);
@@ -355,15 +365,17 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
 
 // A batch of images (one image: count 1), in one launch per images_per_launch images: the tables
 // T names (both: the squared ones into `sq`, of pitch `sq_pitch`, images im.sq_stride apart).
+// just_cleared: the caller's zero flags (opt.state_is_zero) were cleared by clear_flags, the last
+// work on the stream, which the first launch then overlaps.
 template <class In, class Out, Tables T = Tables::sums>
 cudaError_t scan_images(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows,
                         int cols, const Images& im, cudaStream_t stream, const sat::ScanOptions& opt,
-                        Out* sq = nullptr, std::size_t sq_pitch = 0) {
+                        Out* sq = nullptr, std::size_t sq_pitch = 0, bool just_cleared = false) {
     if (small_tiles<In, Out, T>(rows, cols, im.count))
         return scan_shaped<In, Out, SmallTiles<In, Out>, T>(in, in_pitch, out, out_pitch, rows, cols, im, stream, opt,
-                                                            sq, sq_pitch);
+                                                            sq, sq_pitch, just_cleared);
     return scan_shaped<In, Out, LargeTiles<In, Out>, T>(in, in_pitch, out, out_pitch, rows, cols, im, stream, opt,
-                                                        sq, sq_pitch);
+                                                        sq, sq_pitch, just_cleared);
 }
 
 }  // namespace satlib
@@ -569,34 +581,40 @@ int integral_typed(const satlib_integral_args& a, cudaStream_t stream, int check
     opt.state = base + state_at;
     opt.values = base + values_at;
     opt.status = status;
-    // One memset clears the status word and the first launch's tile flags (they are adjacent);
-    // the launches after it clear the flags themselves (state_is_zero false).
-    err = cudaMemsetAsync(base, 0, state_at + need.state_bytes, stream);
+    // One clear_flags clears the status word and the first launch's tile flags (they are
+    // adjacent), and the first launch overlaps it; the launches after it clear the flags
+    // themselves (state_is_zero false).
+    err = clear_flags(base, state_at + need.state_bytes, stream);
     opt.state_is_zero = true;
-    // NPP layout: a zero first row and column, and the tables start one row and column in.
-    Out* tables[2] = {sq, out};
+    // NPP layout: the tables start one row and column in, after a zero first row and column
+    // (written after the sums, so that the first launch follows clear_flags).
+    Out* const borders[2] = {sq, out};
     const std::size_t pitches[2] = {a.sq_pitch, a.out_pitch}, strides[2] = {a.sq_batch_stride, a.out_batch_stride};
-    for (int k = 0; k < 2 && err == cudaSuccess && npp; ++k) {
-        if (tables[k] == nullptr) continue;
-        const dim3 grid(std::min(64, (a.rows + a.cols + 256) / 256), std::min(a.batch, 65535));
-        zero_border<<<grid, 256, 0, stream>>>(tables[k], pitches[k] * sizeof(Out), strides[k] * sizeof(Out),
-                                              sizeof(Out), a.rows, a.cols, a.batch);
-        err = cudaGetLastError();
-        tables[k] += pitches[k] + 1;
-    }
+    Out* tables[2] = {sq, out};
+    for (int k = 0; k < 2 && npp; ++k)
+        if (tables[k] != nullptr) tables[k] += pitches[k] + 1;
     if (err == cudaSuccess && one_pass) {
         const Images im{a.batch, a.in_batch_stride, strides[1], strides[0]};
         err = scan_images<In, Out, Tables::both>(in, a.in_pitch, tables[1], pitches[1], a.rows, a.cols, im, stream,
-                                                 opt, tables[0], pitches[0]);
+                                                 opt, tables[0], pitches[0], true);
     } else if (err == cudaSuccess) {  // squares first: the sums may be in place
         if (sq != nullptr) {
             err = scan_images<In, Out, Tables::squares>(in, a.in_pitch, tables[0], pitches[0], a.rows, a.cols,
-                                                        Images{a.batch, a.in_batch_stride, strides[0]}, stream, opt);
+                                                        Images{a.batch, a.in_batch_stride, strides[0]}, stream, opt,
+                                                        nullptr, 0, true);
             opt.state_is_zero = false;
         }
         if (err == cudaSuccess)
             err = scan_images<In, Out, Tables::sums>(in, a.in_pitch, tables[1], pitches[1], a.rows, a.cols,
-                                                     Images{a.batch, a.in_batch_stride, strides[1]}, stream, opt);
+                                                     Images{a.batch, a.in_batch_stride, strides[1]}, stream, opt,
+                                                     nullptr, 0, sq == nullptr);
+    }
+    for (int k = 0; k < 2 && err == cudaSuccess && npp; ++k) {
+        if (borders[k] == nullptr) continue;
+        const dim3 grid(std::min(64, (a.rows + a.cols + 256) / 256), std::min(a.batch, 65535));
+        zero_border<<<grid, 256, 0, stream>>>(borders[k], pitches[k] * sizeof(Out), strides[k] * sizeof(Out),
+                                              sizeof(Out), a.rows, a.cols, a.batch);
+        err = cudaGetLastError();
     }
     int timed_out = 0;
     if (err == cudaSuccess) {

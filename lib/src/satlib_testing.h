@@ -11,6 +11,7 @@ struct LaunchLog {
     unsigned last_grid;             // and its blocks (thin: 0)
     int last_resident;              // and the blocks of its kernel resident at once (0: a grid the caller set, or thin)
     int last_threads;               // and its threads per block, i.e. the tile shape's (thin: 0)
+    bool last_overlapped;           // and whether it started while clear_flags ran (thin: false)
 };
 LaunchLog launch_log();
 unsigned long long box_launches();  // box filter kernel launches since the program started

@@ -167,3 +167,24 @@ TEST_CASE("library device cache: threads on devices of their own, and threads on
     CHECK(shared.failed == 0);
     CHECK(shared.launches == threads * calls);
 }
+
+TEST_CASE("library device cache: only kernels built for sm_90 or later overlap the clear", "[cpu][library]") {
+    satlib::PerDevice<int> ptx;
+    int asked = 0;
+    auto version = [&](int v) {
+        return [&asked, v] {
+            ++asked;
+            return v;
+        };
+    };
+    CHECK(satlib::overlaps_clear(ptx, 0, version(90)));
+    CHECK(satlib::overlaps_clear(ptx, 0, version(80)));  // device 0 answered: not asked again
+    CHECK(asked == 1);
+    CHECK_FALSE(satlib::overlaps_clear(ptx, 1, version(80)));  // a build for sm_80 would not wait
+    CHECK_FALSE(satlib::overlaps_clear(ptx, 2, version(-1)));  // the query failed: no overlap
+    CHECK_FALSE(satlib::overlaps_clear(ptx, 2, version(90)));  // ... and that answer is kept
+    CHECK(asked == 3);
+    CHECK(satlib::overlaps_clear(ptx, -1, version(100)));  // no device slot: asked every time
+    CHECK_FALSE(satlib::overlaps_clear(ptx, -1, version(75)));
+    CHECK(asked == 5);
+}

@@ -95,7 +95,9 @@ void check_library(const LibraryCase& c) {
         opt.state = state.p;
         opt.values = values.p;
         REQUIRE(cudaMemset(values.p, 0xff, need.value_bytes) == cudaSuccess);  // garbage is fine
-        // A first call leaves the flags set; the second must clear them itself.
+        // Flags of garbage (every tile "done"), then those a first call leaves set: each call must
+        // clear them itself, and its tiles must not read them before they are clear.
+        REQUIRE(cudaMemset(state.p, 0xff, need.state_bytes) == cudaSuccess);
         REQUIRE(sat::inclusive_scan_2d(in.p + first_in, c.in_pitch, out_base + first_out, out_pitch,
                                        c.rows, c.cols, 0, opt) == cudaSuccess);
         if (c.in_place)  // restore the input the first call overwrote
@@ -1000,6 +1002,40 @@ TEST_CASE("library: each kernel sizes its grid from its own resident blocks", "[
     CHECK(large <= 3 * sms);
     CHECK(resident_of(1) == small);  // in either order
     CHECK(resident_of(batch) == large);
+}
+
+TEST_CASE("library: a launch overlaps the clearing of its flags on sm_90 and later", "[gpu][library]") {
+    // The suite is built for the GPU present (the Makefile's ARCH): from sm_90 on, a 2-D launch
+    // starts while clear_flags runs, and waits for it before its first ticket (common/lookback.cuh).
+    SAT_REQUIRE_GPU();
+    const bool hopper = current_device_attribute(cudaDevAttrComputeCapabilityMajor) >= 9;
+    const int rows = 1080, cols = 1920;
+    const std::size_t n = std::size_t(rows) * cols;
+    DeviceArray<float> in(n), out(n);
+    REQUIRE(cudaMemset(in.p, 0, n * 4) == cudaSuccess);
+    auto overlapped = [] { return satlib::testing::launch_log().last_overlapped; };
+    sat::ScanOptions opt;  // the library's own scratch: cleared in the call
+    REQUIRE(sat::inclusive_scan_2d(in.p, cols, out.p, cols, rows, cols, 0, opt) == cudaSuccess);
+    CHECK(overlapped() == hopper);
+    const sat::ScanScratchSize need = sat::inclusive_scan_2d_scratch<float, float>(rows, cols);
+    DeviceArray<unsigned char> state(need.state_bytes), values(need.value_bytes);
+    opt.state = state.p, opt.values = values.p;  // the caller's, not zero: cleared in the call
+    REQUIRE(sat::inclusive_scan_2d(in.p, cols, out.p, cols, rows, cols, 0, opt) == cudaSuccess);
+    CHECK(overlapped() == hopper);
+    REQUIRE(cudaMemset(state.p, 0, need.state_bytes) == cudaSuccess);
+    opt.state_is_zero = true;  // the caller's, zero: nothing to clear, an ordinary launch
+    REQUIRE(sat::inclusive_scan_2d(in.p, cols, out.p, cols, rows, cols, 0, opt) == cudaSuccess);
+    CHECK_FALSE(overlapped());
+    for (satlib_layout layout : {SATLIB_LAYOUT_SAME, SATLIB_LAYOUT_NPP}) {  // the C ABI clears its own
+        DeviceArray<float> table(std::size_t(rows + 1) * (cols + 1));
+        satlib_integral_args a{};
+        a.in = in.p, a.in_type = SATLIB_F32, a.in_pitch = cols;
+        a.out = table.p, a.out_type = SATLIB_F32, a.out_pitch = cols + 1;
+        a.batch = 1, a.rows = rows, a.cols = cols, a.layout = layout;
+        REQUIRE(satlib_integral(&a, nullptr, 1) == SATLIB_OK);
+        CHECK(overlapped() == hopper);
+    }
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
 }
 
 // Run by the test below in a process of its own: a cudaDeviceReset ends the context every other
