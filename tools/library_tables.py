@@ -72,6 +72,12 @@
                                 its second run early_loads_ab_h100_run2.csv (quoted in the prose);
                                 early_loads_noprefetch_ab_h100.csv and its _run2, the same without
                                 the L2 prefetch (quoted in the prose, no table)
+    docs/data/clear_flags_ab_h100.csv, clear_flags_ab_h200.csv  bench_ab --csv as written (launches
+                                after a memset of their flags against launches that overlap the
+                                clear_flags kernel; the H200 run's build overlapped the 2-D launches
+                                only): docs/library.md; their second runs _run2 (quoted in the prose)
+    docs/data/timeline_clear_h100.csv  bench_timeline --csv of the shipped library (quoted in the
+                                prose of docs/library.md, no table)
     docs/data/ws_roles_ab_h200.csv  bench_ab --csv as written (the shipped kernel against a
                                 warp-specialized one for f32: producer, reducer and looker warps;
                                 not kept): docs/library.md; its second run _run2, and
@@ -773,6 +779,14 @@ TABLES = {
                        p, "the next tile's loads started as this tile's rows are written (not kept)",
                        base="the shipped kernel (a tile's loads start after the tile before it is written)"),
                     "early_loads_ab_h100.csv"),
+                   ("CLEAR FLAGS AB TABLE", lambda p: every_row_ab_table(
+                       p, "a memset of the flags before each launch (15c4b93)",
+                       "the shipped clear_flags, which the 2-D and thin launches overlap"),
+                    "clear_flags_ab_h100.csv"),
+                   ("CLEAR FLAGS H200 AB TABLE", lambda p: kernel_2d_ab_table(
+                       p, "the 2-D launches overlap clear_flags (the thin ones follow a memset)",
+                       base="a memset of the flags before each launch (15c4b93)"),
+                    "clear_flags_ab_h200.csv"),
                    ("WARP SPECIALIZED AB TABLE", lambda p: ab_table(
                        p, "the shipped kernel",
                        "the warp-specialized kernel for f32 sums wherever the shipped kernel takes its "

@@ -208,16 +208,16 @@ void run_npp_integral(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, 
 }
 
 // The suite's own library (lib/, docs/library.md): sat::inclusive_scan_2d, given the harness's
-// scratch as a caller who keeps it between calls would (its flags zeroed inside the timed work).
-// A batch (--batch B): the library's batch option, B images back to back in one call.
+// scratch as a caller who keeps it between calls would; the call clears its flags itself
+// (clear_flags, which its launch overlaps). A batch (--batch B): the library's batch option, B
+// images back to back in one call.
 template <class In, class Out>
 void run_satlib(const In* in, Out* out, sat::Shape s, sat::Workspace& ws, cudaStream_t stream) {
     const sat::ScanScratchSize need = sat::inclusive_scan_2d_scratch<In, Out>(s.rows, s.cols, ws.batch);
     sat::ScanOptions opt;
     opt.batch.count = ws.batch;
     opt.batch.in_stride = opt.batch.out_stride = s.n();
-    opt.state = ws.get_zeroed<unsigned char>(need.state_bytes, stream);
-    opt.state_is_zero = true;
+    opt.state = ws.get<unsigned char>(need.state_bytes);
     if (need.value_bytes > 0) opt.values = ws.get<unsigned char>(need.value_bytes);
     opt.status = ws.status;
     SAT_CUDA(sat::inclusive_scan_2d(in, std::size_t(s.cols), out, std::size_t(s.cols), s.rows, s.cols, stream, opt));
