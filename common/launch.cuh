@@ -25,7 +25,10 @@ cudaError_t launch_kernel(bool programmatic, void (*kernel)(Params...), dim3 gri
     cudaLaunchAttribute serialization{};
     serialization.id = cudaLaunchAttributeProgrammaticStreamSerialization;
     serialization.val.programmaticStreamSerializationAllowed = 1;
-    if (programmatic) config.attrs = &serialization, config.numAttrs = 1;
+    if (programmatic) {
+        config.attrs = &serialization;
+        config.numAttrs = 1;
+    }
     const cudaError_t err = cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
     if (err != cudaSuccess) cudaGetLastError();
     return err;

@@ -73,6 +73,8 @@ __device__ __forceinline__ void wait_for_cleared_flags() {
 inline cudaError_t clear_flags(void* p, std::size_t bytes, cudaStream_t stream) {
     const bool words = reinterpret_cast<std::uintptr_t>(p) % sizeof(unsigned) == 0 && bytes % sizeof(unsigned) == 0;
     const std::size_t count = words ? bytes / sizeof(unsigned) : bytes;
+    // About 4 words per thread of 256, at most 64 blocks; at least one block, so that a launch
+    // after it always follows a kernel that lets it start.
     const unsigned blocks = unsigned(count < 64 * 1024 ? (count + 1023) / 1024 : 64) + (count == 0);
     return words ? launch_kernel(clear_words<unsigned>, dim3(blocks), dim3(256), 0, stream, static_cast<unsigned*>(p), count)
                  : launch_kernel(clear_words<unsigned char>, dim3(blocks), dim3(256), 0, stream,

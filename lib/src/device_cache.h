@@ -39,7 +39,7 @@ private:
 struct KernelCache {
     PerDevice<int> smem_limit;  // the dynamic shared memory limit set on it (bytes)
     PerDevice<int> resident;    // blocks resident at once
-    PerDevice<int> ptx_version; // of the code it runs there (90: sm_90), -1 if not known
+    PerDevice<int> ptx_version; // of the code it runs there (90: sm_90); 0 until asked
 };
 // A kernel with its cache (one static KernelCache per instantiation).
 template <class Kernel>
@@ -72,14 +72,14 @@ Error launch_with_smem(PerDevice<int>& limit, int device, int smem, SetLimit&& s
 // dependent launch, common/lookback.cuh): only code compiled for sm_90 or later waits for the
 // flags (griddepcontrol.wait); a build for an older architecture, even run on a Hopper GPU from
 // its PTX, would not. `ptx_version()`: the kernel's PTX version on the current device
-// (cudaFuncGetAttributes), negative on an error; asked once per device.
+// (cudaFuncGetAttributes), negative on an error; asked once per device, and again after an error
+// (no overlap for that launch).
 template <class Query>
 bool overlaps_clear(PerDevice<int>& ptx, int device, Query&& ptx_version) {
     int v = ptx.get(device);
     if (v == 0) {
         v = ptx_version();
-        if (v == 0) v = -1;
-        ptx.put(device, v);
+        if (v > 0) ptx.put(device, v);
     }
     return v >= 90;
 }

@@ -447,9 +447,10 @@ __device__ __forceinline__ void write_tile(Out* out, std::size_t pitch, const Ge
 }
 
 // Warm L2 with a tile before its block loads it: one bulk prefetch per tile row (Hopper's
-// cp.async.bulk.prefetch; a hint, so the row is trimmed to whole aligned 16-byte pieces). Only
-// the first rows: what every resident block prefetches must stay well inside L2 (50 MB on an
-// H100 or H200, which the writes pass through too).
+// cp.async.bulk.prefetch; a hint, so the row is trimmed to whole aligned 16-byte pieces). Inside
+// the tile loop only the first rows: what every resident block prefetches must stay well inside
+// L2 (50 MB on an H100 or H200, which the writes pass through too). The first round's tiles,
+// warmed before any output is written, take all R rows (up to 33 MiB for f32).
 #ifndef LAB9_PREFETCH_MB
 #define LAB9_PREFETCH_MB 24
 #endif
