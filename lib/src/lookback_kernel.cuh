@@ -461,8 +461,7 @@ constexpr int prefetch_rows() {
     return rows < S::R ? int(rows) : S::R;
 }
 template <class S, class In, int V>
-__device__ __forceinline__ void prefetch_tile_l2(const In* in, const Geometry& g, int i0, int col0,
-                                                 int rows = prefetch_rows<S, In, V>()) {
+__device__ __forceinline__ void prefetch_tile_l2(const In* in, const Geometry& g, int i0, int col0, int rows) {
 #if __CUDA_ARCH__ >= 900
     const int i = i0 + int(threadIdx.x);
     if (int(threadIdx.x) >= rows || i >= g.rows || col0 >= g.cols) return;
@@ -533,15 +532,18 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         }
         return p;
     };
+    // Warm L2 with the first `rows` rows of a ticket's tile: 16-byte path only, and a squares
+    // ticket reads the input of the sums ticket before it.
+    auto prefetch_ticket = [&](unsigned tk, int rows) {
+        if (!Vec || tk >= tickets || (both && (tk & 1u))) return;
+        const Place p = place_of(tk);
+        prefetch_tile_l2<S, In, V>(Batched ? in + p.image * g.in_batch_stride : in, g, p.ty * R, p.tx * C, rows);
+    };
     // The first round's tickets are the block indices, in some order: warm L2 with the whole
     // tile of this block's index while the flags are cleared (only a hint: it reads nothing the
     // kernel before writes), then wait for that kernel (programmatic dependent launch; launched
     // without one, the wait returns at once).
-    if (Vec && blockIdx.x < tickets && !(both && (blockIdx.x & 1u))) {
-        const Place first = place_of(blockIdx.x);
-        prefetch_tile_l2<S, In, V>(Batched ? in + first.image * g.in_batch_stride : in, g, first.ty * R,
-                                   first.tx * C, R);
-    }
+    prefetch_ticket(blockIdx.x, R);
     wait_for_cleared_flags();
     if (tid == 0) {
         s_ticket = atomicAdd(rec.ticket, 1u);
@@ -657,10 +659,7 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         __syncthreads();
         const unsigned next_ticket = s_ticket;
         if (tid == release_thread && !top_strip) publish_state(rec.state + t, done);
-        if (Vec && next_ticket < tickets && !(both && (next_ticket & 1u))) {
-            const Place next = place_of(next_ticket);
-            prefetch_tile_l2<S, In, V>(Batched ? in + next.image * g.in_batch_stride : in, g, next.ty * R, next.tx * C);
-        }
+        prefetch_ticket(next_ticket, prefetch_rows<S, In, V>());
         A before = corner;
 #pragma unroll
         for (int w2 = 0; w2 < warps - 1; ++w2)

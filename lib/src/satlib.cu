@@ -179,9 +179,16 @@ int resident_blocks(const CachedKernel<Kernel>& k, int threads, std::size_t smem
 // synchronizes between calls (wait=True in Python, a benchmark) has the driver map the scratch
 // anew in every call. A threshold of 0 on the current device's pool is raised to
 // scratch_keep_bytes; a threshold the program set itself is left as it is. Asked on every call:
-// cheap host calls, and right again after a cudaDeviceReset.
+// cheap host calls, and right again after a cudaDeviceReset. Not on a stream being captured into
+// a CUDA graph: the graph's allocations do not come from the pool, and a pool query would end the
+// capture with an error.
 constexpr std::uint64_t scratch_keep_bytes = std::uint64_t(256) << 20;
 inline cudaError_t scratch_alloc(void** p, std::size_t bytes, cudaStream_t stream) {
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess || capture != cudaStreamCaptureStatusNone) {
+        cudaGetLastError();
+        return cudaMallocAsync(p, bytes, stream);
+    }
     int device = 0;
     cudaMemPool_t pool = nullptr;
     std::uint64_t keep = 0;

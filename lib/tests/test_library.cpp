@@ -16,6 +16,7 @@
 #include <string>
 #include <thread>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
@@ -1036,6 +1037,87 @@ TEST_CASE("library: a launch overlaps the clearing of its flags on sm_90 and lat
         CHECK(overlapped() == hopper);
     }
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+}
+
+TEST_CASE("library: calls captured in a CUDA graph clear their flags again at every replay", "[gpu][library]") {
+    // A captured call holds clear_flags and the look-back launch that overlaps it (a programmatic
+    // edge), and its scratch's allocation and free. Every replay must clear the flags the one
+    // before left set and read that replay's input. One call before the capture: the first call
+    // on a device sets up its caches and memory pool, which a capture does not allow.
+    SAT_REQUIRE_GPU();
+    const std::uint64_t seed = sat_test::fresh_seed();
+    INFO("seed " << seed);
+    std::mt19937_64 rng(seed);
+    const int rows = 1000, cols = 1917, images = 3, thin_rows = 3;  // several tiles; thin: 3 rows
+    const std::size_t image = std::size_t(rows) * cols, n = images * image;
+    DeviceArray<float> in(n), own_out(image), caller_out(image), thin_out(std::size_t(thin_rows) * cols), batch_out(n);
+    const sat::ScanScratchSize need = sat::inclusive_scan_2d_scratch<float, float>(rows, cols);
+    DeviceArray<unsigned char> state(need.state_bytes), values(need.value_bytes);
+    sat::ScanOptions own, caller;
+    caller.state = state.p, caller.values = values.p;
+    satlib_integral_args a{};
+    a.in = in.p, a.in_type = SATLIB_F32, a.in_pitch = cols, a.in_batch_stride = image;
+    a.out = batch_out.p, a.out_type = SATLIB_F32, a.out_pitch = cols, a.out_batch_stride = image;
+    a.batch = images, a.rows = rows, a.cols = cols;
+    cudaStream_t stream = nullptr;
+    REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
+    auto calls = [&] {  // the 2-D kernel (own and caller scratch), the thin one, the C ABI's batch
+        REQUIRE(sat::inclusive_scan_2d(in.p, cols, own_out.p, cols, rows, cols, stream, own) == cudaSuccess);
+        REQUIRE(sat::inclusive_scan_2d(in.p, cols, caller_out.p, cols, rows, cols, stream, caller) == cudaSuccess);
+        REQUIRE(sat::inclusive_scan_2d(in.p, cols, thin_out.p, cols, thin_rows, cols, stream, own) == cudaSuccess);
+        REQUIRE(satlib_integral(&a, stream, 0) == SATLIB_OK);  // 0: no wait, as a capture needs
+    };
+    calls();
+    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    cudaError_t ended = cudaErrorUnknown;
+    REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
+    {
+        // Ends the capture even when a REQUIRE in calls() fails, so that no later test is captured.
+        struct EndCapture {
+            cudaStream_t stream;
+            cudaGraph_t* graph;
+            cudaError_t* ended;
+            ~EndCapture() { *ended = cudaStreamEndCapture(stream, graph); }
+        } end_capture{stream, &graph, &ended};
+        calls();
+    }
+    REQUIRE(ended == cudaSuccess);
+    REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+
+    std::uniform_int_distribution<int> dist(0, 3);  // f32 sums stay exact
+    std::vector<float> host_in(n), got(n);
+    // Compares `count` images of `r` rows at `table` with the SAT of the input's first images.
+    auto expect_sat = [&](const float* table, int count, int r, const char* what) {
+        const std::size_t size = std::size_t(r) * cols;
+        REQUIRE(cudaMemcpy(got.data(), table, count * size * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
+        std::size_t wrong = 0;
+        for (int b = 0; b < count; ++b)
+            sat::for_each_exact_sum(
+                sat::Shape{r, cols}, [&](int i, int j) { return (long long)host_in[b * image + std::size_t(i) * cols + j]; },
+                [&](int i, int j, long long sum) { wrong += !sat::equals_exact_sum(got[b * size + std::size_t(i) * cols + j], sum); });
+        INFO(what);
+        CHECK(wrong == 0);
+    };
+    for (int replay = 0; replay < 2; ++replay) {
+        INFO("replay " << replay);
+        for (float& v : host_in) v = float(dist(rng));
+        REQUIRE(cudaMemcpy(in.p, host_in.data(), n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+        for (auto [out, count] : {std::pair<float*, std::size_t>{own_out.p, image}, {caller_out.p, image},
+                                  {thin_out.p, std::size_t(thin_rows) * cols}, {batch_out.p, n}})
+            REQUIRE(cudaMemset(out, sat::poison_byte, count * sizeof(float)) == cudaSuccess);
+        REQUIRE(cudaGraphLaunch(exec, stream) == cudaSuccess);
+        REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+        expect_sat(own_out.p, 1, rows, "2-D, the library's scratch");
+        expect_sat(caller_out.p, 1, rows, "2-D, the caller's scratch");
+        expect_sat(thin_out.p, 1, thin_rows, "thin");
+        expect_sat(batch_out.p, images, rows, "C ABI, a batch");
+    }
+    CHECK(satlib_last_timeout() == 0);
+    REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
+    REQUIRE(cudaGraphDestroy(graph) == cudaSuccess);
+    REQUIRE(cudaStreamDestroy(stream) == cudaSuccess);
 }
 
 // Run by the test below in a process of its own: a cudaDeviceReset ends the context every other

@@ -223,6 +223,39 @@ class TestTorch(Checks):
         self.assert_exact(sq.cpu().numpy(), ref_integral(x_np, "npp", True), "stream squares")
         self.assert_close(box.cpu().numpy(), ref_box(x_np, 3, "sum"), 1e-9, "stream box sum")
 
+    def test_cuda_graph(self):
+        """torch.cuda.graph captures integral and box_filter called with wait=False (a capture
+        cannot wait for its stream); every replay clears the tile flags again and reads that
+        replay's input: a 2-D batch, a thin view and a box filter, outputs poisoned before each."""
+        torch = self.torch
+        shape = (3, 517, 1283)  # several tiles per image; [0, :3] is thin (3 rows)
+        x = torch.zeros(shape, dtype=torch.float32, device=self.dev)
+
+        def calls():
+            return (satlib.integral(x, wait=False), satlib.integral(x[0, :3], wait=False),
+                    satlib.box_filter(x, 2, "sum", out_dtype="float64", wait=False))
+
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):  # warm-up, as torch asks: a kernel's first call sets it up
+            calls()
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            sums, thin, box = calls()
+        for replay in range(2):
+            x_np = data(self.rng, shape, "float32", "float32", False)
+            x.copy_(self.to_gpu(x_np))
+            for out in (sums, thin, box):
+                out.fill_(float("nan"))
+            graph.replay()
+            torch.cuda.synchronize()
+            what = "graph replay %d" % replay
+            self.assert_exact(sums.cpu().numpy(), ref_integral(x_np), what + " sums")
+            self.assert_exact(thin.cpu().numpy(), ref_integral(x_np[0, :3]), what + " thin")
+            self.assert_close(box.cpu().numpy(), ref_box(x_np, 2, "sum"), 1e-9, what + " box sum")
+        self.assertFalse(satlib.last_timeout())
+
     def test_box_filter_and_variance(self):
         for dtype in satlib.SUPPORTED:
             for shape in ((1, 1), (7, 5), (61, 83), (3, 40, 33)):
