@@ -8,12 +8,15 @@
                                 its `source` column says which run): docs/library.md's library
                                 table and docs/lab9.md's Measured table
     docs/data/library_h200.csv  the same on an H200 (the peers' rows of its `make bench` run):
-                                docs/library.md's H200 library table
+                                docs/library.md's H200 library table. Both are written from a
+                                `make bench` CSV (and the .json beside it) by
+                                `library_tables.py --peers-of plots/bench_<gpu>_<date>.csv OUT`
     docs/data/python_h100.csv, python_h200.csv  tools/bench_python.py (satlib.integral against
                                 torch, kornia, CuPy, NPP), one run per GPU: docs/library.md's Python tables
     docs/data/batch_h100.csv    lib/bench/bench_batch.cpp --csv (a batch in one launch): docs/library.md
-                                and docs/data/batch_h200.csv (an H200 run of the same program, --reps 10;
-                                also tests/results_batch.py's data)
+                                and docs/data/batch_h200.csv (the same program on an H200):
+                                the batch CSVs of the two `make bench` runs; batch_h200.csv is also
+                                tests/results_batch.py's data
     docs/data/ncu_h100.csv      Nsight Compute on the library's kernels (DRAM, occupancy, stalls):
                                 docs/library.md's Where the time goes
     docs/data/ncu_h200.csv      the same for four f32 rows on an H200: docs/library.md
@@ -753,7 +756,7 @@ TABLES = {
     "library.md": [("LIBRARY TABLE", library_table, "library_h100.csv"),
                    ("LIBRARY H200 TABLE", library_table, "library_h200.csv"),
                    ("BATCH TABLE", batch_table, "batch_h100.csv"),
-                   ("BATCH H200 TABLE", lambda p: batch_table(p, reps=10), "batch_h200.csv"),
+                   ("BATCH H200 TABLE", batch_table, "batch_h200.csv"),
                    ("TIMELINE TABLE", timeline_table, "timeline_h100.csv"),
                    ("NCU TABLE", experiment_table, "ncu_h100.csv"),
                    ("NCU H200 TABLE", experiment_table, "ncu_h200.csv"),
@@ -903,12 +906,48 @@ def generate(docs, out):
         (out / doc).write_text(text)
 
 
+PEER_COLUMNS = ["check", "median_ms", "min_ms", "max_ms", "gbps", "pct_copy", "copy_ms"]
+
+
+def peers_of(bench_csv, out):
+    """The library CSV (library_<gpu>.csv) of a `make bench` run: its peers' rows (lab 0), with
+    the run's driver, CUDA and date from the .json beside the CSV."""
+    meta = json.loads(Path(bench_csv).with_suffix(".json").read_text())
+    rows = [r for r in read_rows(bench_csv) if r["lab"] == "0"]
+    if not rows:
+        raise ValueError(f"{bench_csv}: no peers' rows (lab 0)")
+    peers_skipped = sorted({s.split()[3] for s in meta.get("skipped", []) if s.startswith("peers")},
+                           key=TYPE_NAMES_ORDER.index)
+    names = [TYPE_NAMES[t] for t in peers_skipped]
+    listed = " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " and " + names[-1]
+    skipped = f" (the run's time budget skipped 32768² in {listed})" if names else ""
+    source = (f"`make bench` ({Path(bench_csv).relative_to(ROOT)}): the peers' rows, median of 20 to 4096², "
+              f"10 at 8192², 16384² and the thin shapes, 5 at 32768²{skipped}")
+    fields = ["gpu", "driver", "cuda", "date", "variant", "type", "rows", "cols"] + PEER_COLUMNS + ["source"]
+    with open(out, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            w.writerow({"gpu": r["device"], "driver": meta["driver"], "cuda": meta["cuda_driver_version"],
+                        "date": meta["date"], "variant": r["variant"], "type": r["type"], "rows": r["rows"],
+                        "cols": r["cols"], **{k: r[k] for k in PEER_COLUMNS}, "source": source})
+
+
+TYPE_NAMES = {"f32": "f32", "u8i32": "u8→i32", "f64": "f64"}
+TYPE_NAMES_ORDER = ["f32", "u8i32", "f64"]
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--docs", type=Path, default=ROOT / "docs", help="the docs folder (default: docs/)")
     ap.add_argument("--check", action="store_true", help="compare only; exit 1 if a doc differs")
+    ap.add_argument("--peers-of", nargs=2, metavar=("BENCH_CSV", "OUT"),
+                    help="write the library CSV of a make bench run (its peers' rows) to OUT and stop")
     args = ap.parse_args(argv)
     try:
+        if args.peers_of:
+            peers_of(Path(args.peers_of[0]).resolve(), Path(args.peers_of[1]))
+            return 0
         if not args.check:
             generate(args.docs, args.docs)
             print("wrote " + ", ".join(str(args.docs / d) for d in TABLES))
