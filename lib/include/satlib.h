@@ -68,8 +68,10 @@ typedef struct {
  * and an output is refused (SATLIB_ERR_ARGUMENT). Synchronous error checking of the
  * arguments; the kernel runs asynchronously on `stream`. SATLIB_ERR_TIMEOUT is returned when the
  * kernel's spin timed out: to be able to say so, this call waits for `stream` when
- * `check_timeout` is non-zero (the Python package passes 1; C++ callers who want no host
- * synchronization pass 0 and may read the status later with satlib_last_timeout). */
+ * `check_timeout` is non-zero (the Python package passes 1 unless wait=False; C++ callers who
+ * want no host synchronization pass 0 and may read the status later with satlib_last_timeout).
+ * On a stream being captured into a CUDA graph, which cannot wait, a non-zero `check_timeout` is
+ * refused before any work (SATLIB_ERR_CUDA, cudaErrorStreamCaptureUnsupported). */
 int satlib_integral(const satlib_integral_args* args, void* stream, int check_timeout);
 
 typedef enum { SATLIB_BOX_SUM = 0, SATLIB_BOX_MEAN = 1, SATLIB_BOX_VARIANCE = 2 } satlib_box_op;

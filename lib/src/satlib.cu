@@ -183,12 +183,16 @@ int resident_blocks(const CachedKernel<Kernel>& k, int threads, std::size_t smem
 // a CUDA graph: the graph's allocations do not come from the pool, and a pool query would end the
 // capture with an error.
 constexpr std::uint64_t scratch_keep_bytes = std::uint64_t(256) << 20;
-inline cudaError_t scratch_alloc(void** p, std::size_t bytes, cudaStream_t stream) {
+// Whether `stream` may be being captured into a CUDA graph: it is, or the question failed (the
+// legacy default stream while another stream is captured).
+inline bool may_be_capturing(cudaStream_t stream) {
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-    if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess || capture != cudaStreamCaptureStatusNone) {
-        cudaGetLastError();
-        return cudaMallocAsync(p, bytes, stream);
-    }
+    if (cudaStreamIsCapturing(stream, &capture) == cudaSuccess) return capture != cudaStreamCaptureStatusNone;
+    cudaGetLastError();
+    return true;
+}
+inline cudaError_t scratch_alloc(void** p, std::size_t bytes, cudaStream_t stream) {
+    if (may_be_capturing(stream)) return cudaMallocAsync(p, bytes, stream);
     int device = 0;
     cudaMemPool_t pool = nullptr;
     std::uint64_t keep = 0;
@@ -559,6 +563,8 @@ __global__ void fold_status(const int* from) {
 
 template <class In, class Out>
 int integral_typed(const satlib_integral_args& a, cudaStream_t stream, int check_timeout) {
+    // A capture cannot wait for the timeout check: refused before any work, the capture intact.
+    if (check_timeout && may_be_capturing(stream)) return status_of(cudaErrorStreamCaptureUnsupported);
     const In* in = static_cast<const In*>(a.in);
     Out* out = static_cast<Out*>(a.out);
     Out* sq = static_cast<Out*>(a.sq_out);

@@ -1081,6 +1081,10 @@ TEST_CASE("library: calls captured in a CUDA graph clear their flags again at ev
             cudaError_t* ended;
             ~EndCapture() { *ended = cudaStreamEndCapture(stream, graph); }
         } end_capture{stream, &graph, &ended};
+        // A capture cannot wait: the C ABI's timeout check is refused before any work, and the
+        // capture goes on.
+        REQUIRE(satlib_integral(&a, stream, 1) == SATLIB_ERR_CUDA);
+        CHECK(std::string(satlib_error_string(SATLIB_ERR_CUDA)).find("cudaErrorStreamCaptureUnsupported") != std::string::npos);
         calls();
     }
     REQUIRE(ended == cudaSuccess);

@@ -65,7 +65,10 @@ def integral(x, squares=False, layout="same", out_dtype=None, *, wait=True):
             a.ptr, _lib.DTYPES[a.dtype], in_pitch, in_stride,
             out_ptr, _lib.DTYPES[out_type], out_cols, out_rows * out_cols,
             sq_ptr, sq_pitch, sq_stride, batch, rows, cols, _lib.LAYOUTS[layout])
-        status = lib.satlib_integral(args, a.stream(), 1 if wait else 0)
+        stream = a.stream()
+        if wait:
+            _lib.refuse_wait_in_capture(stream, "integral")
+        status = lib.satlib_integral(args, stream, 1 if wait else 0)
     if status:
         _lib.check(status, "integral")
     finish = a.finish
@@ -195,6 +198,8 @@ def _box(x, r, op, out_dtype, what, wait):
     with a.guard():
         out, out_ptr = a.alloc(a.shape, out_type)
         stream = a.stream()
+        if wait:
+            _lib.refuse_wait_in_capture(stream, what)
         status = lib.satlib_box(a.ptr, _lib.DTYPES[a.dtype], in_pitch, in_stride,
                                 out_ptr, _lib.DTYPES[out_type], cols, rows * cols,
                                 batch, rows, cols, r, _lib.BOX_OPS[op], stream)

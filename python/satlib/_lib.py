@@ -132,6 +132,15 @@ def device_error():
     return _device_error
 
 
+def refuse_wait_in_capture(stream, what):
+    """A stream being captured into a CUDA graph cannot be waited for: say so before any work
+    (the capture stays usable). No driver, or one that cannot answer: taken as no capture."""
+    capture = ctypes.c_int(0)
+    if _driver is not None and _driver.cuStreamIsCapturing(ctypes.c_void_p(stream), ctypes.byref(capture)) == 0 and capture.value != 0:
+        raise ValueError("satlib: %s: the stream is being captured into a CUDA graph, which cannot wait "
+                         "for it: pass wait=False" % what)
+
+
 def sync(stream, what):
     """Wait for a stream (a cudaStream_t; the driver takes the same handles), then raise if a
     kernel of the library timed out since the last look: its output is incomplete."""

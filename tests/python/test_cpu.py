@@ -60,9 +60,10 @@ class RecordingLib:
 class Recording:
     """Context: the recording library on a machine that has a device; outputs are FakeOut."""
 
-    def __init__(self, status=_lib.OK, timeout=0):
+    def __init__(self, status=_lib.OK, timeout=0, capturing=False):
         self.lib = RecordingLib(status, timeout)
         self.synced = []
+        self.capturing = capturing  # what cuStreamIsCapturing says of every stream
         self.next_ptr = 0x1000_0000
 
     def alloc(self, shape, dtype):
@@ -73,11 +74,15 @@ class Recording:
         self.synced.append(stream.value)
         return 0
 
+    def cuStreamIsCapturing(self, stream, status):
+        status._obj.value = 1 if self.capturing else 0  # CU_STREAM_CAPTURE_STATUS_ACTIVE or NONE
+        return 0
+
     def __enter__(self):
         self.patches = [mock.patch.object(_lib, "load", return_value=self.lib),
                         mock.patch.object(_lib, "_lib", self.lib),
                         mock.patch.object(_lib, "device_error", return_value=None),
-                        mock.patch.object(_lib, "_driver", self),  # cuStreamSynchronize below
+                        mock.patch.object(_lib, "_driver", self),  # cuStreamSynchronize, cuStreamIsCapturing
                         mock.patch.object(_arrays, "_any_alloc", self.alloc)]
         for p in self.patches:
             p.start()
@@ -262,6 +267,22 @@ class TestWhatReachesTheLibrary(unittest.TestCase):
         with rec:
             satlib.box_filter(StandIn((5, 5), "|u1"), 1, wait=False)  # no wait, no look
         self.assertEqual(rec.synced, [])
+
+    def test_no_wait_in_a_graph_capture(self):
+        """On a stream being captured into a CUDA graph, wait=True (the default) is refused in
+        one line before the library is called; wait=False goes through without a wait."""
+        for fn, args in ((satlib.integral, ()), (satlib.box_filter, (1,)), (satlib.local_variance, (2,))):
+            with self.subTest(fn=fn.__name__):
+                rec = Recording(capturing=True)
+                with rec, self.assertRaises(ValueError) as cm:
+                    fn(StandIn((5, 5), "|u1", stream=0x77), *args)
+                self.assertEqual(str(cm.exception), "satlib: %s: the stream is being captured into a CUDA "
+                                 "graph, which cannot wait for it: pass wait=False" % fn.__name__)
+                self.assertEqual((rec.lib.calls, rec.synced), ([], []))
+                rec = Recording(capturing=True)
+                with rec:
+                    fn(StandIn((5, 5), "|u1", stream=0x77), *args, wait=False)
+                self.assertEqual((len(rec.lib.calls), rec.synced), (1, []))
 
     def test_integral_args_layout(self):
         """The packed satlib_integral_args read back as the C compiler lays the struct out."""

@@ -242,6 +242,9 @@ class TestTorch(Checks):
         torch.cuda.current_stream().wait_stream(side)
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(graph):
+            for fn, args in ((satlib.integral, ()), (satlib.box_filter, (2,))):
+                with self.assertRaisesRegex(ValueError, "pass wait=False"):  # refused; the capture goes on
+                    fn(x, *args)
             sums, thin, box = calls()
         for replay in range(2):
             x_np = data(self.rng, shape, "float32", "float32", False)
