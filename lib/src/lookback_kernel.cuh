@@ -533,7 +533,7 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         return p;
     };
     // Warm L2 with the first `rows` rows of a ticket's tile: 16-byte path only, and a squares
-    // ticket reads the input of the sums ticket before it.
+    // ticket (both: the odd ones) reads the input of the sums ticket before it.
     auto prefetch_ticket = [&](unsigned tk, int rows) {
         if (!Vec || tk >= tickets || (both && (tk & 1u))) return;
         const Place p = place_of(tk);

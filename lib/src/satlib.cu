@@ -174,6 +174,19 @@ int resident_blocks(const CachedKernel<Kernel>& k, int threads, std::size_t smem
     return resident;
 }
 
+// Whether `stream` is being captured into a CUDA graph, or is the legacy default stream while
+// another stream is (cudaErrorStreamCaptureImplicit, taken out of the last error). Any other
+// error: no, and the calls after this one report it.
+inline bool may_be_capturing(cudaStream_t stream) {
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    const cudaError_t err = cudaStreamIsCapturing(stream, &capture);
+    if (err == cudaErrorStreamCaptureImplicit) {
+        cudaGetLastError();
+        return true;
+    }
+    return err == cudaSuccess && capture != cudaStreamCaptureStatusNone;
+}
+
 // Stream-ordered scratch. The pool of cudaMallocAsync releases its free memory to the OS at every
 // synchronization while its release threshold is 0 (the CUDA default), so a caller that
 // synchronizes between calls (wait=True in Python, a benchmark) has the driver map the scratch
@@ -183,14 +196,6 @@ int resident_blocks(const CachedKernel<Kernel>& k, int threads, std::size_t smem
 // a CUDA graph: the graph's allocations do not come from the pool, and a pool query would end the
 // capture with an error.
 constexpr std::uint64_t scratch_keep_bytes = std::uint64_t(256) << 20;
-// Whether `stream` may be being captured into a CUDA graph: it is, or the question failed (the
-// legacy default stream while another stream is captured).
-inline bool may_be_capturing(cudaStream_t stream) {
-    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-    if (cudaStreamIsCapturing(stream, &capture) == cudaSuccess) return capture != cudaStreamCaptureStatusNone;
-    cudaGetLastError();
-    return true;
-}
 inline cudaError_t scratch_alloc(void** p, std::size_t bytes, cudaStream_t stream) {
     if (may_be_capturing(stream)) return cudaMallocAsync(p, bytes, stream);
     int device = 0;

@@ -58,6 +58,7 @@ def integral(x, squares=False, layout="same", out_dtype=None, *, wait=True):
     out_rows, out_cols = (rows + 1, cols + 1) if npp else (rows, cols)
     shape = (a.shape[:-2] + (out_rows, out_cols))
     with a.guard():
+        stream = _stream(a, wait, "integral")
         out, out_ptr = a.alloc(shape, out_type)
         sq, sq_ptr = a.alloc(shape, out_type) if squares else (None, 0)
         sq_pitch, sq_stride = (out_cols, out_rows * out_cols) if squares else (0, 0)
@@ -65,9 +66,6 @@ def integral(x, squares=False, layout="same", out_dtype=None, *, wait=True):
             a.ptr, _lib.DTYPES[a.dtype], in_pitch, in_stride,
             out_ptr, _lib.DTYPES[out_type], out_cols, out_rows * out_cols,
             sq_ptr, sq_pitch, sq_stride, batch, rows, cols, _lib.LAYOUTS[layout])
-        stream = a.stream()
-        if wait:
-            _lib.refuse_wait_in_capture(stream, "integral")
         status = lib.satlib_integral(args, stream, 1 if wait else 0)
     if status:
         _lib.check(status, "integral")
@@ -182,6 +180,15 @@ def _ready():
     return lib
 
 
+def _stream(a, wait, what):
+    """The caller's stream; with wait, refused first if it is being captured into a CUDA graph
+    (a capture cannot wait), before any output is allocated."""
+    stream = a.stream()
+    if wait:
+        _lib.refuse_wait_in_capture(stream, what)
+    return stream
+
+
 def _box(x, r, op, out_dtype, what, wait):
     a = _input(x)
     if isinstance(r, bool):
@@ -196,10 +203,8 @@ def _box(x, r, op, out_dtype, what, wait):
     batch, rows, cols, in_pitch, in_stride = _geometry(a)
     lib = _ready()
     with a.guard():
+        stream = _stream(a, wait, what)
         out, out_ptr = a.alloc(a.shape, out_type)
-        stream = a.stream()
-        if wait:
-            _lib.refuse_wait_in_capture(stream, what)
         status = lib.satlib_box(a.ptr, _lib.DTYPES[a.dtype], in_pitch, in_stride,
                                 out_ptr, _lib.DTYPES[out_type], cols, rows * cols,
                                 batch, rows, cols, r, _lib.BOX_OPS[op], stream)

@@ -132,11 +132,17 @@ def device_error():
     return _device_error
 
 
+CAPTURE_IMPLICIT = 906  # CUDA_ERROR_STREAM_CAPTURE_IMPLICIT: the legacy stream while another is captured
+
+
 def refuse_wait_in_capture(stream, what):
     """A stream being captured into a CUDA graph cannot be waited for: say so before any work
-    (the capture stays usable). No driver, or one that cannot answer: taken as no capture."""
-    capture = ctypes.c_int(0)
-    if _driver is not None and _driver.cuStreamIsCapturing(ctypes.c_void_p(stream), ctypes.byref(capture)) == 0 and capture.value != 0:
+    (the capture stays usable). No driver, or another error in asking: taken as no capture."""
+    if _driver is None:
+        return
+    capture = ctypes.c_int(0)  # CUstreamCaptureStatus: 0 none, 1 active, 2 invalidated
+    status = _driver.cuStreamIsCapturing(ctypes.c_void_p(stream), ctypes.byref(capture))
+    if status == CAPTURE_IMPLICIT or (status == 0 and capture.value != 0):
         raise ValueError("satlib: %s: the stream is being captured into a CUDA graph, which cannot wait "
                          "for it: pass wait=False" % what)
 

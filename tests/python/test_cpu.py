@@ -60,10 +60,12 @@ class RecordingLib:
 class Recording:
     """Context: the recording library on a machine that has a device; outputs are FakeOut."""
 
-    def __init__(self, status=_lib.OK, timeout=0, capturing=False):
+    def __init__(self, status=_lib.OK, timeout=0, capturing=False, capture_query=0):
         self.lib = RecordingLib(status, timeout)
         self.synced = []
         self.capturing = capturing  # what cuStreamIsCapturing says of every stream
+        self.capture_query = capture_query  # and the status it returns
+        self.capture_asked = []
         self.next_ptr = 0x1000_0000
 
     def alloc(self, shape, dtype):
@@ -75,8 +77,9 @@ class Recording:
         return 0
 
     def cuStreamIsCapturing(self, stream, status):
+        self.capture_asked.append(stream.value)
         status._obj.value = 1 if self.capturing else 0  # CU_STREAM_CAPTURE_STATUS_ACTIVE or NONE
-        return 0
+        return self.capture_query
 
     def __enter__(self):
         self.patches = [mock.patch.object(_lib, "load", return_value=self.lib),
@@ -278,11 +281,15 @@ class TestWhatReachesTheLibrary(unittest.TestCase):
                     fn(StandIn((5, 5), "|u1", stream=0x77), *args)
                 self.assertEqual(str(cm.exception), "satlib: %s: the stream is being captured into a CUDA "
                                  "graph, which cannot wait for it: pass wait=False" % fn.__name__)
-                self.assertEqual((rec.lib.calls, rec.synced), ([], []))
+                self.assertEqual((rec.lib.calls, rec.synced, rec.capture_asked), ([], [], [0x77]))
+                rec = Recording(capture_query=_lib.CAPTURE_IMPLICIT)  # the legacy stream, another captured
+                with rec, self.assertRaises(ValueError):
+                    fn(StandIn((5, 5), "|u1"), *args)
+                self.assertEqual(rec.lib.calls, [])
                 rec = Recording(capturing=True)
                 with rec:
                     fn(StandIn((5, 5), "|u1", stream=0x77), *args, wait=False)
-                self.assertEqual((len(rec.lib.calls), rec.synced), (1, []))
+                self.assertEqual((len(rec.lib.calls), rec.synced, rec.capture_asked), (1, [], []))
 
     def test_integral_args_layout(self):
         """The packed satlib_integral_args read back as the C compiler lays the struct out."""
