@@ -95,6 +95,8 @@
                                 docs/library.md; their second runs _run2 (quoted in the prose)
     plots/sample_bench.csv      an H200 `make bench` run (its metadata in plots/sample_bench.json),
                                 also `make plots`'s sample: docs/lab8.md's Measurements tables
+    plots/bench_h100_2026-11-27.csv, plots/bench_h200_2026-11-27.csv  the `make bench` runs of
+                                docs/results.md: docs/lab10.md's tables (lab 10's rows)
     plots/bench_h200_2026-11-21.csv  the H200 `make bench` run of that date (metadata in its .json): the
                                 Measured tables of docs/lab1.md, lab2.md, lab3.md, lab4.md and lab7.md
                                 (lab 7's also at other sizes), lab5.md's Results tables with the
@@ -505,6 +507,8 @@ def band_stage_table(path, stage, base, n, w=32, t="f32"):
 
 
 BENCH_H200 = "plots/bench_h200_2026-11-21.csv"
+# The two runs of docs/results.md (`make results`, Makefile RESULTS_CSV).
+RESULTS_BENCH = {"H100": "plots/bench_h100_2026-11-27.csv", "H200": "plots/bench_h200_2026-11-27.csv"}
 
 
 def lab8_table(path):
@@ -804,6 +808,10 @@ TABLES = {
                    ("STRIPS H100 AB TABLE", strips_ab_table, "strips_ab_h100.csv")],
     "lab8x.md": [("HALFTONE TABLE", halftone_table, "lab8x_h200.csv"),
                  ("KNAPSACK TABLE", knapsack_table, "lab8x_h200.csv")],
+    "lab10.md": [(name, lambda p: variant_table(p, "10", [("f32", n, what) for n in (8192, 16384)
+                                                           for what in ("ms", "ratio", "pred")]), bench)
+                 for name, bench in (("LAB10 TABLE", RESULTS_BENCH["H100"]),
+                                     ("LAB10 H200 TABLE", RESULTS_BENCH["H200"]))],
     "lab9.md": [("LAB9 TABLE", lab9_table, "library_h100.csv"),
                 ("WIDE TILES TABLE", experiment_table, "wide_tiles_h100.csv"),
                 ("LAB9 BATCH TABLE", experiment_table, "lab9_batch_h100.csv"),
