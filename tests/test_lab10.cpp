@@ -531,7 +531,7 @@ TEST_CASE("lab10 across 2 and 4 GPUs through NCCL", "[gpu][lab10][multigpu]") {
     }
 }
 
-// Hidden and tagged only [.][big], so that "[lab10]" and "[gpu]" leave it out: build/sat_tests
+// Hidden and tagged only [.][big], so that "[lab10]" and "[gpu]" leave it out: build/tests/lab10
 // "[big]". In + out larger than GPU 0's memory, on every GPU present, checked against the CPU
 // reference in slices (the host holds one slice at a time).
 TEST_CASE("lab10 a matrix larger than the memory of one GPU across every GPU", "[.][big]") {
