@@ -924,9 +924,9 @@ def peers_of(bench_csv, out):
     rows = [r for r in read_rows(bench_csv) if r["lab"] == "0"]
     if not rows:
         raise ValueError(f"{bench_csv}: no peers' rows (lab 0)")
-    peers_skipped = sorted({s.split()[3] for s in meta.get("skipped", []) if s.startswith("peers")},
-                           key=TYPE_NAMES_ORDER.index)
-    names = [TYPE_NAMES[t] for t in peers_skipped]
+    # The types whose 32768² peers the run's budget skipped, in the run's order (f32, u8i32, f64).
+    names = [type_label(t) for t in dict.fromkeys(s.split()[3] for s in meta.get("skipped", [])
+                                                  if s.startswith("peers"))]
     listed = " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " and " + names[-1]
     skipped = f" (the run's time budget skipped 32768² in {listed})" if names else ""
     source = (f"`make bench` ({Path(bench_csv).relative_to(ROOT)}): the peers' rows, median of 20 to 4096², "
@@ -939,10 +939,6 @@ def peers_of(bench_csv, out):
             w.writerow({"gpu": r["device"], "driver": meta["driver"], "cuda": meta["cuda_driver_version"],
                         "date": meta["date"], "variant": r["variant"], "type": r["type"], "rows": r["rows"],
                         "cols": r["cols"], **{k: r[k] for k in PEER_COLUMNS}, "source": source})
-
-
-TYPE_NAMES = {"f32": "f32", "u8i32": "u8→i32", "f64": "f64"}
-TYPE_NAMES_ORDER = ["f32", "u8i32", "f64"]
 
 
 def main(argv):
