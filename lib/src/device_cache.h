@@ -1,11 +1,16 @@
 // device_cache.h — what the library keeps per device between calls, so that a call repeats no
 // query whose answer cannot change: blocks of a kernel resident at once, and the dynamic shared
-// memory limit already set on a kernel. Host code only (no CUDA header): the CPU tests
-// (lib/tests/test_device_cache.cpp) drive it with stand-in setters and launches.
+// memory limit already set on a kernel. Host code; outside nvcc it needs no CUDA header, and the
+// CPU tests (lib/tests/test_device_cache.cpp) drive it with stand-in setters and launches.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
+
+#ifdef __CUDACC__  // the CUDA part at the end; the CPU tests compile the rest without CUDA
+#include "launch.cuh"
+#include "sat.h"
+#endif
 
 namespace satlib {
 
@@ -83,5 +88,15 @@ bool overlaps_clear(PerDevice<int>& ptx, int device, Query&& ptx_version) {
     }
     return v >= 90;
 }
+
+#ifdef __CUDACC__
+// The same for a launch of a cached kernel whose flags are as `flags` says: it overlaps only a
+// clear_flags that runs before it (Flags::clear, Flags::just_cleared), and asks the runtime.
+template <class Kernel>
+bool overlaps_clear(const CachedKernel<Kernel>& k, int device, sat::Flags flags) {
+    return flags != sat::Flags::zero &&
+           overlaps_clear(k.cache->ptx_version, device, [&] { return sat::ptx_version(k.kernel); });
+}
+#endif
 
 }  // namespace satlib

@@ -25,7 +25,6 @@
 
 #include <cub/device/device_scan.cuh>
 #include <cuda/std/functional>
-#include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
 #include <cstring>
@@ -640,9 +639,7 @@ cudaError_t scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_p
             k.cache->smem_limit, device, int(smem),
             [&](int bytes) { return cudaFuncSetAttribute(k.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); },
             [&] {
-                const bool overlap = flags != Flags::zero && satlib::overlaps_clear(k.cache->ptx_version, device, [&] {
-                    return sat::ptx_version(k.kernel);
-                });
+                const bool overlap = satlib::overlaps_clear(k, device, flags);
                 return sat::launch_kernel(overlap, k.kernel, unsigned(tickets), block_threads, smem, stream, in, out,
                                           g, p, agg, incl);
             });
@@ -660,19 +657,12 @@ bool is_line(int rows, int cols, std::size_t in_pitch, std::size_t out_pitch) {
 }
 
 namespace {
-template <class In, class A>
-struct Widen {  // the input as the accumulator, as the chunks load it
-    __host__ __device__ A operator()(In v) const { return A(v); }
-};
-// CUB's scan of n elements (temp == nullptr: only its scratch size into temp_bytes).
+// CUB's scan of n elements (temp == nullptr: only its scratch size into temp_bytes). The sum of
+// two A's makes A CUB's accumulator: a narrower input is widened to it as CUB loads it, from the
+// input pointer itself.
 template <class In, class Out>
 cudaError_t cub_line_scan(void* temp, std::size_t& temp_bytes, const In* in, Out* out, int n, cudaStream_t stream) {
-    using A = Acc<Out>;
-    if constexpr (std::is_same_v<In, A>)
-        return cub::DeviceScan::InclusiveScan(temp, temp_bytes, in, out, cuda::std::plus<A>{}, n, stream);
-    else
-        return cub::DeviceScan::InclusiveScan(temp, temp_bytes, thrust::make_transform_iterator(in, Widen<In, A>{}),
-                                              out, cuda::std::plus<A>{}, n, stream);
+    return cub::DeviceScan::InclusiveScan(temp, temp_bytes, in, out, cuda::std::plus<Acc<Out>>{}, n, stream);
 }
 }  // namespace
 

@@ -187,6 +187,29 @@ inline bool may_be_capturing(cudaStream_t stream) {
     return err == cudaSuccess && capture != cudaStreamCaptureStatusNone;
 }
 
+// One library call on `stream`, as the capture mode allows it. A capture in global mode (the
+// CUDA default, and torch.cuda.graph's) forbids every thread the calls the library makes on a
+// stream that is not captured: stream-ordered allocations and frees, the pool's attributes, a
+// wait. They touch only `stream`, so while this lives, the thread's capture mode is relaxed
+// (cudaThreadExchangeStreamCaptureMode) unless `stream` itself is being captured.
+class CallOnStream {
+public:
+    explicit CallOnStream(cudaStream_t stream) : capturing_(may_be_capturing(stream)) {
+        if (!capturing_) relaxed_ = cudaThreadExchangeStreamCaptureMode(&saved_) == cudaSuccess;
+    }
+    ~CallOnStream() {
+        if (relaxed_) cudaThreadExchangeStreamCaptureMode(&saved_);
+    }
+    CallOnStream(const CallOnStream&) = delete;
+    CallOnStream& operator=(const CallOnStream&) = delete;
+    bool capturing() const { return capturing_; }
+
+private:
+    bool capturing_;
+    bool relaxed_ = false;
+    cudaStreamCaptureMode saved_ = cudaStreamCaptureModeRelaxed;  // the mode to set, then the one to restore
+};
+
 // Stream-ordered scratch. The pool of cudaMallocAsync releases its free memory to the OS at every
 // synchronization while its release threshold is 0 (the CUDA default), so a caller that
 // synchronizes between calls (wait=True in Python, a benchmark) has the driver map the scratch
@@ -223,18 +246,21 @@ std::atomic<unsigned> last_launch_grid{0};
 std::atomic<int> last_launch_resident{0};
 std::atomic<int> last_launch_threads{0};
 std::atomic<bool> last_launch_overlapped{false};
-void log_launch(unsigned grid, unsigned long long tiles, int resident = 0, int threads = 0, bool overlapped = false) {
+std::atomic<int> last_launch_ptx_version{0};
+void log_launch(unsigned grid, unsigned long long tiles, int resident = 0, int threads = 0, bool overlapped = false,
+                int ptx_version = 0) {
     scan_launches.fetch_add(1, std::memory_order_relaxed);
     last_launch_grid.store(grid, std::memory_order_relaxed);
     last_launch_tiles.store(tiles, std::memory_order_relaxed);
     last_launch_resident.store(resident, std::memory_order_relaxed);
     last_launch_threads.store(threads, std::memory_order_relaxed);
     last_launch_overlapped.store(overlapped, std::memory_order_relaxed);
+    last_launch_ptx_version.store(ptx_version, std::memory_order_relaxed);
 }
 namespace testing {
 LaunchLog launch_log() {
     return {scan_launches.load(), last_launch_tiles.load(), last_launch_grid.load(), last_launch_resident.load(),
-            last_launch_threads.load(), last_launch_overlapped.load()};
+            last_launch_threads.load(), last_launch_overlapped.load(), last_launch_ptx_version.load()};
 }
 }  // namespace testing
 
@@ -257,7 +283,7 @@ auto lookback_kernel_for(bool vec) {
 template <class In, class Out, class S, Tables T>
 cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows,
                         int cols, const Images& im, cudaStream_t stream, const sat::ScanOptions& opt,
-                        Out* sq, std::size_t sq_pitch, bool just_cleared) {
+                        Out* sq, std::size_t sq_pitch, Flags state_flags) {
     using A = sat::Acc<Out>;
     constexpr int V = vec_of<Out>();
     if (rows < 0 || cols < 0 || im.count < 1) return cudaErrorInvalidValue;
@@ -272,12 +298,9 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
     if (status == nullptr && (err = cudaGetSymbolAddress(reinterpret_cast<void**>(&status), library_status)) != cudaSuccess)
         return err;
     const int group = images_per_launch<In, Out>(rows, cols, im.count);  // images per thin launch
-    // The flags of each launch: the caller's as it says for the first (just cleared by clear_flags
-    // too), cleared anew before every other, and before the first when the call owns them.
-    auto flags_of = [&](int first, bool own) {
-        if (own || first > 0 || !opt.state_is_zero) return Flags::clear;
-        return just_cleared ? Flags::just_cleared : Flags::zero;
-    };
+    // The flags of each launch: the caller's state as state_flags says for the first, cleared anew
+    // before every other, and before the first when the call owns them.
+    auto flags_of = [&](int first, bool own) { return own || first > 0 ? Flags::clear : state_flags; };
     // Thin images: the 1-D look-back, its scratch the caller's `state` (sized by scratch_for) or
     // its own.
     if (takes_thin<In, Out, T>(rows, cols, opt)) {
@@ -364,34 +387,38 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
                 const unsigned rounds = (tickets + unsigned(resident) - 1) / unsigned(resident);
                 grid = int(rounds == 2 ? (tickets + 1) / 2 : std::min(tickets, unsigned(resident)));
             }
-            overlap = flags != Flags::zero &&
-                      overlaps_clear(k.cache->ptx_version, device, [&] { return sat::ptx_version(k.kernel); });
+            overlap = overlaps_clear(k, device, flags);
             return sat::launch_kernel(overlap, k.kernel, unsigned(grid), S::threads, smem, stream,
                                  in + std::size_t(first) * im.in_stride, out + std::size_t(first) * im.out_stride, g,
                                  rec, status, opt.trace, both ? sq + std::size_t(first) * im.sq_stride : nullptr);
         };
         err = launch_with_smem<cudaError_t>(k.cache->smem_limit, device, int(smem), set_limit, launch);
         if (err == cudaSuccess) err = cudaGetLastError();  // an error an earlier call left is reported too
-        if (err == cudaSuccess) log_launch(unsigned(grid), g.tiles, resident, S::threads, overlap);
+        if (err == cudaSuccess)
+            log_launch(unsigned(grid), g.tiles, resident, S::threads, overlap, k.cache->ptx_version.get(device));
     }
-    if (own_values) cudaFreeAsync(values, stream);
-    if (own_state) cudaFreeAsync(state, stream);
+    // The scratch goes back even after an error; a failed free is reported too.
+    for (void* own : {own_values ? values : nullptr, own_state ? state : nullptr}) {
+        const cudaError_t free_err = own != nullptr ? cudaFreeAsync(own, stream) : cudaSuccess;
+        if (err == cudaSuccess) err = free_err;
+    }
     return err;
 }
 
 // A batch of images (one image: count 1), in one launch per images_per_launch images: the tables
 // T names (both: the squared ones into `sq`, of pitch `sq_pitch`, images im.sq_stride apart).
-// just_cleared: the caller's zero flags (opt.state_is_zero) were cleared by clear_flags, the last
-// work on the stream, which the first launch then overlaps.
+// state_flags: what the caller's scratch (opt.state) holds: zero, to be cleared, or just cleared by
+// clear_flags, the last work on the stream, which the first launch then overlaps (common/sat.h).
 template <class In, class Out, Tables T = Tables::sums>
 cudaError_t scan_images(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows,
                         int cols, const Images& im, cudaStream_t stream, const sat::ScanOptions& opt,
-                        Out* sq = nullptr, std::size_t sq_pitch = 0, bool just_cleared = false) {
+                        Flags state_flags, Out* sq = nullptr, std::size_t sq_pitch = 0) {
+    const CallOnStream call(stream);
     if (small_tiles<In, Out, T>(rows, cols, im.count))
         return scan_shaped<In, Out, SmallTiles<In, Out>, T>(in, in_pitch, out, out_pitch, rows, cols, im, stream, opt,
-                                                            sq, sq_pitch, just_cleared);
+                                                            sq, sq_pitch, state_flags);
     return scan_shaped<In, Out, LargeTiles<In, Out>, T>(in, in_pitch, out, out_pitch, rows, cols, im, stream, opt,
-                                                        sq, sq_pitch, just_cleared);
+                                                        sq, sq_pitch, state_flags);
 }
 
 }  // namespace satlib
@@ -424,7 +451,7 @@ inline bool batch_fits(const Batch& b, std::size_t out_pitch, int rows, int cols
         if (!batch_fits(b, out_pitch, rows, cols)) return cudaErrorInvalidValue;                   \
         return satlib::scan_images(in, in_pitch, out, out_pitch, rows, cols,                       \
                                    satlib::Images{b.count, b.in_stride, b.out_stride}, stream,     \
-                                   options);                                                       \
+                                   options, options.state_is_zero ? Flags::zero : Flags::clear);   \
     }
 SAT_SCAN_2D_DEF(float, float)
 SAT_SCAN_2D_DEF(double, double)
@@ -568,8 +595,9 @@ __global__ void fold_status(const int* from) {
 
 template <class In, class Out>
 int integral_typed(const satlib_integral_args& a, cudaStream_t stream, int check_timeout) {
+    const CallOnStream call(stream);
     // A capture cannot wait for the timeout check: refused before any work, the capture intact.
-    if (check_timeout && may_be_capturing(stream)) return status_of(cudaErrorStreamCaptureUnsupported);
+    if (check_timeout && call.capturing()) return status_of(cudaErrorStreamCaptureUnsupported);
     const In* in = static_cast<const In*>(a.in);
     Out* out = static_cast<Out*>(a.out);
     Out* sq = static_cast<Out*>(a.sq_out);
@@ -600,10 +628,9 @@ int integral_typed(const satlib_integral_args& a, cudaStream_t stream, int check
     opt.values = base + values_at;
     opt.status = status;
     // One clear_flags clears the status word and the first launch's tile flags (they are
-    // adjacent), and the first launch overlaps it; the launches after it clear the flags
-    // themselves (state_is_zero false).
+    // adjacent), and the first launch overlaps it (Flags::just_cleared); a second launch clears
+    // the flags itself (Flags::clear).
     err = clear_flags(base, state_at + need.state_bytes, stream);
-    opt.state_is_zero = true;
     // NPP layout: the tables start one row and column in, after a zero first row and column
     // (written after the sums, so that the first launch follows clear_flags).
     Out* const borders[2] = {sq, out};
@@ -614,18 +641,17 @@ int integral_typed(const satlib_integral_args& a, cudaStream_t stream, int check
     if (err == cudaSuccess && one_pass) {
         const Images im{a.batch, a.in_batch_stride, strides[1], strides[0]};
         err = scan_images<In, Out, Tables::both>(in, a.in_pitch, tables[1], pitches[1], a.rows, a.cols, im, stream,
-                                                 opt, tables[0], pitches[0], true);
+                                                 opt, Flags::just_cleared, tables[0], pitches[0]);
     } else if (err == cudaSuccess) {  // squares first: the sums may be in place
         if (sq != nullptr) {
             err = scan_images<In, Out, Tables::squares>(in, a.in_pitch, tables[0], pitches[0], a.rows, a.cols,
                                                         Images{a.batch, a.in_batch_stride, strides[0]}, stream, opt,
-                                                        nullptr, 0, true);
-            opt.state_is_zero = false;
+                                                        Flags::just_cleared);
         }
         if (err == cudaSuccess)
             err = scan_images<In, Out, Tables::sums>(in, a.in_pitch, tables[1], pitches[1], a.rows, a.cols,
                                                      Images{a.batch, a.in_batch_stride, strides[1]}, stream, opt,
-                                                     nullptr, 0, sq == nullptr);
+                                                     sq == nullptr ? Flags::just_cleared : Flags::clear);
     }
     for (int k = 0; k < 2 && err == cudaSuccess && npp; ++k) {
         if (borders[k] == nullptr) continue;
@@ -719,6 +745,7 @@ int box_typed(const In* in, std::size_t in_pitch, std::size_t in_stride, Out* ou
     const std::size_t n = std::size_t(rows) * cols;  // one table, pitch cols, tables n apart
     const std::size_t image_bytes = n * sizeof(T) * (squares ? 2 : 1);
     const int group = int(std::min({std::size_t(batch), box_max_images, std::max<std::size_t>(1, box_tables_bytes / image_bytes)}));
+    const CallOnStream call(stream);
     void* tables = nullptr;
     cudaError_t err = scratch_alloc(&tables, image_bytes * std::size_t(group), stream);
     if (err != cudaSuccess) return status_of(err);

@@ -12,6 +12,8 @@ struct LaunchLog {
     int last_resident;              // and the blocks of its kernel resident at once (0: a grid the caller set, or thin)
     int last_threads;               // and its threads per block, i.e. the tile shape's (thin: 0)
     bool last_overlapped;           // and whether it started while clear_flags ran (thin: false)
+    int last_ptx_version;           // and its kernel's PTX version on the device, as the library
+                                    // keeps it (90: sm_90; 0: not asked there yet; thin: 0)
 };
 LaunchLog launch_log();
 unsigned long long box_launches();  // box filter kernel launches since the program started

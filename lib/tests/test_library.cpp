@@ -1006,27 +1006,37 @@ TEST_CASE("library: each kernel sizes its grid from its own resident blocks", "[
 }
 
 TEST_CASE("library: a launch overlaps the clearing of its flags on sm_90 and later", "[gpu][library]") {
-    // The suite is built for the GPU present (the Makefile's ARCH): from sm_90 on, a 2-D launch
-    // starts while clear_flags runs, and waits for it before its first ticket (common/lookback.cuh).
+    // Code built for sm_90 or later (the Makefile's ARCH; by default the GPU present): a 2-D
+    // launch starts while clear_flags runs, and waits for it before its first ticket
+    // (common/lookback.cuh). Code built for an older architecture does not wait, so it must not
+    // overlap, even on a Hopper GPU (ARCH=sm_80 run there from its PTX).
     SAT_REQUIRE_GPU();
-    const bool hopper = current_device_attribute(cudaDevAttrComputeCapabilityMajor) >= 9;
     const int rows = 1080, cols = 1920;
     const std::size_t n = std::size_t(rows) * cols;
     DeviceArray<float> in(n), out(n);
     REQUIRE(cudaMemset(in.p, 0, n * 4) == cudaSuccess);
-    auto overlapped = [] { return satlib::testing::launch_log().last_overlapped; };
+    const int device_cc = 10 * current_device_attribute(cudaDevAttrComputeCapabilityMajor) +
+                          current_device_attribute(cudaDevAttrComputeCapabilityMinor);
+    // The last launch overlapped iff a clear_flags ran just before it and its code waits for it.
+    auto check_overlap = [&](bool cleared_before) {
+        const satlib::testing::LaunchLog log = satlib::testing::launch_log();
+        INFO("the kernel's PTX version " << log.last_ptx_version << ", the device's compute capability " << device_cc);
+        CHECK(log.last_ptx_version > 0);
+        CHECK(log.last_ptx_version <= device_cc);
+        CHECK(log.last_overlapped == (cleared_before && log.last_ptx_version >= 90));
+    };
     sat::ScanOptions opt;  // the library's own scratch: cleared in the call
     REQUIRE(sat::inclusive_scan_2d(in.p, cols, out.p, cols, rows, cols, 0, opt) == cudaSuccess);
-    CHECK(overlapped() == hopper);
+    check_overlap(true);
     const sat::ScanScratchSize need = sat::inclusive_scan_2d_scratch<float, float>(rows, cols);
     DeviceArray<unsigned char> state(need.state_bytes), values(need.value_bytes);
     opt.state = state.p, opt.values = values.p;  // the caller's, not zero: cleared in the call
     REQUIRE(sat::inclusive_scan_2d(in.p, cols, out.p, cols, rows, cols, 0, opt) == cudaSuccess);
-    CHECK(overlapped() == hopper);
+    check_overlap(true);
     REQUIRE(cudaMemset(state.p, 0, need.state_bytes) == cudaSuccess);
     opt.state_is_zero = true;  // the caller's, zero: nothing to clear, an ordinary launch
     REQUIRE(sat::inclusive_scan_2d(in.p, cols, out.p, cols, rows, cols, 0, opt) == cudaSuccess);
-    CHECK_FALSE(overlapped());
+    check_overlap(false);
     for (satlib_layout layout : {SATLIB_LAYOUT_SAME, SATLIB_LAYOUT_NPP}) {  // the C ABI clears its own
         DeviceArray<float> table(std::size_t(rows + 1) * (cols + 1));
         satlib_integral_args a{};
@@ -1034,10 +1044,71 @@ TEST_CASE("library: a launch overlaps the clearing of its flags on sm_90 and lat
         a.out = table.p, a.out_type = SATLIB_F32, a.out_pitch = cols + 1;
         a.batch = 1, a.rows = rows, a.cols = cols, a.layout = layout;
         REQUIRE(satlib_integral(&a, nullptr, 1) == SATLIB_OK);
-        CHECK(overlapped() == hopper);
+        check_overlap(true);
     }
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
 }
+
+namespace {
+
+// A non-blocking stream of the test's own, destroyed with it.
+struct TestStream {
+    cudaStream_t s = nullptr;
+    TestStream() { REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess); }
+    ~TestStream() {
+        if (s != nullptr) cudaStreamDestroy(s);
+    }
+    TestStream(const TestStream&) = delete;
+    TestStream& operator=(const TestStream&) = delete;
+};
+
+// A capture of `stream` into a CUDA graph in global mode (torch.cuda.graph's default). It is
+// ended when it goes, also when a REQUIRE fails, so that no later test runs captured; the graph
+// and its executable go with it.
+struct Capture {
+    cudaStream_t stream;
+    bool open = false;
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    explicit Capture(cudaStream_t s) : stream(s) {
+        REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
+        open = true;
+    }
+    // Ends the capture and instantiates its graph (false: the capture was invalidated).
+    bool end() {
+        open = false;
+        return cudaStreamEndCapture(stream, &graph) == cudaSuccess && cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess;
+    }
+    ~Capture() {
+        if (open) cudaStreamEndCapture(stream, &graph);
+        if (exec != nullptr) cudaGraphExecDestroy(exec);
+        if (graph != nullptr) cudaGraphDestroy(graph);
+        cudaGetLastError();
+    }
+    Capture(const Capture&) = delete;
+    Capture& operator=(const Capture&) = delete;
+};
+
+// The count elements at a device pointer, on the host.
+std::vector<float> to_host(const float* p, std::size_t count) {
+    std::vector<float> h(count);
+    REQUIRE(cudaMemcpy(h.data(), p, count * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
+    return h;
+}
+
+// Elements of `got` (a table of rows x cols at `first`, rows `pitch` apart) that differ from the
+// exact SAT of value(i, j).
+template <class Value>
+std::size_t wrong_sums(const std::vector<float>& got, std::size_t first, std::size_t pitch, int rows, int cols,
+                       Value value) {
+    std::size_t wrong = 0;
+    sat::for_each_exact_sum(sat::Shape{rows, cols}, value, [&](int i, int j, long long sum) {
+        wrong += !sat::equals_exact_sum(got[first + std::size_t(i) * pitch + j], sum);
+    });
+    return wrong;
+}
+
+}  // namespace
 
 TEST_CASE("library: calls captured in a CUDA graph clear their flags again at every replay", "[gpu][library]") {
     // A captured call holds clear_flags and the look-back launch that overlaps it (a programmatic
@@ -1048,80 +1119,142 @@ TEST_CASE("library: calls captured in a CUDA graph clear their flags again at ev
     const std::uint64_t seed = sat_test::fresh_seed();
     INFO("seed " << seed);
     std::mt19937_64 rng(seed);
-    const int rows = 1000, cols = 1917, images = 3, thin_rows = 3;  // several tiles; thin: 3 rows
+    const int rows = 1000, cols = 1917, images = 3, thin_rows = 3, radius = 2;  // several tiles; thin: 3 rows
     const std::size_t image = std::size_t(rows) * cols, n = images * image;
-    DeviceArray<float> in(n), own_out(image), caller_out(image), thin_out(std::size_t(thin_rows) * cols), batch_out(n);
+    const std::size_t npp_pitch = std::size_t(cols) + 1, npp_size = npp_pitch * (rows + 1);
+    DeviceArray<float> in(n), own_out(image), caller_out(image), thin_out(std::size_t(thin_rows) * cols),
+        line_out(cols), batch_out(n), npp_out(npp_size), npp_sq(npp_size), box_out(image);
     const sat::ScanScratchSize need = sat::inclusive_scan_2d_scratch<float, float>(rows, cols);
     DeviceArray<unsigned char> state(need.state_bytes), values(need.value_bytes);
     sat::ScanOptions own, caller;
     caller.state = state.p, caller.values = values.p;
-    satlib_integral_args a{};
-    a.in = in.p, a.in_type = SATLIB_F32, a.in_pitch = cols, a.in_batch_stride = image;
-    a.out = batch_out.p, a.out_type = SATLIB_F32, a.out_pitch = cols, a.out_batch_stride = image;
-    a.batch = images, a.rows = rows, a.cols = cols;
-    cudaStream_t stream = nullptr;
-    REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
-    auto calls = [&] {  // the 2-D kernel (own and caller scratch), the thin one, the C ABI's batch
-        REQUIRE(sat::inclusive_scan_2d(in.p, cols, own_out.p, cols, rows, cols, stream, own) == cudaSuccess);
-        REQUIRE(sat::inclusive_scan_2d(in.p, cols, caller_out.p, cols, rows, cols, stream, caller) == cudaSuccess);
-        REQUIRE(sat::inclusive_scan_2d(in.p, cols, thin_out.p, cols, thin_rows, cols, stream, own) == cudaSuccess);
-        REQUIRE(satlib_integral(&a, stream, 0) == SATLIB_OK);  // 0: no wait, as a capture needs
+    satlib_integral_args batch{};  // the C ABI: a batch of 3 images
+    batch.in = in.p, batch.in_type = SATLIB_F32, batch.in_pitch = cols, batch.in_batch_stride = image;
+    batch.out = batch_out.p, batch.out_type = SATLIB_F32, batch.out_pitch = cols, batch.out_batch_stride = image;
+    batch.batch = images, batch.rows = rows, batch.cols = cols;
+    satlib_integral_args npp{};  // the C ABI: image 0, sums and squares in the NPP layout
+    npp.in = in.p, npp.in_type = SATLIB_F32, npp.in_pitch = cols;
+    npp.out = npp_out.p, npp.out_type = SATLIB_F32, npp.out_pitch = npp_pitch;
+    npp.sq_out = npp_sq.p, npp.sq_pitch = npp_pitch;
+    npp.batch = 1, npp.rows = rows, npp.cols = cols, npp.layout = SATLIB_LAYOUT_NPP;
+    TestStream stream;
+    auto calls = [&] {  // 2-D (own and caller scratch), thin, one line (CUB), the C ABI, a box filter
+        REQUIRE(sat::inclusive_scan_2d(in.p, cols, own_out.p, cols, rows, cols, stream.s, own) == cudaSuccess);
+        REQUIRE(sat::inclusive_scan_2d(in.p, cols, caller_out.p, cols, rows, cols, stream.s, caller) == cudaSuccess);
+        REQUIRE(sat::inclusive_scan_2d(in.p, cols, thin_out.p, cols, thin_rows, cols, stream.s, own) == cudaSuccess);
+        REQUIRE(sat::inclusive_scan_2d(in.p, cols, line_out.p, cols, 1, cols, stream.s, own) == cudaSuccess);
+        REQUIRE(satlib_integral(&batch, stream.s, 0) == SATLIB_OK);  // 0: no wait, as a capture needs
+        REQUIRE(satlib_integral(&npp, stream.s, 0) == SATLIB_OK);
+        REQUIRE(satlib_box(in.p, SATLIB_F32, cols, 0, box_out.p, SATLIB_F32, cols, 0, 1, rows, cols, radius,
+                           SATLIB_BOX_SUM, stream.s) == SATLIB_OK);
     };
     calls();
-    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
-    cudaGraph_t graph = nullptr;
-    cudaGraphExec_t exec = nullptr;
-    cudaError_t ended = cudaErrorUnknown;
-    REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
-    {
-        // Ends the capture even when a REQUIRE in calls() fails, so that no later test is captured.
-        struct EndCapture {
-            cudaStream_t stream;
-            cudaGraph_t* graph;
-            cudaError_t* ended;
-            ~EndCapture() { *ended = cudaStreamEndCapture(stream, graph); }
-        } end_capture{stream, &graph, &ended};
-        // A capture cannot wait: the C ABI's timeout check is refused before any work, and the
-        // capture goes on.
-        REQUIRE(satlib_integral(&a, stream, 1) == SATLIB_ERR_CUDA);
-        CHECK(std::string(satlib_error_string(SATLIB_ERR_CUDA)).find("cudaErrorStreamCaptureUnsupported") != std::string::npos);
-        calls();
-    }
-    REQUIRE(ended == cudaSuccess);
-    REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(stream.s) == cudaSuccess);
+    Capture capture(stream.s);
+    // A capture cannot wait: the C ABI's timeout check is refused before any work, and the
+    // capture goes on.
+    REQUIRE(satlib_integral(&batch, stream.s, 1) == SATLIB_ERR_CUDA);
+    CHECK(std::string(satlib_error_string(SATLIB_ERR_CUDA)).find("cudaErrorStreamCaptureUnsupported") != std::string::npos);
+    calls();
+    REQUIRE(capture.end());
 
-    std::uniform_int_distribution<int> dist(0, 3);  // f32 sums stay exact
-    std::vector<float> host_in(n), got(n);
-    // Compares `count` images of `r` rows at `table` with the SAT of the input's first images.
-    auto expect_sat = [&](const float* table, int count, int r, const char* what) {
-        const std::size_t size = std::size_t(r) * cols;
-        REQUIRE(cudaMemcpy(got.data(), table, count * size * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
-        std::size_t wrong = 0;
-        for (int b = 0; b < count; ++b)
-            sat::for_each_exact_sum(
-                sat::Shape{r, cols}, [&](int i, int j) { return (long long)host_in[b * image + std::size_t(i) * cols + j]; },
-                [&](int i, int j, long long sum) { wrong += !sat::equals_exact_sum(got[b * size + std::size_t(i) * cols + j], sum); });
-        INFO(what);
-        CHECK(wrong == 0);
-    };
+    std::uniform_int_distribution<int> dist(0, 3);  // f32 sums (and sums of squares) stay exact
+    std::vector<float> host_in(n);
     for (int replay = 0; replay < 2; ++replay) {
         INFO("replay " << replay);
         for (float& v : host_in) v = float(dist(rng));
         REQUIRE(cudaMemcpy(in.p, host_in.data(), n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
         for (auto [out, count] : {std::pair<float*, std::size_t>{own_out.p, image}, {caller_out.p, image},
-                                  {thin_out.p, std::size_t(thin_rows) * cols}, {batch_out.p, n}})
+                                  {thin_out.p, std::size_t(thin_rows) * cols}, {line_out.p, std::size_t(cols)},
+                                  {batch_out.p, n}, {npp_out.p, npp_size}, {npp_sq.p, npp_size}, {box_out.p, image}})
             REQUIRE(cudaMemset(out, sat::poison_byte, count * sizeof(float)) == cudaSuccess);
-        REQUIRE(cudaGraphLaunch(exec, stream) == cudaSuccess);
-        REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
-        expect_sat(own_out.p, 1, rows, "2-D, the library's scratch");
-        expect_sat(caller_out.p, 1, rows, "2-D, the caller's scratch");
-        expect_sat(thin_out.p, 1, thin_rows, "thin");
-        expect_sat(batch_out.p, images, rows, "C ABI, a batch");
+        REQUIRE(cudaGraphLaunch(capture.exec, stream.s) == cudaSuccess);
+        REQUIRE(cudaStreamSynchronize(stream.s) == cudaSuccess);
+        auto value = [&](int b) {
+            return [&, b](int i, int j) { return (long long)host_in[b * image + std::size_t(i) * cols + j]; };
+        };
+        auto square = [&](int i, int j) { return value(0)(i, j) * value(0)(i, j); };
+        CHECK(wrong_sums(to_host(own_out.p, image), 0, cols, rows, cols, value(0)) == 0);  // the library's scratch
+        CHECK(wrong_sums(to_host(caller_out.p, image), 0, cols, rows, cols, value(0)) == 0);  // the caller's
+        CHECK(wrong_sums(to_host(thin_out.p, std::size_t(thin_rows) * cols), 0, cols, thin_rows, cols, value(0)) == 0);
+        CHECK(wrong_sums(to_host(line_out.p, cols), 0, cols, 1, cols, value(0)) == 0);
+        const std::vector<float> got_batch = to_host(batch_out.p, n);
+        for (int b = 0; b < images; ++b) CHECK(wrong_sums(got_batch, b * image, cols, rows, cols, value(b)) == 0);
+        for (const float* table : {npp_out.p, npp_sq.p}) {  // a zero first row and column, then the table
+            const std::vector<float> got = to_host(table, npp_size);
+            std::size_t border = 0;
+            for (std::size_t k = 0; k <= std::size_t(cols); ++k) border += got[k] != 0.0f;
+            for (int i = 1; i <= rows; ++i) border += got[i * npp_pitch] != 0.0f;
+            CHECK(border == 0);
+            const std::size_t wrong = table == npp_out.p ? wrong_sums(got, npp_pitch + 1, npp_pitch, rows, cols, value(0))
+                                                         : wrong_sums(got, npp_pitch + 1, npp_pitch, rows, cols, square);
+            CHECK(wrong == 0);
+        }
+        std::vector<long long> sums(image);  // image 0's SAT, for the box sums
+        sat::for_each_exact_sum(sat::Shape{rows, cols}, value(0),
+                                [&](int i, int j, long long sum) { sums[std::size_t(i) * cols + j] = sum; });
+        auto S = [&](int i, int j) { return i < 0 || j < 0 ? 0LL : sums[std::size_t(i) * cols + j]; };
+        const std::vector<float> got_box = to_host(box_out.p, image);
+        std::size_t wrong_box = 0;
+        for (int i = 0; i < rows; ++i)
+            for (int j = 0; j < cols; ++j) {
+                const int top = std::max(-1, i - radius - 1), bottom = std::min(rows - 1, i + radius);
+                const int left = std::max(-1, j - radius - 1), right = std::min(cols - 1, j + radius);
+                const long long box = S(bottom, right) - S(top, right) - S(bottom, left) + S(top, left);
+                wrong_box += got_box[std::size_t(i) * cols + j] != float(box);
+            }
+        CHECK(wrong_box == 0);
     }
     CHECK(satlib_last_timeout() == 0);
-    REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
-    REQUIRE(cudaGraphDestroy(graph) == cudaSuccess);
-    REQUIRE(cudaStreamDestroy(stream) == cudaSuccess);
+}
+
+TEST_CASE("library: calls on a stream that is not captured leave another stream's capture intact", "[gpu][library]") {
+    // A capture in global mode (torch.cuda.graph's default) forbids every thread some calls the
+    // library makes outside a capture: the memory pool's attribute calls, the wait of the C ABI's
+    // timeout check. On another stream the library's calls must run, and leave the capture and
+    // this thread's capture mode as they were.
+    SAT_REQUIRE_GPU();
+    const std::uint64_t seed = sat_test::fresh_seed();
+    INFO("seed " << seed);
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<int> dist(0, 3);
+    const int rows = 1000, cols = 1917;
+    const std::size_t image = std::size_t(rows) * cols;
+    std::vector<float> host_in(image);
+    for (float& v : host_in) v = float(dist(rng));
+    DeviceArray<float> in(image), out(image), abi_out(image);
+    DeviceArray<unsigned> marker(1);
+    REQUIRE(cudaMemcpy(in.p, host_in.data(), image * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    satlib_integral_args a{};
+    a.in = in.p, a.in_type = SATLIB_F32, a.in_pitch = cols;
+    a.out = abi_out.p, a.out_type = SATLIB_F32, a.out_pitch = cols;
+    a.batch = 1, a.rows = rows, a.cols = cols;
+    TestStream captured, other;
+    REQUIRE(satlib_integral(&a, other.s, 1) == SATLIB_OK);  // a first call, outside any capture
+    for (float* p : {out.p, abi_out.p}) REQUIRE(cudaMemset(p, sat::poison_byte, image * sizeof(float)) == cudaSuccess);
+    REQUIRE(cudaMemset(marker.p, 0, sizeof(unsigned)) == cudaSuccess);
+    {
+        Capture capture(captured.s);
+        REQUIRE(cudaMemsetAsync(marker.p, 0x5a, sizeof(unsigned), captured.s) == cudaSuccess);  // the captured work
+        REQUIRE(sat::inclusive_scan_2d(in.p, cols, out.p, cols, rows, cols, other.s, sat::ScanOptions{}) == cudaSuccess);
+        const int status = satlib_integral(&a, other.s, 1);  // waits on `other`
+        INFO("status: " << satlib_error_string(status));
+        REQUIRE(status == SATLIB_OK);
+        cudaStreamCaptureMode mode = cudaStreamCaptureModeGlobal;  // the thread's mode: still the default
+        REQUIRE(cudaThreadExchangeStreamCaptureMode(&mode) == cudaSuccess);
+        CHECK(mode == cudaStreamCaptureModeGlobal);
+        REQUIRE(capture.end());
+        REQUIRE(cudaGraphLaunch(capture.exec, captured.s) == cudaSuccess);
+        REQUIRE(cudaStreamSynchronize(captured.s) == cudaSuccess);
+    }
+    REQUIRE(cudaStreamSynchronize(other.s) == cudaSuccess);
+    unsigned mark = 0;
+    REQUIRE(cudaMemcpy(&mark, marker.p, sizeof mark, cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK(mark == 0x5a5a5a5au);
+    auto value = [&](int i, int j) { return (long long)host_in[std::size_t(i) * cols + j]; };
+    CHECK(wrong_sums(to_host(out.p, image), 0, cols, rows, cols, value) == 0);
+    CHECK(wrong_sums(to_host(abi_out.p, image), 0, cols, rows, cols, value) == 0);
+    CHECK(satlib_last_timeout() == 0);
 }
 
 // Run by the test below in a process of its own: a cudaDeviceReset ends the context every other
