@@ -37,7 +37,14 @@
     docs/data/lab8_*_h200.csv   lab 8's design experiments (A/B runs of kernels not kept), one CSV a
                                 table, cells as written: docs/lab8.md
     docs/data/thin_h100.csv     sat::thin on thin shapes (time, copy, scratch, check): docs/thin.md
+    docs/data/lab10_gpus_h100.csv, lab10_gpus_h200.csv  `./lab10-ref --gpus G --csv` as written, on a
+                                host with 4 H100s (G = 1, 2, 4) and one with 2 H200s (G = 1, 2):
+                                docs/lab10.md
+    docs/data/lab10_links.csv   λ and β of those runs' NCCL exchange, from their `calibration:`
+                                lines (the harness CSV does not keep them)
     docs/data/lines_h100.csv    one line by CUB against the chunks, an A/B: docs/thin.md
+    docs/data/line_pointer_ab_h200.csv  bench_ab --set lines --csv as written (CUB given the
+                                input pointer against a widening transform iterator): docs/thin.md
     docs/data/thin_loads_ab_h200.csv, thin_chunk96_ab_h200.csv, thin_loads_in_flight_ab_h200.csv
                                 bench_ab --set thin --csv as written (16-byte input loads against
                                 the chunks before them; 96 KB chunks and 16 loads in flight
@@ -661,6 +668,45 @@ def strips_ab_table(path):
                     bold="the launches that walk strips (the others run the same kernel in both builds)")
 
 
+def lab10_gpus_table(path):
+    """Lab 10 across G GPUs of one host (harness CSV rows of `./lab10-ref --gpus G` as written, G = 1
+    included): per schedule and shape, ms, the copy of each GPU's own bytes on it at once, time ÷
+    that copy, the HMM prediction and G = 1 at 16384² ÷ this (ideal: G at a fixed size, 1 at a
+    fixed size per GPU); λ and β of the NCCL exchange from lab10_links.csv, the runs'
+    `calibration:` lines, which the CSV does not keep."""
+    rows, seen = [], set()
+    for r in read_rows(path):  # a shape run twice (G = 1 at 16384² in both sets): its first run
+        if r["check"] == "PASS" and (r["variant"], r["rows"], r["cols"]) not in seen:
+            seen.add((r["variant"], r["rows"], r["cols"]))
+            rows.append(r)
+    gpu = rows[0]["device"]
+    links = {(int(l["gpus"]), l["rows"], l["cols"]): l for l in read_rows(path.parent / "lab10_links.csv")
+             if l["gpu"] == gpu}
+    if not links:
+        raise ValueError(f"lab10_links.csv: no rows of {gpu}")
+    first = next(iter(links.values()))
+    gpus_of = lambda r: int(r["variant"].split("/G")[1]) if "/G" in r["variant"] else 1
+    schedule = lambda r: r["variant"].split("/")[0]
+    one_gpu = {schedule(r): float(r["median_ms"]) for r in rows if gpus_of(r) == 1}
+    out = [f"{run_line(first)}, NCCL {first['nccl']}: `./lab10-ref --gpus G`, f32, median of {rows[0]['reps']}; "
+           "copy = each GPU's own bytes copied on it, all GPUs at once; HMM = the harness's prediction; "
+           "λ, β = the NCCL exchange fitted in the same run:", "",
+           "| schedule | GPUs | rows × cols | ms | copy ms | ÷ copy | HMM ms | the schedule on 1 GPU at 16384² ÷ this | λ µs | β GB/s |",
+           "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+    # Per schedule: the fixed size (square) by G, then the fixed size per GPU by G.
+    for r in sorted(rows, key=lambda r: (schedule(r) != "ScanThenAdd", r["rows"] != r["cols"], gpus_of(r))):
+        g = gpus_of(r)
+        link = links.get((g, r["rows"], r["cols"]))
+        if g > 1 and link is None:
+            raise ValueError(f"lab10_links.csv: no λ, β for {g} GPUs at {shape(r)}")
+        cells = [schedule(r), str(g), f'{r["rows"]} × {r["cols"]}', f'{float(r["median_ms"]):.3f}',
+                 f'{float(r["copy_ms"]):.3f}', f"{ratio(r):.2f}", f'{float(r["predicted_ms"]):.3f}',
+                 f'{one_gpu[schedule(r)] / float(r["median_ms"]):.2f}',
+                 link["lambda_us"] if link else "-", link["beta_gbps"] if link else "-"]
+        out.append("| " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
 def experiment_table(path):
     """One A/B experiment as the run's notes give it: the CSV's columns after the metadata and
     `shipped` are the table's (cells as written, ranges over repetitions included); the rows
@@ -811,7 +857,9 @@ TABLES = {
     "lab10.md": [(name, lambda p: variant_table(p, "10", [("f32", n, what) for n in (8192, 16384)
                                                            for what in ("ms", "ratio", "pred")]), bench)
                  for name, bench in (("LAB10 TABLE", RESULTS_BENCH["H100"]),
-                                     ("LAB10 H200 TABLE", RESULTS_BENCH["H200"]))],
+                                     ("LAB10 H200 TABLE", RESULTS_BENCH["H200"]))] +
+                [("LAB10 GPUS H100 TABLE", lab10_gpus_table, "lab10_gpus_h100.csv"),
+                 ("LAB10 GPUS H200 TABLE", lab10_gpus_table, "lab10_gpus_h200.csv")],
     "lab9.md": [("LAB9 TABLE", lab9_table, "library_h100.csv"),
                 ("WIDE TILES TABLE", experiment_table, "wide_tiles_h100.csv"),
                 ("LAB9 BATCH TABLE", experiment_table, "lab9_batch_h100.csv"),
@@ -830,6 +878,11 @@ TABLES = {
                     bold="the rows whose tiles differ (one f32 1920×1080 image takes the 128-thread tiles in both)"),
                  "tiles160_ab_h100.csv")],
     "thin.md": [("LINES TABLE", experiment_table, "lines_h100.csv"),
+                ("LINE POINTER AB TABLE", lambda p: ab_table(
+                    p, "the input widened by a transform iterator",
+                    "the input pointer, widened as CUB loads it (shipped)", lambda r: r["type"] == "u8i32",
+                    bold="the u8 → i32 rows, whose scans differ (f32, f64 and i32 take the pointer in both)"),
+                 "line_pointer_ab_h200.csv"),
                 ("THIN TABLE", thin_table, "thin_h100.csv"),
                 ("THIN LOADS AB TABLE", lambda p: ab_table(
                     p, "u8 loaded 4 bytes at a time", "16-byte input loads (the shipped chunks)",
