@@ -689,8 +689,9 @@ def lab10_gpus_table(path):
     schedule = lambda r: r["variant"].split("/")[0]
     one_gpu = {schedule(r): float(r["median_ms"]) for r in rows if gpus_of(r) == 1}
     out = [f"{run_line(first)}, NCCL {first['nccl']}: `./lab10-ref --gpus G`, f32, median of {rows[0]['reps']}; "
-           "copy = each GPU's own bytes copied on it, all GPUs at once; HMM = the harness's prediction; "
-           "λ, β = the NCCL exchange fitted in the same run:", "",
+           "copy = a device-to-device copy of each strip's bytes ((input + output) / 2) on its GPU, all GPUs "
+           "at once; HMM = the harness's prediction; λ, β = the NCCL exchange fitted in the same run; "
+           "the last column but two with perfect scaling: G at 16384², 1.00 at 16384 · G rows:", "",
            "| schedule | GPUs | rows × cols | ms | copy ms | ÷ copy | HMM ms | the schedule on 1 GPU at 16384² ÷ this | λ µs | β GB/s |",
            "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
     # Per schedule: the fixed size (square) by G, then the fixed size per GPU by G.
