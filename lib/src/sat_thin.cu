@@ -657,9 +657,8 @@ bool is_line(int rows, int cols, std::size_t in_pitch, std::size_t out_pitch) {
 }
 
 namespace {
-// CUB's scan of n elements (temp == nullptr: only its scratch size into temp_bytes). The sum of
-// two A's makes A CUB's accumulator: a narrower input is widened to it as CUB loads it, from the
-// input pointer itself.
+// CUB's scan of n elements (temp == nullptr: only its scratch size into temp_bytes). CUB's
+// accumulator is the result of plus<A>(In, In), A: a narrower input is widened as CUB loads it.
 template <class In, class Out>
 cudaError_t cub_line_scan(void* temp, std::size_t& temp_bytes, const In* in, Out* out, int n, cudaStream_t stream) {
     return cub::DeviceScan::InclusiveScan(temp, temp_bytes, in, out, cuda::std::plus<Acc<Out>>{}, n, stream);

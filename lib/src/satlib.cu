@@ -190,8 +190,9 @@ inline bool may_be_capturing(cudaStream_t stream) {
 // One library call on `stream`, as the capture mode allows it. A capture in global mode (the
 // CUDA default, and torch.cuda.graph's) forbids every thread the calls the library makes on a
 // stream that is not captured: stream-ordered allocations and frees, the pool's attributes, a
-// wait. They touch only `stream`, so while this lives, the thread's capture mode is relaxed
-// (cudaThreadExchangeStreamCaptureMode) unless `stream` itself is being captured.
+// wait for the stream. None of them orders work on a captured stream, so while this lives, the
+// thread's capture mode is relaxed (cudaThreadExchangeStreamCaptureMode) unless `stream` itself
+// is being captured. Calls nest (box -> integral -> scan_images): each restores what it found.
 class CallOnStream {
 public:
     explicit CallOnStream(cudaStream_t stream) : capturing_(may_be_capturing(stream)) {
@@ -413,7 +414,7 @@ template <class In, class Out, Tables T = Tables::sums>
 cudaError_t scan_images(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows,
                         int cols, const Images& im, cudaStream_t stream, const sat::ScanOptions& opt,
                         Flags state_flags, Out* sq = nullptr, std::size_t sq_pitch = 0) {
-    const CallOnStream call(stream);
+    const CallOnStream call(stream);  // state_flags, not opt.state_is_zero, says what opt.state holds
     if (small_tiles<In, Out, T>(rows, cols, im.count))
         return scan_shaped<In, Out, SmallTiles<In, Out>, T>(in, in_pitch, out, out_pitch, rows, cols, im, stream, opt,
                                                             sq, sq_pitch, state_flags);
@@ -742,10 +743,10 @@ int box_typed(const In* in, std::size_t in_pitch, std::size_t in_stride, Out* ou
               std::size_t out_stride, int batch, int rows, int cols, int radius, int op, cudaStream_t stream) {
     using T = typename BoxTable<In>::type;
     const bool squares = op == SATLIB_BOX_VARIANCE;
+    const CallOnStream call(stream);
     const std::size_t n = std::size_t(rows) * cols;  // one table, pitch cols, tables n apart
     const std::size_t image_bytes = n * sizeof(T) * (squares ? 2 : 1);
     const int group = int(std::min({std::size_t(batch), box_max_images, std::max<std::size_t>(1, box_tables_bytes / image_bytes)}));
-    const CallOnStream call(stream);
     void* tables = nullptr;
     cudaError_t err = scratch_alloc(&tables, image_bytes * std::size_t(group), stream);
     if (err != cudaSuccess) return status_of(err);

@@ -13,7 +13,8 @@ struct LaunchLog {
     int last_threads;               // and its threads per block, i.e. the tile shape's (thin: 0)
     bool last_overlapped;           // and whether it started while clear_flags ran (thin: false)
     int last_ptx_version;           // and its kernel's PTX version on the device, as the library
-                                    // keeps it (90: sm_90; 0: not asked there yet; thin: 0)
+                                    // keeps it (90: sm_90; 0: not asked yet, or no device slot;
+                                    // thin: 0); asked only by a launch that clears its flags
 };
 LaunchLog launch_log();
 unsigned long long box_launches();  // box filter kernel launches since the program started

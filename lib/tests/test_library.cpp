@@ -1017,13 +1017,18 @@ TEST_CASE("library: a launch overlaps the clearing of its flags on sm_90 and lat
     REQUIRE(cudaMemset(in.p, 0, n * 4) == cudaSuccess);
     const int device_cc = 10 * current_device_attribute(cudaDevAttrComputeCapabilityMajor) +
                           current_device_attribute(cudaDevAttrComputeCapabilityMinor);
-    // The last launch overlapped iff a clear_flags ran just before it and its code waits for it.
+    // The last launch overlapped iff a clear_flags ran just before it and its code waits for it
+    // (its PTX version, asked by every launch that clears its flags).
     auto check_overlap = [&](bool cleared_before) {
         const satlib::testing::LaunchLog log = satlib::testing::launch_log();
         INFO("the kernel's PTX version " << log.last_ptx_version << ", the device's compute capability " << device_cc);
+        if (!cleared_before) {
+            CHECK_FALSE(log.last_overlapped);
+            return;
+        }
         CHECK(log.last_ptx_version > 0);
         CHECK(log.last_ptx_version <= device_cc);
-        CHECK(log.last_overlapped == (cleared_before && log.last_ptx_version >= 90));
+        CHECK(log.last_overlapped == (log.last_ptx_version >= 90));
     };
     sat::ScanOptions opt;  // the library's own scratch: cleared in the call
     REQUIRE(sat::inclusive_scan_2d(in.p, cols, out.p, cols, rows, cols, 0, opt) == cudaSuccess);
@@ -1074,16 +1079,21 @@ struct Capture {
         REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
         open = true;
     }
-    // Ends the capture and instantiates its graph (false: the capture was invalidated).
-    bool end() {
+    // Ends the capture and instantiates its graph: "" or what failed.
+    std::string end() {
         open = false;
-        return cudaStreamEndCapture(stream, &graph) == cudaSuccess && cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess;
+        cudaError_t err = cudaStreamEndCapture(stream, &graph);
+        if (err != cudaSuccess) return std::string("cudaStreamEndCapture: ") + cudaGetErrorName(err);
+        err = cudaGraphInstantiate(&exec, graph, 0);
+        return err != cudaSuccess ? std::string("cudaGraphInstantiate: ") + cudaGetErrorName(err) : std::string();
     }
     ~Capture() {
-        if (open) cudaStreamEndCapture(stream, &graph);
+        if (open) {  // a REQUIRE failed inside the capture: end it, and drop its error
+            cudaStreamEndCapture(stream, &graph);
+            cudaGetLastError();
+        }
         if (exec != nullptr) cudaGraphExecDestroy(exec);
         if (graph != nullptr) cudaGraphDestroy(graph);
-        cudaGetLastError();
     }
     Capture(const Capture&) = delete;
     Capture& operator=(const Capture&) = delete;
@@ -1105,6 +1115,25 @@ std::size_t wrong_sums(const std::vector<float>& got, std::size_t first, std::si
     sat::for_each_exact_sum(sat::Shape{rows, cols}, value, [&](int i, int j, long long sum) {
         wrong += !sat::equals_exact_sum(got[first + std::size_t(i) * pitch + j], sum);
     });
+    return wrong;
+}
+
+// Elements of `got` (rows x cols, dense) that differ from the box sums of radius r (windows
+// clipped at the border) of value(i, j), from its exact SAT.
+template <class Value>
+std::size_t wrong_box_sums(const std::vector<float>& got, int rows, int cols, int radius, Value value) {
+    std::vector<long long> sums(std::size_t(rows) * cols);
+    sat::for_each_exact_sum(sat::Shape{rows, cols}, value,
+                            [&](int i, int j, long long sum) { sums[std::size_t(i) * cols + j] = sum; });
+    auto S = [&](int i, int j) { return i < 0 || j < 0 ? 0LL : sums[std::size_t(i) * cols + j]; };
+    std::size_t wrong = 0;
+    for (int i = 0; i < rows; ++i)
+        for (int j = 0; j < cols; ++j) {
+            const int top = std::max(-1, i - radius - 1), bottom = std::min(rows - 1, i + radius);
+            const int left = std::max(-1, j - radius - 1), right = std::min(cols - 1, j + radius);
+            const long long box = S(bottom, right) - S(top, right) - S(bottom, left) + S(top, left);
+            wrong += got[std::size_t(i) * cols + j] != float(box);
+        }
     return wrong;
 }
 
@@ -1156,7 +1185,7 @@ TEST_CASE("library: calls captured in a CUDA graph clear their flags again at ev
     REQUIRE(satlib_integral(&batch, stream.s, 1) == SATLIB_ERR_CUDA);
     CHECK(std::string(satlib_error_string(SATLIB_ERR_CUDA)).find("cudaErrorStreamCaptureUnsupported") != std::string::npos);
     calls();
-    REQUIRE(capture.end());
+    REQUIRE(capture.end() == "");
 
     std::uniform_int_distribution<int> dist(0, 3);  // f32 sums (and sums of squares) stay exact
     std::vector<float> host_in(n);
@@ -1190,39 +1219,28 @@ TEST_CASE("library: calls captured in a CUDA graph clear their flags again at ev
                                                          : wrong_sums(got, npp_pitch + 1, npp_pitch, rows, cols, square);
             CHECK(wrong == 0);
         }
-        std::vector<long long> sums(image);  // image 0's SAT, for the box sums
-        sat::for_each_exact_sum(sat::Shape{rows, cols}, value(0),
-                                [&](int i, int j, long long sum) { sums[std::size_t(i) * cols + j] = sum; });
-        auto S = [&](int i, int j) { return i < 0 || j < 0 ? 0LL : sums[std::size_t(i) * cols + j]; };
-        const std::vector<float> got_box = to_host(box_out.p, image);
-        std::size_t wrong_box = 0;
-        for (int i = 0; i < rows; ++i)
-            for (int j = 0; j < cols; ++j) {
-                const int top = std::max(-1, i - radius - 1), bottom = std::min(rows - 1, i + radius);
-                const int left = std::max(-1, j - radius - 1), right = std::min(cols - 1, j + radius);
-                const long long box = S(bottom, right) - S(top, right) - S(bottom, left) + S(top, left);
-                wrong_box += got_box[std::size_t(i) * cols + j] != float(box);
-            }
-        CHECK(wrong_box == 0);
+        CHECK(wrong_box_sums(to_host(box_out.p, image), rows, cols, radius, value(0)) == 0);
     }
     CHECK(satlib_last_timeout() == 0);
 }
 
 TEST_CASE("library: calls on a stream that is not captured leave another stream's capture intact", "[gpu][library]") {
     // A capture in global mode (torch.cuda.graph's default) forbids every thread some calls the
-    // library makes outside a capture: the memory pool's attribute calls, the wait of the C ABI's
-    // timeout check. On another stream the library's calls must run, and leave the capture and
-    // this thread's capture mode as they were.
+    // library makes outside a capture: stream-ordered allocations and frees, the memory pool's
+    // attribute calls, the wait of the C ABI's timeout check. On another stream the library's
+    // calls must run, and leave the capture and this thread's capture mode as they were. The
+    // pool's release threshold is 0 during the capture, so that the calls raise it there.
     SAT_REQUIRE_GPU();
     const std::uint64_t seed = sat_test::fresh_seed();
     INFO("seed " << seed);
     std::mt19937_64 rng(seed);
     std::uniform_int_distribution<int> dist(0, 3);
-    const int rows = 1000, cols = 1917;
+    const int rows = 1000, cols = 1917, thin_rows = 3, radius = 2;
     const std::size_t image = std::size_t(rows) * cols;
     std::vector<float> host_in(image);
     for (float& v : host_in) v = float(dist(rng));
-    DeviceArray<float> in(image), out(image), abi_out(image);
+    DeviceArray<float> in(image), out(image), abi_out(image), thin_out(std::size_t(thin_rows) * cols), line_out(cols),
+        box_out(image);
     DeviceArray<unsigned> marker(1);
     REQUIRE(cudaMemcpy(in.p, host_in.data(), image * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
     satlib_integral_args a{};
@@ -1230,22 +1248,49 @@ TEST_CASE("library: calls on a stream that is not captured leave another stream'
     a.out = abi_out.p, a.out_type = SATLIB_F32, a.out_pitch = cols;
     a.batch = 1, a.rows = rows, a.cols = cols;
     TestStream captured, other;
-    REQUIRE(satlib_integral(&a, other.s, 1) == SATLIB_OK);  // a first call, outside any capture
-    for (float* p : {out.p, abi_out.p}) REQUIRE(cudaMemset(p, sat::poison_byte, image * sizeof(float)) == cudaSuccess);
-    REQUIRE(cudaMemset(marker.p, 0, sizeof(unsigned)) == cudaSuccess);
-    {
-        Capture capture(captured.s);
-        REQUIRE(cudaMemsetAsync(marker.p, 0x5a, sizeof(unsigned), captured.s) == cudaSuccess);  // the captured work
-        REQUIRE(sat::inclusive_scan_2d(in.p, cols, out.p, cols, rows, cols, other.s, sat::ScanOptions{}) == cudaSuccess);
+    auto calls = [&] {  // on `other`: 2-D, thin, one line (CUB), the C ABI with its wait, a box filter
+        const sat::ScanOptions own;
+        REQUIRE(sat::inclusive_scan_2d(in.p, cols, out.p, cols, rows, cols, other.s, own) == cudaSuccess);
+        REQUIRE(sat::inclusive_scan_2d(in.p, cols, thin_out.p, cols, thin_rows, cols, other.s, own) == cudaSuccess);
+        REQUIRE(sat::inclusive_scan_2d(in.p, cols, line_out.p, cols, 1, cols, other.s, own) == cudaSuccess);
         const int status = satlib_integral(&a, other.s, 1);  // waits on `other`
         INFO("status: " << satlib_error_string(status));
         REQUIRE(status == SATLIB_OK);
+        REQUIRE(satlib_box(in.p, SATLIB_F32, cols, 0, box_out.p, SATLIB_F32, cols, 0, 1, rows, cols, radius,
+                           SATLIB_BOX_SUM, other.s) == SATLIB_OK);
+    };
+    calls();  // first calls, outside any capture
+    REQUIRE(cudaStreamSynchronize(other.s) == cudaSuccess);
+    for (auto [p, count] : {std::pair<float*, std::size_t>{out.p, image}, {abi_out.p, image},
+                            {thin_out.p, std::size_t(thin_rows) * cols}, {line_out.p, std::size_t(cols)},
+                            {box_out.p, image}})
+        REQUIRE(cudaMemset(p, sat::poison_byte, count * sizeof(float)) == cudaSuccess);
+    REQUIRE(cudaMemset(marker.p, 0, sizeof(unsigned)) == cudaSuccess);
+    int device = 0;
+    REQUIRE(cudaGetDevice(&device) == cudaSuccess);
+    const bool pools = current_device_attribute(cudaDevAttrMemoryPoolsSupported) != 0;
+    cudaMemPool_t pool = nullptr;
+    std::uint64_t kept = 0, zero = 0, raised = 0;
+    if (pools) {
+        REQUIRE(cudaDeviceGetMemPool(&pool, device) == cudaSuccess);
+        REQUIRE(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &kept) == cudaSuccess);
+        REQUIRE(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &zero) == cudaSuccess);
+    }
+    {
+        Capture capture(captured.s);
+        REQUIRE(cudaMemsetAsync(marker.p, 0x5a, sizeof(unsigned), captured.s) == cudaSuccess);  // the captured work
+        calls();
         cudaStreamCaptureMode mode = cudaStreamCaptureModeGlobal;  // the thread's mode: still the default
         REQUIRE(cudaThreadExchangeStreamCaptureMode(&mode) == cudaSuccess);
         CHECK(mode == cudaStreamCaptureModeGlobal);
-        REQUIRE(capture.end());
+        REQUIRE(capture.end() == "");
         REQUIRE(cudaGraphLaunch(capture.exec, captured.s) == cudaSuccess);
         REQUIRE(cudaStreamSynchronize(captured.s) == cudaSuccess);
+    }
+    if (pools) {  // raised by the calls during the capture; then the program's own value again
+        REQUIRE(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &raised) == cudaSuccess);
+        CHECK(raised == (std::uint64_t(256) << 20));
+        REQUIRE(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &kept) == cudaSuccess);
     }
     REQUIRE(cudaStreamSynchronize(other.s) == cudaSuccess);
     unsigned mark = 0;
@@ -1254,6 +1299,9 @@ TEST_CASE("library: calls on a stream that is not captured leave another stream'
     auto value = [&](int i, int j) { return (long long)host_in[std::size_t(i) * cols + j]; };
     CHECK(wrong_sums(to_host(out.p, image), 0, cols, rows, cols, value) == 0);
     CHECK(wrong_sums(to_host(abi_out.p, image), 0, cols, rows, cols, value) == 0);
+    CHECK(wrong_sums(to_host(thin_out.p, std::size_t(thin_rows) * cols), 0, cols, thin_rows, cols, value) == 0);
+    CHECK(wrong_sums(to_host(line_out.p, cols), 0, cols, 1, cols, value) == 0);
+    CHECK(wrong_box_sums(to_host(box_out.p, image), rows, cols, radius, value) == 0);
     CHECK(satlib_last_timeout() == 0);
 }
 
