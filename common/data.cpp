@@ -32,6 +32,21 @@ void parallel_for(std::size_t count, const std::function<void(std::size_t, std::
     for (auto& th : pool) th.join();
 }
 
+double max_abs(const std::vector<double>& v) {
+    const std::size_t chunk = 1 << 20, chunks = v.size() / chunk + (v.size() % chunk != 0);
+    std::vector<double> part(chunks, 0);
+    parallel_for(chunks, [&](std::size_t b, std::size_t e) {
+        for (std::size_t c = b; c < e; ++c)
+            for (std::size_t i = c * chunk; i < std::min(v.size(), (c + 1) * chunk); ++i) {
+                const double a = std::fabs(v[i]);
+                if (!(a <= part[c])) part[c] = a != a ? std::numeric_limits<double>::infinity() : a;
+            }
+    }, 1);
+    double result = 0;
+    for (double p : part) result = std::max(result, p);
+    return result;
+}
+
 namespace {
 
 // splitmix64: a value per (seed, index), so any element can be regenerated independently.
@@ -74,21 +89,6 @@ void fill(In* dst, Shape s, std::uint64_t seed, DataKind kind, std::size_t first
     });
 }
 
-// Largest |v[i]| (NaN counts as infinite), in parallel.
-double max_abs(const std::vector<double>& v) {
-    const std::size_t chunk = 1 << 20, chunks = v.size() / chunk + (v.size() % chunk != 0);
-    std::vector<double> part(chunks, 0);
-    parallel_for(chunks, [&](std::size_t b, std::size_t e) {
-        for (std::size_t c = b; c < e; ++c)
-            for (std::size_t i = c * chunk; i < std::min(v.size(), (c + 1) * chunk); ++i) {
-                const double a = std::fabs(v[i]);
-                if (!(a <= part[c])) part[c] = a != a ? std::numeric_limits<double>::infinity() : a;
-            }
-    }, 1);
-    double result = 0;
-    for (double p : part) result = std::max(result, p);
-    return result;
-}
 
 // SAT in place over `a` (already converted to the accumulation type): row prefix sums in
 // parallel over rows, then column accumulation in parallel over column ranges.

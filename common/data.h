@@ -31,6 +31,8 @@ decltype(auto) dispatch(DType t, F&& f) {
 // least min_per_thread items per thread.
 void parallel_for(std::size_t count, const std::function<void(std::size_t, std::size_t)>& body,
                   std::size_t min_per_thread = 4096);
+// Largest |v[i]| (NaN counts as infinite), in parallel.
+double max_abs(const std::vector<double>& v);
 
 // Seeded test data, reproducible from (seed, index) alone (docs/hmm.md, "Checking results"):
 //   exact: f32, f64, i32 uniform in {-K..-1, 1..K}, K = exact_value_range(n); u8 in [1, 255].

@@ -246,18 +246,30 @@ SlicedReference::SlicedReference(DType type, Shape whole) : type_(type), whole_(
     carry_.assign(whole.cols, 0.0);
 }
 
+namespace {
+// v (rows of W) += `carry` in every row, in parallel over rows; then carry = v's last row.
+template <class T>
+void add_carry_row(std::vector<T>& v, std::vector<T>& carry) {
+    const std::size_t W = carry.size();
+    parallel_for(v.size() / W, [&](std::size_t b, std::size_t e) {
+        for (std::size_t i = b; i < e; ++i) {
+            T* row = v.data() + i * W;
+            for (std::size_t j = 0; j < W; ++j) row[j] += carry[j];
+        }
+    }, std::max<std::size_t>(1, 4096 / W));
+    std::copy(v.end() - W, v.end(), carry.begin());
+}
+}  // namespace
+
 Reference SlicedReference::next(const void* in, int rows, double extra_chain) {
     if (rows < 1 || done_ + rows > whole_.rows) throw Error("SlicedReference: rows beyond the matrix");
     Reference ref = reference_sat(type_, Shape{rows, whole_.cols}, in);
-    const std::size_t W = whole_.cols;
     // Every element gets the sums of all rows above the slice: the previous slice's last row.
     if (!ref.exact_sums.empty()) {  // integer outputs: sums modulo 2^32
-        for (std::size_t i = 0; i < ref.exact_sums.size(); ++i) ref.exact_sums[i] += carry_exact_[i % W];
-        std::copy(ref.exact_sums.end() - W, ref.exact_sums.end(), carry_exact_.begin());
+        add_carry_row(ref.exact_sums, carry_exact_);
     } else if (ref.exact) {  // exact float data: stays exact while the whole SAT stays small
-        for (std::size_t i = 0; i < ref.sums.size(); ++i) ref.sums[i] += carry_[i % W];
-        std::copy(ref.sums.end() - W, ref.sums.end(), carry_.begin());
-        for (double v : ref.sums) max_abs_sum_ = std::max(max_abs_sum_, std::fabs(v));
+        add_carry_row(ref.sums, carry_);
+        max_abs_sum_ = std::max(max_abs_sum_, max_abs(ref.sums));
         if (exact_sum_factor * max_abs_sum_ > 1 / ref.unit_roundoff)
             throw Error("SlicedReference: the sums of this data are too large for an exact check");
         ref.max_abs_sum = max_abs_sum_;
@@ -265,12 +277,8 @@ Reference SlicedReference::next(const void* in, int rows, double extra_chain) {
         // The bound needs sums of |a| once any row so far had a negative value.
         if (!ref.abs_sums.empty() && carry_abs_.empty()) carry_abs_ = carry_;  // rows above: all >= 0
         if (ref.abs_sums.empty() && !carry_abs_.empty()) ref.abs_sums = ref.sums;  // this slice: >= 0
-        for (std::size_t i = 0; i < ref.sums.size(); ++i) {
-            ref.sums[i] += carry_[i % W];
-            if (!carry_abs_.empty()) ref.abs_sums[i] += carry_abs_[i % W];
-        }
-        std::copy(ref.sums.end() - W, ref.sums.end(), carry_.begin());
-        if (!carry_abs_.empty()) std::copy(ref.abs_sums.end() - W, ref.abs_sums.end(), carry_abs_.begin());
+        add_carry_row(ref.sums, carry_);
+        if (!carry_abs_.empty()) add_carry_row(ref.abs_sums, carry_abs_);
         ref.chain = double(whole_.rows) + whole_.cols + 64 + extra_chain;
     }
     done_ += rows;
