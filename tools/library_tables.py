@@ -97,6 +97,10 @@
                                 (quoted in the prose)
     docs/data/ws_ncu_h200.csv   Nsight Compute's warp-state samples of that kernel, summed by role:
                                 docs/library.md
+    docs/data/shape128x3_ab_h200.csv, shape128x4_ab_h200.csv  bench_ab --csv as written (f32's
+                                large tiles of 128 threads, as base, against the shipped 256-thread
+                                ones): docs/library.md; shape128x3's second run _run2 (quoted in
+                                the prose)
     docs/data/strips_ab_h200.csv, strips_ab_h100.csv  bench_ab --csv as written (the shipped kernel
                                 against a strip walk, a ticket per tile row; not kept):
                                 docs/library.md; their second runs _run2 (quoted in the prose)
@@ -658,6 +662,18 @@ def kernel_2d_ab_table(path, this, base="the shipped kernel"):
                     bold="the 2-D rows, whose kernels differ (33x4000000 and 4000000x3 are thin)")
 
 
+def shape128_ab_table(path, shape):
+    """The A/B of f32's large tiles of 128 threads (`shape`, the base, not kept) against the
+    shipped 256-thread ones (docs/library.md), one GPU's run: the f32 rows that take large tiles
+    differ; a single 1920×1080 image takes the same small tiles in both builds."""
+    return ab_table(path, f"f32's large tiles of 128 threads (512 columns), {shape} (not kept)",
+                    "the shipped f32 tiles of 256 threads (1024 columns), 16 + 16 rows × 2 blocks per SM",
+                    lambda r: r["type"] == "f32" and targets_2d_row(r) and
+                    not (r["rows"] == "1080" and r["batch"] == "1"),
+                    bold="the f32 rows that take the large tiles (one 1920×1080 image takes the same "
+                         "small tiles in both builds)")
+
+
 def strips_ab_table(path):
     """The A/B of the strip walk (a ticket per tile row, not kept) against the shipped kernel
     (docs/library.md), one GPU's run: the launches with at least 3/4 of a round of strips walk."""
@@ -851,6 +867,10 @@ TABLES = {
                        bold="the rows whose kernels differ (one f32 1920×1080 image keeps the small tiles)"),
                     "ws_roles_ab_h200.csv"),
                    ("WARP SPECIALIZED NCU TABLE", experiment_table, "ws_ncu_h200.csv"),
+                   ("SHAPE 28 36 AB TABLE", lambda p: shape128_ab_table(p, "28 + 36 rows × 3 blocks per SM"),
+                    "shape128x3_ab_h200.csv"),
+                   ("SHAPE 16 16 AB TABLE", lambda p: shape128_ab_table(p, "16 + 16 rows × 4 blocks per SM"),
+                    "shape128x4_ab_h200.csv"),
                    ("STRIPS AB TABLE", strips_ab_table, "strips_ab_h200.csv"),
                    ("STRIPS H100 AB TABLE", strips_ab_table, "strips_ab_h100.csv")],
     "lab8x.md": [("HALFTONE TABLE", halftone_table, "lab8x_h200.csv"),
