@@ -97,6 +97,9 @@
                                 (quoted in the prose)
     docs/data/ws_ncu_h200.csv   Nsight Compute's warp-state samples of that kernel, summed by role:
                                 docs/library.md
+    docs/data/large_squares_h100.csv  build/peers rows of satlib from 32768² to 65536² (harness
+                                CSV columns, the run's metadata and command in front):
+                                docs/library.md
     docs/data/shape128x3_ab_h200.csv, shape128x4_ab_h200.csv  bench_ab --csv as written (f32's
                                 large tiles of 128 threads, as base, against the shipped 256-thread
                                 ones): docs/library.md; shape128x3's second run _run2 (quoted in
@@ -210,6 +213,28 @@ def library_table(path):
                 r = by.get((v, t, s))
                 cells.append(f"{ratio(r):.2f}" if r else "-")
             out.append(f"| {s} | {t} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def large_squares_table(path):
+    """satlib on squares from 32768² to the largest the harness's check and copy fit (harness
+    rows of peers, with the run's metadata in front): time, the copy's, their ratio against the
+    target, and both rates in TB/s of input and output."""
+    rows = read_rows(path)
+    in_bytes = {"f32": 4, "f64": 8, "i32": 4, "u8i32": 1}
+    out_bytes = {"f32": 4, "f64": 8, "i32": 4, "u8i32": 4}
+    out = [f"{run_line(rows[0])}: {rows[0]['source'].split('--type')[0].strip()}` per type, median of 5; "
+           "TB/s: input and output bytes ÷ time (the copy moves as many, half read, half written)", "",
+           "| shape | type | satlib ms | copy ms | satlib ÷ copy (target ≤ 1.11) | satlib TB/s | copy TB/s |",
+           "|---|---|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        n = int(r["rows"]) * int(r["cols"])
+        moved = n * (in_bytes[r["type"]] + out_bytes[r["type"]])
+        median, copy = float(r["median_ms"]), float(r["copy_ms"])
+        x = ratio(r)
+        verdict = "met" if x <= 1.11 else "missed"
+        out.append(f"| {shape(r)} | {type_label(r['type'])} | {median:.3f} | {copy:.3f} | {x:.3f} ({verdict}) | "
+                   f"{moved / median / 1e9:.2f} | {moved / copy / 1e9:.2f} |")
     return "\n".join(out)
 
 
@@ -822,6 +847,7 @@ TABLES = {
                 ("LAB4 NCU TABLE", experiment_table, "lab4_ncu_h200.csv")],
     "library.md": [("LIBRARY TABLE", library_table, "library_h100.csv"),
                    ("LIBRARY H200 TABLE", library_table, "library_h200.csv"),
+                   ("LARGE SQUARES TABLE", large_squares_table, "large_squares_h100.csv"),
                    ("BATCH TABLE", batch_table, "batch_h100.csv"),
                    ("BATCH H200 TABLE", batch_table, "batch_h200.csv"),
                    ("TIMELINE TABLE", timeline_table, "timeline_h100.csv"),
