@@ -217,9 +217,9 @@ def library_table(path):
 
 
 def large_squares_table(path):
-    """satlib on squares from 32768² to the largest the harness's check and copy fit (harness
-    rows of peers, with the run's metadata in front): time, the copy's, their ratio against the
-    target, and both rates in TB/s of input and output."""
+    """satlib on squares from 32768² up (harness rows of peers, with the run's metadata in
+    front): time, the copy's, their ratio against the target, and both rates in TB/s of input
+    and output."""
     rows = read_rows(path)
     in_bytes = {"f32": 4, "f64": 8, "i32": 4, "u8i32": 1}
     out_bytes = {"f32": 4, "f64": 8, "i32": 4, "u8i32": 4}
