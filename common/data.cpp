@@ -89,7 +89,6 @@ void fill(In* dst, Shape s, std::uint64_t seed, DataKind kind, std::size_t first
     });
 }
 
-
 // SAT in place over `a` (already converted to the accumulation type): row prefix sums in
 // parallel over rows, then column accumulation in parallel over column ranges.
 template <class Acc>
