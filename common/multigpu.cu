@@ -70,7 +70,9 @@ private:
 };
 
 #if SAT_HAVE_NCCL
-// NCCL's entry points, from the library mk/lab10.mk found (SAT_NCCL_LIB), opened on first use.
+// NCCL's entry points, from the library mk/lab10.mk found (SAT_NCCL_LIB), opened on first use;
+// where that path is not there (a binary built on another machine), NCCL's soname through the
+// loader's search path.
 struct NcclApi {
     decltype(&ncclCommInitAll) comm_init_all = nullptr;
     decltype(&ncclGetVersion) get_version = nullptr;
@@ -83,14 +85,20 @@ struct NcclApi {
 const NcclApi& nccl() {
     static const NcclApi api = [] {
         NcclApi a;
-        void* lib = dlopen(SAT_NCCL_LIB, RTLD_NOW | RTLD_GLOBAL);
+        std::string path = SAT_NCCL_LIB;
+        void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
         if (!lib) {
-            a.error = std::string("cannot open ") + SAT_NCCL_LIB + ": " + dlerror();
-            return a;
+            const std::string built_with = std::string("cannot open ") + path + ": " + dlerror();
+            path = "libnccl.so.2";
+            lib = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+            if (!lib) {
+                a.error = built_with + "; nor " + path + ": " + dlerror();
+                return a;
+            }
         }
         auto take = [&](auto& fn, const char* name) {
             fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name));
-            if (!fn && a.error.empty()) a.error = std::string(SAT_NCCL_LIB) + " has no " + name;
+            if (!fn && a.error.empty()) a.error = path + " has no " + name;
         };
         take(a.comm_init_all, "ncclCommInitAll");
         take(a.get_version, "ncclGetVersion");

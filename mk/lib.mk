@@ -12,7 +12,7 @@ LIB_SO      := $(LIB_DIR)/libsatlib.so
 LIB_SRC     := $(wildcard lib/src/*.cu)
 LIB_OBJS    := $(patsubst lib/src/%.cu,$(LIB_DIR)/obj/%.o,$(LIB_SRC))
 LIB_HEADERS := $(wildcard lib/include/*.h lib/include/*.hpp lib/src/*.cuh) common/device.cuh common/launch.cuh common/lookback.cuh common/sat.h
-LIB_VERSION := 1.0.0
+LIB_VERSION := 1.1.0
 PREFIX      ?= /usr/local
 
 NVFLAGS     += -Ilib/include

@@ -83,8 +83,16 @@ int satlib_box(const void* in, satlib_dtype in_type, size_t in_pitch, size_t in_
                void* out, satlib_dtype out_type, size_t out_pitch, size_t out_batch_stride,
                int batch, int rows, int cols, int radius, satlib_box_op op, void* stream);
 
-/* Non-zero if a kernel launched on any stream by this library timed out since the last call. */
+/* Non-zero if a kernel launched on any stream by this library timed out since the last call (or
+ * satlib_wait). It waits for the whole device, which a stream capture anywhere forbids. */
 int satlib_last_timeout(void);
+
+/* Waits for `stream`, then SATLIB_ERR_TIMEOUT if a kernel of this library timed out since the
+ * last look (this call or satlib_last_timeout; the calls on `stream` are all looked at), else
+ * SATLIB_OK. It waits for `stream` only, so it runs while another stream is being captured into
+ * a CUDA graph; on a stream being captured it is refused (SATLIB_ERR_CUDA,
+ * cudaErrorStreamCaptureUnsupported). Since 1.1.0. */
+int satlib_wait(void* stream);
 
 const char* satlib_error_string(int status);
 const char* satlib_version(void);

@@ -303,22 +303,32 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
     // before every other, and before the first when the call owns them.
     auto flags_of = [&](int first, bool own) { return own || first > 0 ? Flags::clear : state_flags; };
     // Thin images: the 1-D look-back, its scratch the caller's `state` (sized by scratch_for) or
-    // its own.
+    // the call's own, from scratch_alloc like the 2-D launches'.
     if (takes_thin<In, Out, T>(rows, cols, opt)) {
-        if (im.count == 1 && sat::thin::is_line(rows, cols, in_pitch, out_pitch)) {  // CUB's 1-D scan
-            err = sat::thin::line_scan<In, Out>(in, out, rows * cols, stream, opt.state);
-            if (err == cudaSuccess) log_launch(0, 0);
-            return err;
+        const bool line = im.count == 1 && sat::thin::is_line(rows, cols, in_pitch, out_pitch);  // CUB's 1-D scan
+        void* scratch = opt.state;
+        void* own = nullptr;
+        if (scratch == nullptr) {
+            // 0 where CUB cannot size its scratch: line_scan then allocates its own.
+            const std::size_t bytes = line ? sat::thin::line_scratch_bytes<In, Out>(rows * cols)
+                                           : sat::thin::scratch_bytes<In, Out>(rows, cols, group);
+            if (bytes > 0 && (err = scratch_alloc(&own, bytes, stream)) != cudaSuccess) return err;
+            scratch = own;
         }
-        for (int first = 0; first < im.count && err == cudaSuccess; first += group) {
+        if (line) {
+            err = sat::thin::line_scan<In, Out>(in, out, rows * cols, stream, scratch);
+            if (err == cudaSuccess) log_launch(0, 0);
+        }
+        for (int first = 0; !line && first < im.count && err == cudaSuccess; first += group) {
             const int n = std::min(group, im.count - first);
             err = sat::thin::scan<In, Out>(in + std::size_t(first) * im.in_stride, in_pitch,
                                            out + std::size_t(first) * im.out_stride, out_pitch, rows, cols, stream,
-                                           opt.state, status, n, im.in_stride, im.out_stride,
-                                           flags_of(first, opt.state == nullptr));
+                                           scratch, status, n, im.in_stride, im.out_stride,
+                                           flags_of(first, own != nullptr));
             if (err == cudaSuccess) log_launch(0, 0);
         }
-        return err;
+        const cudaError_t free_err = own != nullptr ? cudaFreeAsync(own, stream) : cudaSuccess;
+        return err == cudaSuccess ? free_err : err;
     }
     const int images = images_per_launch<In, Out, S>(rows, cols, im.count);  // per 2-D launch
     Layout L = layout_for<In, Out, S>(rows, cols, images * tables_of(T));
@@ -844,6 +854,29 @@ int satlib_last_timeout(void) {
         cudaMemcpyToSymbol(library_status, &zero, sizeof(int));
     }
     return seen != 0 || device_word != 0 ? 1 : 0;
+}
+
+int satlib_wait(void* stream) {
+    using namespace satlib;
+    const int dev = device_status();
+    if (dev != SATLIB_OK) return dev;
+    const cudaStream_t s = static_cast<cudaStream_t>(stream);
+    const CallOnStream call(s);  // runs while another stream is captured in global mode
+    if (call.capturing()) return status_of(cudaErrorStreamCaptureUnsupported);
+    // The library's word, read behind the work on `stream` (the fold_status of its calls), then
+    // cleared behind the read.
+    int device_word = 0;
+    const int zero = 0;
+    cudaError_t err = cudaMemcpyFromSymbolAsync(&device_word, library_status, sizeof(int), 0,
+                                                cudaMemcpyDeviceToHost, s);
+    if (err == cudaSuccess) err = cudaStreamSynchronize(s);
+    if (err == cudaSuccess && device_word != 0) {
+        err = cudaMemcpyToSymbolAsync(library_status, &zero, sizeof(int), 0, cudaMemcpyHostToDevice, s);
+        if (err == cudaSuccess) err = cudaStreamSynchronize(s);  // `zero` is read before it goes
+    }
+    if (err != cudaSuccess) return status_of(err);
+    const int seen = timed_out_seen.exchange(0);
+    return seen != 0 || device_word != 0 ? SATLIB_ERR_TIMEOUT : SATLIB_OK;
 }
 
 const char* satlib_error_string(int status) {

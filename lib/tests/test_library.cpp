@@ -1261,6 +1261,7 @@ TEST_CASE("library: calls on a stream that is not captured leave another stream'
         REQUIRE(status == SATLIB_OK);
         REQUIRE(satlib_box(in.p, SATLIB_F32, cols, 0, box_out.p, SATLIB_F32, cols, 0, 1, rows, cols, radius,
                            SATLIB_BOX_SUM, other.s) == SATLIB_OK);
+        REQUIRE(satlib_wait(other.s) == SATLIB_OK);  // waits on `other` (Python's wait=True for a box)
     };
     calls();  // first calls, outside any capture
     REQUIRE(cudaStreamSynchronize(other.s) == cudaSuccess);
@@ -1293,6 +1294,10 @@ TEST_CASE("library: calls on a stream that is not captured leave another stream'
         Capture capture(captured.s);
         REQUIRE(cudaMemsetAsync(marker.p, 0x5a, sizeof(unsigned), captured.s) == cudaSuccess);  // the captured work
         calls();
+        // On the captured stream itself the wait is refused, the capture intact.
+        CHECK(satlib_wait(captured.s) == SATLIB_ERR_CUDA);
+        CHECK(std::string(satlib_error_string(SATLIB_ERR_CUDA)).find("cudaErrorStreamCaptureUnsupported") !=
+              std::string::npos);
         cudaStreamCaptureMode mode = cudaStreamCaptureModeGlobal;  // the thread's mode: still the default
         REQUIRE(cudaThreadExchangeStreamCaptureMode(&mode) == cudaSuccess);
         CHECK(mode == cudaStreamCaptureModeGlobal);
@@ -1385,6 +1390,16 @@ TEST_CASE("library spin timeout: a tile whose predecessor never runs sets the st
     REQUIRE(cudaMemcpy(&word, status.p, sizeof word, cudaMemcpyDeviceToHost) == cudaSuccess);
     CHECK(word == sat::status_spin_timeout);
     // The library's own word saw nothing: the timeout went to the caller's status.
+    CHECK(satlib_last_timeout() == 0);
+    // Again with no status of the caller's, on a stream: the library's word takes the timeout, and
+    // satlib_wait of that stream reports it once.
+    TestStream stream;
+    REQUIRE(cudaMemset(state.p, 0, need.state_bytes) == cudaSuccess);
+    REQUIRE(cudaMemcpy(state.p, &first_ticket, sizeof first_ticket, cudaMemcpyHostToDevice) == cudaSuccess);
+    opt.status = nullptr;
+    REQUIRE(sat::inclusive_scan_2d(in.p, cols, out.p, cols, rows, cols, stream.s, opt) == cudaSuccess);
+    CHECK(satlib_wait(stream.s) == SATLIB_ERR_TIMEOUT);
+    CHECK(satlib_wait(stream.s) == SATLIB_OK);
     CHECK(satlib_last_timeout() == 0);
 }
 

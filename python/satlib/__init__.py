@@ -210,6 +210,6 @@ def _box(x, r, op, out_dtype, what, wait):
                                 batch, rows, cols, r, _lib.BOX_OPS[op], stream)
         if status:
             _lib.check(status, what)
-        if wait:  # satlib_box does not wait: a timeout shows only once the stream is done
+        if wait:  # satlib_box does not wait: satlib_wait waits for the stream, then looks for a timeout
             _lib.sync(stream, what)
     return out if a.finish is None else a.finish(out)

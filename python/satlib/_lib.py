@@ -70,6 +70,12 @@ def load():
     lib.satlib_box.restype = ctypes.c_int
     lib.satlib_last_timeout.argtypes = []
     lib.satlib_last_timeout.restype = ctypes.c_int
+    try:
+        lib.satlib_wait.argtypes = [ctypes.c_void_p]
+    except AttributeError:
+        raise SatlibError("satlib: %s is older than this package (no satlib_wait, new in 1.1.0); rebuild it "
+                          "with `make lib`" % path) from None
+    lib.satlib_wait.restype = ctypes.c_int
     lib.satlib_error_string.argtypes = [ctypes.c_int]
     lib.satlib_error_string.restype = ctypes.c_char_p
     lib.satlib_version.argtypes = []
@@ -148,11 +154,11 @@ def refuse_wait_in_capture(stream, what):
 
 
 def sync(stream, what):
-    """Wait for a stream (a cudaStream_t; the driver takes the same handles), then raise if a
-    kernel of the library timed out since the last look: its output is incomplete."""
-    status = _driver.cuStreamSynchronize(ctypes.c_void_p(stream))
-    if status != 0:
-        raise SatlibError("satlib: %s: waiting for the stream failed (CUDA driver error %d)" % (what, status))
-    if _lib.satlib_last_timeout():
+    """Wait for a stream (a cudaStream_t) through the library, which may wait while another stream
+    is being captured into a CUDA graph; raise if a kernel of the library timed out since the last
+    look: its output is incomplete."""
+    status = _lib.satlib_wait(stream)
+    if status == ERR_TIMEOUT:
         raise SatlibError("satlib: %s: a kernel timed out waiting for another tile; the output is "
                           "incomplete" % what)
+    check(status, what)

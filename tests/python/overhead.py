@@ -36,6 +36,7 @@ int satlib_integral(const void* args, void* stream, int check_timeout) { return 
 int satlib_box(const void* in, int it, size_t ip, size_t is, void* out, int ot, size_t op, size_t os,
                int batch, int rows, int cols, int radius, int box_op, void* stream) { return in == NULL; }
 int satlib_last_timeout(void) { return 0; }
+int satlib_wait(void* stream) { return 0; }
 const char* satlib_error_string(int status) { return "satlib: stand-in"; }
 const char* satlib_version(void) { return "stand-in"; }
 """
@@ -45,6 +46,7 @@ class PythonStandIn:
     def satlib_integral(self, args, stream, check_timeout): return 0
     def satlib_box(self, *args): return 0
     def satlib_last_timeout(self): return 0
+    def satlib_wait(self, stream): return 0
 
 
 def per_call(fn, n, sync=None):

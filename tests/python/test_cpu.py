@@ -3,6 +3,7 @@ __cuda_array_interface__ (its pointer is never dereferenced: calls that pass the
 recording stand-in of the C library), the dtype rules, and the one-line messages of a machine
 without a GPU or without the library."""
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -37,7 +38,7 @@ class RecordingLib:
     """Stands in for libsatlib.so: records what each entry point received, returns `status`."""
 
     def __init__(self, status=_lib.OK, timeout=0):
-        self.status, self.timeout, self.calls = status, timeout, []
+        self.status, self.timeout, self.calls, self.synced = status, timeout, [], []
 
     def satlib_integral(self, args, stream, check_timeout):
         fields = dict(zip([name for name, _ in _lib.INTEGRAL_FIELDS], _lib.INTEGRAL_ARGS.unpack(args)))
@@ -56,13 +57,17 @@ class RecordingLib:
     def satlib_last_timeout(self):
         return self.timeout
 
+    def satlib_wait(self, stream):
+        self.synced.append(stream)
+        return _lib.ERR_TIMEOUT if self.timeout else self.status
+
 
 class Recording:
     """Context: the recording library on a machine that has a device; outputs are FakeOut."""
 
     def __init__(self, status=_lib.OK, timeout=0, capturing=False, capture_query=0):
         self.lib = RecordingLib(status, timeout)
-        self.synced = []
+        self.synced = self.lib.synced  # the streams satlib_wait waited for
         self.capturing = capturing  # what cuStreamIsCapturing says of every stream
         self.capture_query = capture_query  # and the status it returns
         self.capture_asked = []
@@ -71,10 +76,6 @@ class Recording:
     def alloc(self, shape, dtype):
         self.next_ptr += 0x100_0000
         return FakeOut(shape, dtype), self.next_ptr
-
-    def cuStreamSynchronize(self, stream):
-        self.synced.append(stream.value)
-        return 0
 
     def cuStreamIsCapturing(self, stream, status):
         self.capture_asked.append(stream.value)
@@ -85,7 +86,7 @@ class Recording:
         self.patches = [mock.patch.object(_lib, "load", return_value=self.lib),
                         mock.patch.object(_lib, "_lib", self.lib),
                         mock.patch.object(_lib, "device_error", return_value=None),
-                        mock.patch.object(_lib, "_driver", self),  # cuStreamSynchronize, cuStreamIsCapturing
+                        mock.patch.object(_lib, "_driver", self),  # cuStreamIsCapturing
                         mock.patch.object(_arrays, "_any_alloc", self.alloc)]
         for p in self.patches:
             p.start()
@@ -353,6 +354,25 @@ class TestNoGpuNoLibrary(unittest.TestCase):
                 satlib.library_version()
         self.assertTrue(str(cm.exception).startswith("satlib: cannot load %s: " % f.name))
         self.assertNotIn("\n", str(cm.exception))
+
+    def test_library_older_than_the_package(self):
+        """A libsatlib.so without satlib_wait (1.0.0) is named in one line, before any call."""
+        cc = shutil.which("cc") or shutil.which("gcc")
+        if cc is None:
+            self.skipTest("no C compiler to build a 1.0.0 stand-in")
+        with tempfile.TemporaryDirectory() as folder:
+            src, so = os.path.join(folder, "old.c"), os.path.join(folder, "libsatlib.so")
+            with open(src, "w") as f:
+                f.write("int satlib_integral(void) { return 0; }\nint satlib_box(void) { return 0; }\n"
+                        "int satlib_last_timeout(void) { return 0; }\n"
+                        "const char* satlib_error_string(int s) { return \"\"; }\n"
+                        "const char* satlib_version(void) { return \"1.0.0\"; }\n")
+            subprocess.run([cc, "-shared", "-fPIC", src, "-o", so], check=True)
+            os.environ["SATLIB_LIBRARY"] = so
+            with self.assertRaises(satlib.SatlibError) as cm:
+                satlib.library_version()
+        self.assertEqual(str(cm.exception), "satlib: %s is older than this package (no satlib_wait, new in "
+                         "1.1.0); rebuild it with `make lib`" % so)
 
     def test_no_driver(self):
         with mock.patch.object(_lib, "DRIVER_NAME", "libcuda-not-here.so.1"), \

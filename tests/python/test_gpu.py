@@ -259,6 +259,31 @@ class TestTorch(Checks):
             self.assert_close(box.cpu().numpy(), ref_box(x_np, 2, "sum"), 1e-9, what + " box sum")
         self.assertFalse(satlib.last_timeout())
 
+    def test_wait_beside_a_graph_capture(self):
+        """box_filter and integral with wait=True on a stream that is not captured, while
+        torch.cuda.graph captures another in global mode (no thread may wait then, except in
+        relaxed mode, which the library takes): right results, and the capture replays."""
+        torch = self.torch
+        x_np = data(self.rng, (300, 517), "float32", "float32", False)
+        x = self.to_gpu(x_np)
+        marker = torch.zeros(1, dtype=torch.int32, device=self.dev)
+        other = torch.cuda.Stream()
+        other.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(other):  # outputs of these sizes cached by torch's allocator
+            satlib.box_filter(x, 2, "sum", out_dtype="float64"), satlib.integral(x)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            marker.add_(1)
+            with torch.cuda.stream(other):
+                box = satlib.box_filter(x, 2, "sum", out_dtype="float64")  # waits for `other`
+                sums = satlib.integral(x)
+        self.assert_close(box.cpu().numpy(), ref_box(x_np, 2, "sum"), 1e-9, "box beside a capture")
+        self.assert_exact(sums.cpu().numpy(), ref_integral(x_np), "integral beside a capture")
+        graph.replay()
+        torch.cuda.synchronize()
+        self.assertEqual(int(marker.item()), 1)  # the capture holds its own work, and only it
+        self.assertFalse(satlib.last_timeout())
+
     def test_box_filter_and_variance(self):
         for dtype in satlib.SUPPORTED:
             for shape in ((1, 1), (7, 5), (61, 83), (3, 40, 33)):
