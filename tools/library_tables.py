@@ -97,9 +97,9 @@
                                 (quoted in the prose)
     docs/data/ws_ncu_h200.csv   Nsight Compute's warp-state samples of that kernel, summed by role:
                                 docs/library.md
-    docs/data/large_squares_h100.csv  build/peers rows of satlib from 32768² to 65536² (harness
-                                CSV columns, the run's metadata and command in front):
-                                docs/library.md
+    docs/data/large_squares_h100.csv, large_squares_h200.csv  build/peers rows of satlib from
+                                32768² to 65536² (harness CSV columns, the run's metadata and
+                                command in front): docs/library.md
     docs/data/shape128x3_ab_h200.csv, shape128x4_ab_h200.csv  bench_ab --csv as written (f32's
                                 large tiles of 128 threads, as base, against the shipped 256-thread
                                 ones): docs/library.md; shape128x3's second run _run2 (quoted in
@@ -845,6 +845,7 @@ TABLES = {
     "library.md": [("LIBRARY TABLE", library_table, "library_h100.csv"),
                    ("LIBRARY H200 TABLE", library_table, "library_h200.csv"),
                    ("LARGE SQUARES TABLE", large_squares_table, "large_squares_h100.csv"),
+                   ("LARGE SQUARES H200 TABLE", large_squares_table, "large_squares_h200.csv"),
                    ("BATCH TABLE", batch_table, "batch_h100.csv"),
                    ("BATCH H200 TABLE", batch_table, "batch_h200.csv"),
                    ("TIMELINE TABLE", timeline_table, "timeline_h100.csv"),
