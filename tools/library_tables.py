@@ -219,19 +219,21 @@ def library_table(path):
 def large_squares_table(path):
     """satlib on squares from 32768² up (harness rows of peers, with the run's metadata in
     front): time, the copy's, their ratio against the target, and both rates in TB/s of input
-    and output (the harness's gbps, and the copy's from the same bytes)."""
+    and output (the harness's gbps, and the copy's from the same bytes). Each command (the CSV's
+    source) is one process: numbered in the order they appear."""
     rows = read_rows(path)
-    out = [f"{run_line(rows[0])}: `build/peers --variant satlib` (each row's command in the CSV's "
+    processes = {source: k + 1 for k, source in enumerate(dict.fromkeys(r["source"] for r in rows))}
+    out = [f"{run_line(rows[0])}: `build/peers --variant satlib` (each process's command in the CSV's "
            "source column), median of 5; TB/s: input and output bytes ÷ time (the copy moves as many, "
            "half read, half written)", "",
-           "| shape | type | satlib ms | copy ms | satlib ÷ copy (target ≤ 1.11) | satlib TB/s | copy TB/s |",
-           "|---|---|---:|---:|---:|---:|---:|"]
+           "| process | shape | type | satlib ms | copy ms | satlib ÷ copy (target ≤ 1.11) | satlib TB/s | copy TB/s |",
+           "|---:|---|---|---:|---:|---:|---:|---:|"]
     for r in rows:
         median, copy, tbps = float(r["median_ms"]), float(r["copy_ms"]), float(r["gbps"]) / 1000
         x = ratio(r)
         verdict = "met" if x <= 1.11 else "missed"
-        out.append(f"| {shape(r)} | {type_label(r['type'])} | {median:.3f} | {copy:.3f} | {x:.3f} ({verdict}) | "
-                   f"{tbps:.2f} | {tbps * median / copy:.2f} |")
+        out.append(f"| {processes[r['source']]} | {shape(r)} | {type_label(r['type'])} | {median:.3f} | {copy:.3f} | "
+                   f"{x:.3f} ({verdict}) | {tbps:.2f} | {tbps * median / copy:.2f} |")
     return "\n".join(out)
 
 

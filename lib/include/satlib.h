@@ -87,11 +87,15 @@ int satlib_box(const void* in, satlib_dtype in_type, size_t in_pitch, size_t in_
  * satlib_wait). It waits for the whole device, which a stream capture anywhere forbids. */
 int satlib_last_timeout(void);
 
-/* Waits for `stream`, then SATLIB_ERR_TIMEOUT if a kernel of this library timed out since the
- * last look (this call or satlib_last_timeout; the calls on `stream` are all looked at), else
- * SATLIB_OK. It waits for `stream` only, so it runs while another stream is being captured into
- * a CUDA graph; on a stream being captured it is refused (SATLIB_ERR_CUDA,
- * cudaErrorStreamCaptureUnsupported). Since 1.1.0. */
+/* Waits for `stream`, then SATLIB_ERR_TIMEOUT if a kernel of a call without `check_timeout`
+ * (satlib_integral with 0, satlib_box) timed out since the last look (this call or
+ * satlib_last_timeout), else SATLIB_OK. The word it reads and clears is the library's on the
+ * current device, not the stream's: it holds the timeouts of every call on `stream` before this
+ * one and of the calls on other streams whose kernels have finished. `stream` must belong to the
+ * current device. It waits
+ * for `stream` only, so it runs while another stream is being captured into a CUDA graph; on a
+ * stream being captured it is refused (SATLIB_ERR_CUDA, cudaErrorStreamCaptureUnsupported), as
+ * on the legacy default stream (0) while any other stream is. Since 1.1.0. */
 int satlib_wait(void* stream);
 
 const char* satlib_error_string(int status);

@@ -192,7 +192,8 @@ inline bool may_be_capturing(cudaStream_t stream) {
 // stream that is not captured: stream-ordered allocations and frees, the pool's attributes, a
 // wait for the stream. None of them orders work on a captured stream, so while this lives, the
 // thread's capture mode is relaxed (cudaThreadExchangeStreamCaptureMode) unless `stream` itself
-// is being captured. Calls nest (box -> integral -> scan_images): each restores what it found.
+// is being captured. One per public entry (the C ABI's calls, sat::inclusive_scan_2d), made after
+// its argument checks; the functions under it take it as an argument.
 class CallOnStream {
 public:
     explicit CallOnStream(cudaStream_t stream) : capturing_(may_be_capturing(stream)) {
@@ -217,11 +218,11 @@ private:
 // anew in every call. A threshold of 0 on the current device's pool is raised to
 // scratch_keep_bytes; a threshold the program set itself is left as it is. Asked on every call:
 // cheap host calls, and right again after a cudaDeviceReset. Not on a stream being captured into
-// a CUDA graph: the graph's allocations do not come from the pool, and a pool query would end the
-// capture with an error.
+// a CUDA graph (`call` says): the graph's allocations do not come from the pool, and a pool query
+// would end the capture with an error.
 constexpr std::uint64_t scratch_keep_bytes = std::uint64_t(256) << 20;
-inline cudaError_t scratch_alloc(void** p, std::size_t bytes, cudaStream_t stream) {
-    if (may_be_capturing(stream)) return cudaMallocAsync(p, bytes, stream);
+inline cudaError_t scratch_alloc(void** p, std::size_t bytes, cudaStream_t stream, const CallOnStream& call) {
+    if (call.capturing()) return cudaMallocAsync(p, bytes, stream);
     int device = 0;
     cudaMemPool_t pool = nullptr;
     std::uint64_t keep = 0;
@@ -283,8 +284,8 @@ auto lookback_kernel_for(bool vec) {
 // scan_images (below) in tiles of shape S.
 template <class In, class Out, class S, Tables T>
 cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows,
-                        int cols, const Images& im, cudaStream_t stream, const sat::ScanOptions& opt,
-                        Out* sq, std::size_t sq_pitch, Flags state_flags) {
+                        int cols, const Images& im, cudaStream_t stream, const CallOnStream& call,
+                        const sat::ScanOptions& opt, Out* sq, std::size_t sq_pitch, Flags state_flags) {
     using A = sat::Acc<Out>;
     constexpr int V = vec_of<Out>();
     if (rows < 0 || cols < 0 || im.count < 1) return cudaErrorInvalidValue;
@@ -312,7 +313,7 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
             // 0 where CUB cannot size its scratch: line_scan then allocates its own.
             const std::size_t bytes = line ? sat::thin::line_scratch_bytes<In, Out>(rows * cols)
                                            : sat::thin::scratch_bytes<In, Out>(rows, cols, group);
-            if (bytes > 0 && (err = scratch_alloc(&own, bytes, stream)) != cudaSuccess) return err;
+            if (bytes > 0 && (err = scratch_alloc(&own, bytes, stream, call)) != cudaSuccess) return err;
             scratch = own;
         }
         if (line) {
@@ -344,11 +345,11 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
     void* values = opt.values;
     bool own_state = false, own_values = false;
     if (state == nullptr) {
-        if ((err = scratch_alloc(&state, L.state_bytes, stream)) != cudaSuccess) return err;
+        if ((err = scratch_alloc(&state, L.state_bytes, stream, call)) != cudaSuccess) return err;
         own_state = true;
     }
     if (values == nullptr) {
-        if ((err = scratch_alloc(&values, L.value_bytes, stream)) != cudaSuccess) {
+        if ((err = scratch_alloc(&values, L.value_bytes, stream, call)) != cudaSuccess) {
             if (own_state) cudaFreeAsync(state, stream);
             return err;
         }
@@ -422,14 +423,15 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
 // clear_flags, the last work on the stream, which the first launch then overlaps (common/sat.h).
 template <class In, class Out, Tables T = Tables::sums>
 cudaError_t scan_images(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows,
-                        int cols, const Images& im, cudaStream_t stream, const sat::ScanOptions& opt,
-                        Flags state_flags, Out* sq = nullptr, std::size_t sq_pitch = 0) {
-    const CallOnStream call(stream);  // state_flags, not opt.state_is_zero, says what opt.state holds
+                        int cols, const Images& im, cudaStream_t stream, const CallOnStream& call,
+                        const sat::ScanOptions& opt, Flags state_flags, Out* sq = nullptr,
+                        std::size_t sq_pitch = 0) {
+    // state_flags, not opt.state_is_zero, says what opt.state holds
     if (small_tiles<In, Out, T>(rows, cols, im.count))
-        return scan_shaped<In, Out, SmallTiles<In, Out>, T>(in, in_pitch, out, out_pitch, rows, cols, im, stream, opt,
-                                                            sq, sq_pitch, state_flags);
-    return scan_shaped<In, Out, LargeTiles<In, Out>, T>(in, in_pitch, out, out_pitch, rows, cols, im, stream, opt,
-                                                        sq, sq_pitch, state_flags);
+        return scan_shaped<In, Out, SmallTiles<In, Out>, T>(in, in_pitch, out, out_pitch, rows, cols, im, stream, call,
+                                                            opt, sq, sq_pitch, state_flags);
+    return scan_shaped<In, Out, LargeTiles<In, Out>, T>(in, in_pitch, out, out_pitch, rows, cols, im, stream, call,
+                                                        opt, sq, sq_pitch, state_flags);
 }
 
 }  // namespace satlib
@@ -460,9 +462,10 @@ inline bool batch_fits(const Batch& b, std::size_t out_pitch, int rows, int cols
                                   const ScanOptions& options) {                                    \
         const Batch& b = options.batch;                                                            \
         if (!batch_fits(b, out_pitch, rows, cols)) return cudaErrorInvalidValue;                   \
+        const satlib::CallOnStream call(stream);                                                   \
         return satlib::scan_images(in, in_pitch, out, out_pitch, rows, cols,                       \
                                    satlib::Images{b.count, b.in_stride, b.out_stride}, stream,     \
-                                   options, options.state_is_zero ? Flags::zero : Flags::clear);   \
+                                   call, options, options.state_is_zero ? Flags::zero : Flags::clear); \
     }
 SAT_SCAN_2D_DEF(float, float)
 SAT_SCAN_2D_DEF(double, double)
@@ -603,10 +606,11 @@ __global__ void zero_border(void* out, std::size_t pitch_bytes, std::size_t stri
 __global__ void fold_status(const int* from) {
     if (*from != sat::status_ok) atomicMax(&library_status, *from);
 }
+// The library's word into *to, cleared in the same atomic step (satlib_wait).
+__global__ void take_status(int* to) { *to = atomicExch(&library_status, sat::status_ok); }
 
 template <class In, class Out>
-int integral_typed(const satlib_integral_args& a, cudaStream_t stream, int check_timeout) {
-    const CallOnStream call(stream);
+int integral_typed(const satlib_integral_args& a, cudaStream_t stream, const CallOnStream& call, int check_timeout) {
     // A capture cannot wait for the timeout check: refused before any work, the capture intact.
     if (check_timeout && call.capturing()) return status_of(cudaErrorStreamCaptureUnsupported);
     const In* in = static_cast<const In*>(a.in);
@@ -630,7 +634,7 @@ int integral_typed(const satlib_integral_args& a, cudaStream_t stream, int check
     const std::size_t status_bytes = 256, state_at = status_bytes;
     const std::size_t values_at = align_up(state_at + need.state_bytes, 256);
     void* scratch = nullptr;
-    cudaError_t err = scratch_alloc(&scratch, values_at + need.value_bytes, stream);
+    cudaError_t err = scratch_alloc(&scratch, values_at + need.value_bytes, stream, call);
     if (err != cudaSuccess) return status_of(err);
     char* base = static_cast<char*>(scratch);
     int* status = reinterpret_cast<int*>(base);
@@ -651,18 +655,18 @@ int integral_typed(const satlib_integral_args& a, cudaStream_t stream, int check
         if (tables[k] != nullptr) tables[k] += pitches[k] + 1;
     if (err == cudaSuccess && one_pass) {
         const Images im{a.batch, a.in_batch_stride, strides[1], strides[0]};
-        err = scan_images<In, Out, Tables::both>(in, a.in_pitch, tables[1], pitches[1], a.rows, a.cols, im, stream,
+        err = scan_images<In, Out, Tables::both>(in, a.in_pitch, tables[1], pitches[1], a.rows, a.cols, im, stream, call,
                                                  opt, Flags::just_cleared, tables[0], pitches[0]);
     } else if (err == cudaSuccess) {  // squares first: the sums may be in place
         if (sq != nullptr) {
             err = scan_images<In, Out, Tables::squares>(in, a.in_pitch, tables[0], pitches[0], a.rows, a.cols,
-                                                        Images{a.batch, a.in_batch_stride, strides[0]}, stream, opt,
-                                                        Flags::just_cleared);
+                                                        Images{a.batch, a.in_batch_stride, strides[0]}, stream, call,
+                                                        opt, Flags::just_cleared);
         }
         if (err == cudaSuccess)
             err = scan_images<In, Out, Tables::sums>(in, a.in_pitch, tables[1], pitches[1], a.rows, a.cols,
-                                                     Images{a.batch, a.in_batch_stride, strides[1]}, stream, opt,
-                                                     sq == nullptr ? Flags::just_cleared : Flags::clear);
+                                                     Images{a.batch, a.in_batch_stride, strides[1]}, stream, call,
+                                                     opt, sq == nullptr ? Flags::just_cleared : Flags::clear);
     }
     for (int k = 0; k < 2 && err == cudaSuccess && npp; ++k) {
         if (borders[k] == nullptr) continue;
@@ -750,15 +754,15 @@ constexpr std::size_t box_max_images = 65535;  // grid.z
 
 template <class In, class Out>
 int box_typed(const In* in, std::size_t in_pitch, std::size_t in_stride, Out* out, std::size_t out_pitch,
-              std::size_t out_stride, int batch, int rows, int cols, int radius, int op, cudaStream_t stream) {
+              std::size_t out_stride, int batch, int rows, int cols, int radius, int op, cudaStream_t stream,
+              const CallOnStream& call) {
     using T = typename BoxTable<In>::type;
     const bool squares = op == SATLIB_BOX_VARIANCE;
-    const CallOnStream call(stream);
     const std::size_t n = std::size_t(rows) * cols;  // one table, pitch cols, tables n apart
     const std::size_t image_bytes = n * sizeof(T) * (squares ? 2 : 1);
     const int group = int(std::min({std::size_t(batch), box_max_images, std::max<std::size_t>(1, box_tables_bytes / image_bytes)}));
     void* tables = nullptr;
-    cudaError_t err = scratch_alloc(&tables, image_bytes * std::size_t(group), stream);
+    cudaError_t err = scratch_alloc(&tables, image_bytes * std::size_t(group), stream, call);
     if (err != cudaSuccess) return status_of(err);
     T* sum = static_cast<T*>(tables);
     T* sq = squares ? sum + n * std::size_t(group) : nullptr;
@@ -771,7 +775,7 @@ int box_typed(const In* in, std::size_t in_pitch, std::size_t in_stride, Out* ou
         a.out = sum, a.out_type = sat::dtype_of<T>(), a.out_pitch = std::size_t(cols), a.out_batch_stride = n;
         a.sq_out = sq, a.sq_pitch = std::size_t(cols), a.sq_batch_stride = n;
         a.batch = images, a.rows = rows, a.cols = cols, a.layout = SATLIB_LAYOUT_SAME;
-        status = integral_typed<In, T>(a, stream, 0);
+        status = integral_typed<In, T>(a, stream, call, 0);
         if (status != SATLIB_OK) break;
         const dim3 block(32, 8), grid((cols + 31) / 32, std::min((rows + 7) / 8, 65535), images);
         box_kernel<<<grid, block, 0, stream>>>(sum, sq, std::size_t(cols), n, out + std::size_t(first) * out_stride,
@@ -799,10 +803,11 @@ int satlib_integral(const satlib_integral_args* args, void* stream, int check_ti
     if (bad != SATLIB_OK) return bad;
     const int dev = device_status();
     if (dev != SATLIB_OK) return dev;
+    const cudaStream_t s = static_cast<cudaStream_t>(stream);
+    const CallOnStream call(s);
     int result = SATLIB_OK;
     dispatch_pair(args->in_type, args->out_type, [&](auto in_tag, auto out_tag) {
-        result = integral_typed<decltype(in_tag), decltype(out_tag)>(*args, static_cast<cudaStream_t>(stream),
-                                                                     check_timeout);
+        result = integral_typed<decltype(in_tag), decltype(out_tag)>(*args, s, call, check_timeout);
     });
     return result;
 }
@@ -825,14 +830,15 @@ int satlib_box(const void* in, satlib_dtype in_type, size_t in_pitch, size_t in_
     if (dev != SATLIB_OK) return dev;
     radius = std::min(radius, std::max(rows, cols));  // the same clipped windows, no int overflow
     const cudaStream_t s = static_cast<cudaStream_t>(stream);
+    const CallOnStream call(s);
     auto run = [&](auto in_tag) {
         using In = decltype(in_tag);
         const In* p = static_cast<const In*>(in);
         if (out_type == SATLIB_F32)
             return box_typed(p, in_pitch, in_batch_stride, static_cast<float*>(out), out_pitch, out_batch_stride,
-                             batch, rows, cols, radius, op, s);
+                             batch, rows, cols, radius, op, s, call);
         return box_typed(p, in_pitch, in_batch_stride, static_cast<double*>(out), out_pitch, out_batch_stride,
-                         batch, rows, cols, radius, op, s);
+                         batch, rows, cols, radius, op, s, call);
     };
     switch (in_type) {
     case SATLIB_U8: return run(uint8_t{});
@@ -863,20 +869,21 @@ int satlib_wait(void* stream) {
     const cudaStream_t s = static_cast<cudaStream_t>(stream);
     const CallOnStream call(s);  // runs while another stream is captured in global mode
     if (call.capturing()) return status_of(cudaErrorStreamCaptureUnsupported);
-    // The library's word, read behind the work on `stream` (the fold_status of its calls), then
-    // cleared behind the read.
-    int device_word = 0;
-    const int zero = 0;
-    cudaError_t err = cudaMemcpyFromSymbolAsync(&device_word, library_status, sizeof(int), 0,
-                                                cudaMemcpyDeviceToHost, s);
-    if (err == cudaSuccess) err = cudaStreamSynchronize(s);
-    if (err == cudaSuccess && device_word != 0) {
-        err = cudaMemcpyToSymbolAsync(library_status, &zero, sizeof(int), 0, cudaMemcpyHostToDevice, s);
-        if (err == cudaSuccess) err = cudaStreamSynchronize(s);  // `zero` is read before it goes
-    }
+    // The library's word, taken behind the work on `stream` (the fold_status of its calls) in
+    // one atomic exchange, so that a timeout another stream folds in meanwhile stays for the
+    // next look.
+    int* taken = nullptr;
+    int word = sat::status_ok;
+    cudaError_t err = scratch_alloc(reinterpret_cast<void**>(&taken), sizeof(int), s, call);
     if (err != cudaSuccess) return status_of(err);
-    const int seen = timed_out_seen.exchange(0);
-    return seen != 0 || device_word != 0 ? SATLIB_ERR_TIMEOUT : SATLIB_OK;
+    take_status<<<1, 1, 0, s>>>(taken);
+    err = cudaGetLastError();
+    if (err == cudaSuccess) err = cudaMemcpyAsync(&word, taken, sizeof(int), cudaMemcpyDeviceToHost, s);
+    const cudaError_t free_err = cudaFreeAsync(taken, s);
+    if (err == cudaSuccess) err = free_err;
+    if (err == cudaSuccess) err = cudaStreamSynchronize(s);
+    if (err != cudaSuccess) return status_of(err);
+    return word != sat::status_ok ? SATLIB_ERR_TIMEOUT : SATLIB_OK;
 }
 
 const char* satlib_error_string(int status) {

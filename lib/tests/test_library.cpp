@@ -1251,10 +1251,13 @@ TEST_CASE("library: calls on a stream that is not captured leave another stream'
     a.out = abi_out.p, a.out_type = SATLIB_F32, a.out_pitch = cols;
     a.batch = 1, a.rows = rows, a.cols = cols;
     TestStream captured, other;
+    auto thin_call = [&] {
+        return sat::inclusive_scan_2d(in.p, cols, thin_out.p, cols, thin_rows, cols, other.s, sat::ScanOptions{});
+    };
     auto calls = [&] {  // on `other`: 2-D, thin, one line (CUB), the C ABI with its wait, a box filter
         const sat::ScanOptions own;
         REQUIRE(sat::inclusive_scan_2d(in.p, cols, out.p, cols, rows, cols, other.s, own) == cudaSuccess);
-        REQUIRE(sat::inclusive_scan_2d(in.p, cols, thin_out.p, cols, thin_rows, cols, other.s, own) == cudaSuccess);
+        REQUIRE(thin_call() == cudaSuccess);
         REQUIRE(sat::inclusive_scan_2d(in.p, cols, line_out.p, cols, 1, cols, other.s, own) == cudaSuccess);
         const int status = satlib_integral(&a, other.s, 1);  // waits on `other`
         INFO("status: " << satlib_error_string(status));
@@ -1288,6 +1291,15 @@ TEST_CASE("library: calls on a stream that is not captured leave another stream'
         REQUIRE(cudaDeviceGetMemPool(&pool, device) == cudaSuccess);
         REQUIRE(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &zero_threshold.kept) == cudaSuccess);
         zero_threshold.pool = pool;
+        // A thin call alone raises it too (its own scratch comes from scratch_alloc); then 0 again,
+        // and its output poisoned again.
+        REQUIRE(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &zero) == cudaSuccess);
+        REQUIRE(thin_call() == cudaSuccess);
+        std::uint64_t raised = 0;
+        REQUIRE(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &raised) == cudaSuccess);
+        CHECK(raised == (std::uint64_t(256) << 20));
+        REQUIRE(cudaStreamSynchronize(other.s) == cudaSuccess);
+        REQUIRE(cudaMemset(thin_out.p, sat::poison_byte, std::size_t(thin_rows) * cols * sizeof(float)) == cudaSuccess);
         REQUIRE(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &zero) == cudaSuccess);
     }
     {
@@ -1516,6 +1528,7 @@ TEST_CASE("library C ABI without a GPU: valid calls say there is no device", "[c
     CHECK(satlib_integral(&a, nullptr, 0) == SATLIB_ERR_NO_DEVICE);
     CHECK(satlib_box(in, SATLIB_U8, 100, 0, out, SATLIB_F32, 100, 0, 1, 50, 100, 2, SATLIB_BOX_MEAN, nullptr) ==
           SATLIB_ERR_NO_DEVICE);
+    CHECK(satlib_wait(nullptr) == SATLIB_ERR_NO_DEVICE);
     CHECK(satlib_last_timeout() == 0);
     CHECK(std::string(satlib_error_string(SATLIB_ERR_NO_DEVICE)).find("no CUDA device") != std::string::npos);
 }

@@ -39,6 +39,7 @@ class RecordingLib:
 
     def __init__(self, status=_lib.OK, timeout=0):
         self.status, self.timeout, self.calls, self.synced = status, timeout, [], []
+        self.wait_status = _lib.OK  # what satlib_wait returns when no timeout is set
 
     def satlib_integral(self, args, stream, check_timeout):
         fields = dict(zip([name for name, _ in _lib.INTEGRAL_FIELDS], _lib.INTEGRAL_ARGS.unpack(args)))
@@ -59,7 +60,7 @@ class RecordingLib:
 
     def satlib_wait(self, stream):
         self.synced.append(stream)
-        return _lib.ERR_TIMEOUT if self.timeout else self.status
+        return _lib.ERR_TIMEOUT if self.timeout else self.wait_status
 
 
 class Recording:
@@ -271,6 +272,12 @@ class TestWhatReachesTheLibrary(unittest.TestCase):
         with rec:
             satlib.box_filter(StandIn((5, 5), "|u1"), 1, wait=False)  # no wait, no look
         self.assertEqual(rec.synced, [])
+        rec = Recording()
+        rec.lib.wait_status = _lib.ERR_CUDA  # the wait itself fails: the library's line
+        with rec, self.assertRaises(satlib.SatlibError) as cm:
+            satlib.box_filter(StandIn((5, 5), "|u1", stream=0x77), 1)
+        self.assertEqual(rec.synced, [0x77])
+        self.assertEqual(str(cm.exception), "satlib: box_filter: a bad shape, pitch or stride")
 
     def test_no_wait_in_a_graph_capture(self):
         """On a stream being captured into a CUDA graph, wait=True (the default) is refused in
