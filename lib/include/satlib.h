@@ -83,8 +83,10 @@ int satlib_box(const void* in, satlib_dtype in_type, size_t in_pitch, size_t in_
                void* out, satlib_dtype out_type, size_t out_pitch, size_t out_batch_stride,
                int batch, int rows, int cols, int radius, satlib_box_op op, void* stream);
 
-/* Non-zero if a kernel launched on any stream by this library timed out since the last call (or
- * satlib_wait). It waits for the whole device, which a stream capture anywhere forbids. */
+/* Non-zero if a kernel launched on any stream by this library timed out since the last call: of
+ * a call with check_timeout (which also returned SATLIB_ERR_TIMEOUT) or without it (unless
+ * satlib_wait has reported it since). It waits for the whole device, which a stream capture
+ * anywhere forbids. */
 int satlib_last_timeout(void);
 
 /* Waits for `stream`, then SATLIB_ERR_TIMEOUT if a kernel of a call without `check_timeout`

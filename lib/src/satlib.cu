@@ -192,8 +192,8 @@ inline bool may_be_capturing(cudaStream_t stream) {
 // stream that is not captured: stream-ordered allocations and frees, the pool's attributes, a
 // wait for the stream. None of them orders work on a captured stream, so while this lives, the
 // thread's capture mode is relaxed (cudaThreadExchangeStreamCaptureMode) unless `stream` itself
-// is being captured. One per public entry (the C ABI's calls, sat::inclusive_scan_2d), made after
-// its argument checks; the functions under it take it as an argument.
+// is being captured. One per public entry (the C ABI's calls, after their argument checks, and
+// sat::inclusive_scan_2d); the functions under it take it as an argument.
 class CallOnStream {
 public:
     explicit CallOnStream(cudaStream_t stream) : capturing_(may_be_capturing(stream)) {

@@ -91,8 +91,9 @@ def local_variance(x, r, out_dtype=None, *, wait=True):
 
 
 def last_timeout():
-    """True if a kernel launched with wait=False timed out since the last call (its output is
-    incomplete)."""
+    """True if a kernel of the library timed out since the last call (its output is incomplete):
+    one launched with wait=False, unless a box filter's wait raised for it since, or one whose
+    call already raised SatlibError."""
     return bool(_ready().satlib_last_timeout())
 
 

@@ -273,7 +273,7 @@ class TestWhatReachesTheLibrary(unittest.TestCase):
             satlib.box_filter(StandIn((5, 5), "|u1"), 1, wait=False)  # no wait, no look
         self.assertEqual(rec.synced, [])
         rec = Recording()
-        rec.lib.wait_status = _lib.ERR_CUDA  # the wait itself fails: the library's line
+        rec.lib.wait_status = _lib.ERR_CUDA  # the wait itself fails: its status goes through check()
         with rec, self.assertRaises(satlib.SatlibError) as cm:
             satlib.box_filter(StandIn((5, 5), "|u1", stream=0x77), 1)
         self.assertEqual(rec.synced, [0x77])
