@@ -310,7 +310,8 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
         void* scratch = opt.state;
         void* own = nullptr;
         if (scratch == nullptr) {
-            // 0 where CUB cannot size its scratch: line_scan then allocates its own.
+            // A line: CUB's size alone, 0 where CUB cannot say (line_scan then allocates its own),
+            // not scratch_for's, which falls back to the chunks' size there.
             const std::size_t bytes = line ? sat::thin::line_scratch_bytes<In, Out>(rows * cols)
                                            : sat::thin::scratch_bytes<In, Out>(rows, cols, group);
             if (bytes > 0 && (err = scratch_alloc(&own, bytes, stream, call)) != cudaSuccess) return err;
