@@ -94,10 +94,10 @@ int satlib_last_timeout(void);
  * satlib_last_timeout), else SATLIB_OK. The word it reads and clears is the library's on the
  * current device, not the stream's: it holds the timeouts of every call on `stream` before this
  * one and of the calls on other streams whose kernels have finished. `stream` must belong to the
- * current device. It waits
- * for `stream` only, so it runs while another stream is being captured into a CUDA graph; on a
- * stream being captured it is refused (SATLIB_ERR_CUDA, cudaErrorStreamCaptureUnsupported), as
- * on the legacy default stream (0) while any other stream is. Since 1.1.0. */
+ * current device. It waits for `stream` only, so it runs while another stream is being captured
+ * into a CUDA graph; on a stream being captured it is refused (SATLIB_ERR_CUDA,
+ * cudaErrorStreamCaptureUnsupported), as on the legacy default stream (0) while any other stream
+ * is. Since 1.1.0. */
 int satlib_wait(void* stream);
 
 const char* satlib_error_string(int status);

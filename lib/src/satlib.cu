@@ -420,14 +420,14 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
 
 // A batch of images (one image: count 1), in one launch per images_per_launch images: the tables
 // T names (both: the squared ones into `sq`, of pitch `sq_pitch`, images im.sq_stride apart).
-// state_flags: what the caller's scratch (opt.state) holds: zero, to be cleared, or just cleared by
-// clear_flags, the last work on the stream, which the first launch then overlaps (common/sat.h).
+// state_flags, not opt.state_is_zero: what the caller's scratch (opt.state) holds: zero, to be
+// cleared, or just cleared by clear_flags, the last work on the stream, which the first launch
+// then overlaps (common/sat.h).
 template <class In, class Out, Tables T = Tables::sums>
 cudaError_t scan_images(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows,
                         int cols, const Images& im, cudaStream_t stream, const CallOnStream& call,
                         const sat::ScanOptions& opt, Flags state_flags, Out* sq = nullptr,
                         std::size_t sq_pitch = 0) {
-    // state_flags, not opt.state_is_zero, says what opt.state holds
     if (small_tiles<In, Out, T>(rows, cols, im.count))
         return scan_shaped<In, Out, SmallTiles<In, Out>, T>(in, in_pitch, out, out_pitch, rows, cols, im, stream, call,
                                                             opt, sq, sq_pitch, state_flags);

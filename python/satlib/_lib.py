@@ -157,8 +157,4 @@ def sync(stream, what):
     """Wait for a stream (a cudaStream_t) through the library, which may wait while another stream
     is being captured into a CUDA graph; raise if a kernel of a call without the check (wait=False,
     or a box filter) on this device timed out since the last look: its output is incomplete."""
-    status = _lib.satlib_wait(stream)
-    if status == ERR_TIMEOUT:
-        raise SatlibError("satlib: %s: a kernel timed out waiting for another tile; the output is "
-                          "incomplete" % what)
-    check(status, what)
+    check(_lib.satlib_wait(stream), what)
