@@ -67,7 +67,16 @@
                                 added on the way out against the shipped kernel; not kept):
                                 docs/thin.md; its second run thin_warp_offsets_ab_h100_run2.csv
                                 (quoted in the prose)
-    docs/data/thin_ncu_cursor_h200.csv  Nsight Compute of the shipped thin kernel: docs/thin.md
+    docs/data/thin_ncu_cursor_h200.csv  Nsight Compute of the thin kernel with FlatCursor and M at run
+                                time: docs/thin.md
+    docs/data/thin_lines_ab_h200.csv, thin_lines_ab_h100.csv  bench_ab --set thin --csv as written
+                                (steps 1 and 4 with M = 1, 2, 3 at compile time against M at run
+                                time): docs/thin.md; their second runs *_run2.csv (quoted in the prose)
+    docs/data/thin_ncu_lines_h200.csv  Nsight Compute of the thin kernel with M at run time and at
+                                compile time: docs/thin.md
+    docs/data/thin_groups8_ab_h200.csv, thin_groups8_vs4_ab_h200.csv  bench_ab --set thin --csv as
+                                written (segment walks in groups of eight components against one at
+                                a time, and against groups of four; not kept; quoted in the prose)
     docs/data/prefetch_h100.csv, prefetch_batch_h100.csv, host_time_h100.csv  A/B runs of the
                                 library's L2 prefetch and of its per-device caches: docs/library.md
     docs/data/prefetch40_ab_h100.csv  bench_ab --csv as written (a 40 MiB prefetch against the
@@ -679,6 +688,15 @@ def thin_cursor_ab_table(path):
                               "the shipped loops (FlatCursor: one division per thread)")
 
 
+def thin_lines_ab_table(path):
+    """The A/B of steps 1 and 4 with M at compile time against M at run time (docs/thin.md), one
+    GPU's run; the K = 3 rows run M at run time in both builds (M = 21), in another build of it."""
+    return ab_table(path, "M at run time in steps 1 and 4 (0eeb5c5)",
+                    "the shipped kernel (M = 1, 2, 3 at compile time)",
+                    lambda r: "33" in (r["rows"], r["cols"]),
+                    bold="the K = 33 rows, whose M (2 or 3) is a compile-time constant in this build")
+
+
 def kernel_2d_ab_table(path, this, base="the shipped kernel"):
     """An A/B of a 2-D kernel variant (`this`, not kept) against the shipped kernel on bench_ab's
     --set targets, whose two thin rows run the same kernel in both builds."""
@@ -968,7 +986,10 @@ TABLES = {
                     p, "the shipped kernel (each warp's offset added to its last lines in step 2)",
                     "the offsets added with the carry on the way out (not kept)"),
                  "thin_warp_offsets_ab_h100.csv"),
-                ("THIN NCU CURSOR TABLE", experiment_table, "thin_ncu_cursor_h200.csv")],
+                ("THIN NCU CURSOR TABLE", experiment_table, "thin_ncu_cursor_h200.csv"),
+                ("THIN LINES AB TABLE", thin_lines_ab_table, "thin_lines_ab_h200.csv"),
+                ("THIN LINES AB H100 TABLE", thin_lines_ab_table, "thin_lines_ab_h100.csv"),
+                ("THIN NCU LINES TABLE", experiment_table, "thin_ncu_lines_h200.csv")],
     "instructor.md": [("MUTANTS TABLE", mutants_table, "mutants_h100.csv")],
     "lab7.md": [("LAB7 TABLE", lab7_table, BENCH_H200),
                 ("BLOCK SHAPES TABLE", experiment_table, "lab7_block_shapes_h200.csv"),

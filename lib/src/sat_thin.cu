@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include "device.cuh"
@@ -383,6 +384,68 @@ __device__ __forceinline__ void write_wide(Out* out, const Args& g, const Plan& 
     }
 }
 
+// ---- steps 1 and 4 on one thread's segment -----------------------------------------------------
+
+// MT: the lines per thread M at compile time, or 0 for p.M at run time. Segments of 1, 2 or 3
+// lines (K >= 19 with 4-byte accumulators, K >= 10 with 8-byte ones) run their loops over the K
+// components without an inner loop over the lines, whose set-up the compiler otherwise repeats
+// for every component (docs/thin.md).
+template <int MT>
+__device__ __forceinline__ int lines_of(const Plan& p) { return MT > 0 ? MT : p.M; }
+
+// Calls f(std::integral_constant<int, MT>) with MT = p.M where it is 1, 2 or 3, else MT = 0.
+template <class F>
+__device__ __forceinline__ void with_lines(const Plan& p, F f) {
+    switch (p.M) {
+    case 1: f(std::integral_constant<int, 1>{}); break;
+    case 2: f(std::integral_constant<int, 2>{}); break;
+    case 3: f(std::integral_constant<int, 3>{}); break;
+    default: f(std::integral_constant<int, 0>{}); break;
+    }
+}
+
+// Step 1: the segment's sum over its lines, per component b, prefix-summed over b into the last
+// line: the thread's local SAT there.
+template <int MT, class A>
+__device__ __forceinline__ void aggregate_lines(A* seg, const Plan& p) {
+    const int M = lines_of<MT>(p), last = (M - 1) * p.sa;
+    A run = 0;
+    for (int b = 0; b < p.K; ++b) {
+        const A* component = seg + b * p.sb;
+        A s = 0;
+        if constexpr (MT > 0) {
+#pragma unroll
+            for (int a = 0; a < MT; ++a) s += component[a * p.sa];
+        } else {
+            for (int a = 0; a < M; ++a) s += component[a * p.sa];
+        }
+        run += s;
+        seg[last + b * p.sb] = run;
+    }
+}
+
+// Step 4: lines a < M-1 become the chunk-local SAT, each from the line before it (line 0 from
+// `prev`, the previous thread's last line; null for thread 0: zeros).
+template <class A>
+__device__ __forceinline__ void local_line(A* seg, const A* prev, const Plan& p, int a) {
+    A* line = seg + a * p.sa;
+    const A* above = a > 0 ? line - p.sa : prev;
+    A u = 0;  // line a's prefix over its components
+    for (int b = 0; b < p.K; ++b) {
+        u += line[b * p.sb];
+        line[b * p.sb] = u + (above ? above[b * p.sb] : A(0));
+    }
+}
+template <int MT, class A>
+__device__ __forceinline__ void local_lines(A* seg, const A* prev, const Plan& p) {
+    if constexpr (MT > 0) {
+#pragma unroll
+        for (int a = 0; a + 1 < MT; ++a) local_line(seg, prev, p, a);
+    } else {
+        for (int a = 0; a + 1 < p.M; ++a) local_line(seg, prev, p, a);
+    }
+}
+
 // ---- the kernel ------------------------------------------------------------------------------
 
 // One block per chunk; chunks are handed out by ticket, so every chunk a block waits for was
@@ -438,15 +501,7 @@ thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>*
     // 1. Aggregate pass: the thread's local SAT on its last line.
     A* seg = S + std::size_t(tid) * p.seg;
     const int last = (M - 1) * p.sa;
-    {
-        A run = 0;
-        for (int b = 0; b < K; ++b) {
-            A s = 0;
-            for (int a = 0; a < M; ++a) s += seg[a * p.sa + b * p.sb];
-            run += s;
-            seg[last + b * p.sb] = run;
-        }
-    }
+    with_lines(p, [&](auto lines) { aggregate_lines<decltype(lines)::value>(seg, p); });
     // 2. Inclusive scan of the last lines over the threads: warps, then warp offsets.
     for (int b = 0; b < K; ++b) {
         const A inc = warp_inclusive_scan(seg[last + b * p.sb], lane);
@@ -529,14 +584,7 @@ thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>*
 
     // 4. Lines a < M-1: the chunk-local SAT from the line before (the previous thread's last).
     const A* prev = tid > 0 ? seg - p.seg + last : nullptr;
-    for (int a = 0; a + 1 < M; ++a) {
-        A u = 0;
-        for (int b = 0; b < K; ++b) {
-            u += seg[a * p.sa + b * p.sb];
-            const A above = a > 0 ? seg[(a - 1) * p.sa + b * p.sb] : (prev ? prev[b * p.sb] : A(0));
-            seg[a * p.sa + b * p.sb] = u + above;
-        }
-    }
+    with_lines(p, [&](auto lines) { local_lines<decltype(lines)::value>(seg, prev, p); });
     __syncthreads();
 
     // 5. Write out with the carry.
