@@ -71,9 +71,13 @@
                                 time: docs/thin.md
     docs/data/thin_lines_ab_h200.csv, thin_lines_ab_h100.csv  bench_ab --set thin --csv as written
                                 (steps 1 and 4 with M = 1, 2, 3 at compile time against M at run
-                                time): docs/thin.md; their second runs *_run2.csv (quoted in the prose)
+                                time): docs/thin.md; their second runs thin_lines_ab_h200_run2.csv
+                                and thin_lines_ab_h100_run2.csv (quoted in the prose)
     docs/data/thin_ncu_lines_h200.csv  Nsight Compute of the thin kernel with M at run time and at
                                 compile time: docs/thin.md
+    docs/data/thin_sass_split_h200.csv  Nsight Compute's source counters of the thin kernel with M
+                                at run time, its SASS split by hand into the kernel's parts:
+                                docs/thin.md
     docs/data/thin_groups8_ab_h200.csv, thin_groups8_vs4_ab_h200.csv  bench_ab --set thin --csv as
                                 written (segment walks in groups of eight components against one at
                                 a time, and against groups of four; not kept; quoted in the prose)
@@ -690,11 +694,11 @@ def thin_cursor_ab_table(path):
 
 def thin_lines_ab_table(path):
     """The A/B of steps 1 and 4 with M at compile time against M at run time (docs/thin.md), one
-    GPU's run; the K = 3 rows run M at run time in both builds (M = 21), in another build of it."""
+    GPU's run; the K = 3 rows (M = 21) take the run-time loop in both builds."""
     return ab_table(path, "M at run time in steps 1 and 4 (0eeb5c5)",
                     "the shipped kernel (M = 1, 2, 3 at compile time)",
                     lambda r: "33" in (r["rows"], r["cols"]),
-                    bold="the K = 33 rows, whose M (2 or 3) is a compile-time constant in this build")
+                    bold="the K = 33 rows, whose M (1, 2 or 3) is a compile-time constant in this build")
 
 
 def kernel_2d_ab_table(path, this, base="the shipped kernel"):
@@ -989,7 +993,8 @@ TABLES = {
                 ("THIN NCU CURSOR TABLE", experiment_table, "thin_ncu_cursor_h200.csv"),
                 ("THIN LINES AB TABLE", thin_lines_ab_table, "thin_lines_ab_h200.csv"),
                 ("THIN LINES AB H100 TABLE", thin_lines_ab_table, "thin_lines_ab_h100.csv"),
-                ("THIN NCU LINES TABLE", experiment_table, "thin_ncu_lines_h200.csv")],
+                ("THIN NCU LINES TABLE", experiment_table, "thin_ncu_lines_h200.csv"),
+                ("THIN SASS SPLIT TABLE", experiment_table, "thin_sass_split_h200.csv")],
     "instructor.md": [("MUTANTS TABLE", mutants_table, "mutants_h100.csv")],
     "lab7.md": [("LAB7 TABLE", lab7_table, BENCH_H200),
                 ("BLOCK SHAPES TABLE", experiment_table, "lab7_block_shapes_h200.csv"),

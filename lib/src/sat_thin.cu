@@ -387,12 +387,9 @@ __device__ __forceinline__ void write_wide(Out* out, const Args& g, const Plan& 
 // ---- steps 1 and 4 on one thread's segment -----------------------------------------------------
 
 // MT: the lines per thread M at compile time, or 0 for p.M at run time. Segments of 1, 2 or 3
-// lines (K >= 19 with 4-byte accumulators, K >= 10 with 8-byte ones) run their loops over the K
-// components without an inner loop over the lines, whose set-up the compiler otherwise repeats
-// for every component (docs/thin.md).
-template <int MT>
-__device__ __forceinline__ int lines_of(const Plan& p) { return MT > 0 ? MT : p.M; }
-
+// lines (every K >= 19 with 4-byte accumulators, K >= 10 with 8-byte ones) run their loops over
+// the K components without an inner loop over the lines, whose set-up the compiler otherwise
+// repeats for every component (docs/thin.md).
 // Calls f(std::integral_constant<int, MT>) with MT = p.M where it is 1, 2 or 3, else MT = 0.
 template <class F>
 __device__ __forceinline__ void with_lines(const Plan& p, F f) {
@@ -408,7 +405,7 @@ __device__ __forceinline__ void with_lines(const Plan& p, F f) {
 // line: the thread's local SAT there.
 template <int MT, class A>
 __device__ __forceinline__ void aggregate_lines(A* seg, const Plan& p) {
-    const int M = lines_of<MT>(p), last = (M - 1) * p.sa;
+    const int M = MT > 0 ? MT : p.M, last = (M - 1) * p.sa;
     A run = 0;
     for (int b = 0; b < p.K; ++b) {
         const A* component = seg + b * p.sb;
@@ -429,11 +426,11 @@ __device__ __forceinline__ void aggregate_lines(A* seg, const Plan& p) {
 template <class A>
 __device__ __forceinline__ void local_line(A* seg, const A* prev, const Plan& p, int a) {
     A* line = seg + a * p.sa;
-    const A* above = a > 0 ? line - p.sa : prev;
+    const A* before = a > 0 ? line - p.sa : prev;
     A u = 0;  // line a's prefix over its components
     for (int b = 0; b < p.K; ++b) {
         u += line[b * p.sb];
-        line[b * p.sb] = u + (above ? above[b * p.sb] : A(0));
+        line[b * p.sb] = u + (before ? before[b * p.sb] : A(0));
     }
 }
 template <int MT, class A>
