@@ -385,11 +385,11 @@ __device__ __forceinline__ void write_wide(Out* out, const Args& g, const Plan& 
 }
 
 // ---- steps 1 and 4 on one thread's segment -----------------------------------------------------
+// MT (below): the lines per thread M at compile time, or 0 for p.M at run time. Segments of 1, 2
+// or 3 lines (every K >= 19 with 4-byte accumulators, K >= 10 with 8-byte ones) run their loops
+// over the K components without an inner loop over the lines, whose set-up the compiler
+// otherwise repeats for every component (docs/thin.md).
 
-// MT: the lines per thread M at compile time, or 0 for p.M at run time. Segments of 1, 2 or 3
-// lines (every K >= 19 with 4-byte accumulators, K >= 10 with 8-byte ones) run their loops over
-// the K components without an inner loop over the lines, whose set-up the compiler otherwise
-// repeats for every component (docs/thin.md).
 // Calls f(std::integral_constant<int, MT>) with MT = p.M where it is 1, 2 or 3, else MT = 0.
 template <class F>
 __device__ __forceinline__ void with_lines(const Plan& p, F f) {
