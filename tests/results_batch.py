@@ -4,7 +4,8 @@
 Builds a tiny bench run in build/test_results: a main CSV (rows of plots/bench_h200_2026-11-25.csv),
 its .json naming a batch CSV, and that batch CSV (rows of docs/data/batch_h200.csv); then checks
 the page's batch table carries those rows' numbers and issue 22's targets, that a .json without a
-batch CSV gets the "Not measured" line instead, and that bench.py --help lists --no-batch.
+batch CSV gets the "Not measured" line instead, that a run of fewer sizes and labs says so and has
+no targets table without 16384 x 16384, and that bench.py --help lists --no-batch.
 Prints one line per failed check; exit 1 when any failed.
 """
 import csv
@@ -64,6 +65,19 @@ for r in [r for r in batch_rows if r["method"] == "batch"]:
             f"{bound} | {verdict} |")
     check(want in lines, f"no table row {want!r}")
 check(sum(line.startswith("| 64 x 1080x1920 |") for line in lines) == 2, "64 x 1080x1920 is not one row per type")
+check("| lab | bound (time ÷ copy) |" in page, "a run of the default sizes has no targets table")
+
+# A run of fewer sizes and labs (tools/bench.py --sizes 32768 --labs 9): its sizes and labs in its
+# heading and facts, and no targets table, since the targets are at 16384 x 16384.
+partial = dict(meta, sizes=["32768"], labs={"9": ["LookBack"]})
+main_csv.with_suffix(".json").write_text(json.dumps(partial))
+proc = results(main_csv, OUT / "page.md")
+page = (OUT / "page.md").read_text()
+check(proc.returncode == 0 and "| sizes, labs | 32768; peers, lab 9 |" in page
+      and f"## {meta['gpu']}, {meta['date']} (32768; peers, lab 9)" in page,
+      "a run of 32768 and lab 9 alone does not say so in its heading and its sizes, labs row")
+check("Not measured: this run's sizes leave out 16384 x 16384." in page and "| lab | bound" not in page,
+      "a run without 16384 x 16384 has a targets table")
 
 # A .json that names no batch CSV, and one naming a file that is not there: the "Not measured" line.
 for name, why in ((None, "names no batch CSV"), ("gone_batch.csv", "which is not beside the CSV")):

@@ -81,6 +81,10 @@
     docs/data/thin_groups8_ab_h200.csv, thin_groups8_vs4_ab_h200.csv  bench_ab --set thin --csv as
                                 written (segment walks in groups of eight components against one at
                                 a time, and against groups of four; not kept; quoted in the prose)
+    docs/data/thin_carry_repeat_ab_h100.csv, thin_carry_repeat_ab_h100_run2.csv  bench_ab --set thin
+                                --csv as written (the tall write-out with its carry table repeated to
+                                K + G - 1 entries against the shipped kernel; not kept; quoted in the
+                                prose of docs/thin.md)
     docs/data/prefetch_h100.csv, prefetch_batch_h100.csv, host_time_h100.csv  A/B runs of the
                                 library's L2 prefetch and of its per-device caches: docs/library.md
     docs/data/prefetch40_ab_h100.csv  bench_ab --csv as written (a 40 MiB prefetch against the
@@ -122,7 +126,7 @@
                                 docs/library.md; their second runs _run2 (quoted in the prose)
     plots/sample_bench.csv      an H200 `make bench` run (its metadata in plots/sample_bench.json),
                                 also `make plots`'s sample: docs/lab8.md's Measurements tables
-    plots/bench_h100_2026-11-27.csv, plots/bench_h200_2026-11-27.csv  the `make bench` runs of
+    plots/bench_h100_2026-11-28.csv, plots/bench_h200_2026-11-27.csv  the `make bench` runs of
                                 docs/results.md: docs/lab10.md's tables (lab 10's rows)
     plots/bench_h200_2026-11-21.csv  the H200 `make bench` run of that date (metadata in its .json): the
                                 Measured tables of docs/lab1.md, lab2.md, lab3.md, lab4.md and lab7.md
@@ -556,7 +560,7 @@ def band_stage_table(path, stage, base, n, w=32, t="f32"):
 
 BENCH_H200 = "plots/bench_h200_2026-11-21.csv"
 # The two runs of docs/results.md (`make results`, Makefile RESULTS_CSV).
-RESULTS_BENCH = {"H100": "plots/bench_h100_2026-11-27.csv", "H200": "plots/bench_h200_2026-11-27.csv"}
+RESULTS_BENCH = {"H100": "plots/bench_h100_2026-11-28.csv", "H200": "plots/bench_h200_2026-11-27.csv"}
 
 
 def lab8_table(path):
