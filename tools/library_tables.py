@@ -81,6 +81,9 @@
     docs/data/thin_groups8_ab_h200.csv, thin_groups8_vs4_ab_h200.csv  bench_ab --set thin --csv as
                                 written (segment walks in groups of eight components against one at
                                 a time, and against groups of four; not kept; quoted in the prose)
+    docs/data/thin_walk_ab_h200.csv, thin_walk_ab_h200_run2.csv  bench_ab --set thin --csv as written
+                                (step 2 of tall chunks by walking lanes against warp scans for every
+                                chunk): docs/thin.md; the second run quoted in the prose
     docs/data/thin_carry_repeat_ab_h100.csv, thin_carry_repeat_ab_h100_run2.csv  bench_ab --set thin
                                 --csv as written (the tall write-out with its carry table repeated to
                                 K + G - 1 entries against the shipped kernel; not kept; quoted in the
@@ -705,6 +708,15 @@ def thin_lines_ab_table(path):
                     bold="the K = 33 rows, whose M (1, 2 or 3) is a compile-time constant in this build")
 
 
+def thin_walk_ab_table(path):
+    """The A/B of step 2 by walking lanes in tall chunks of K >= 8 against warp scans for every
+    chunk (docs/thin.md); only the tall K = 33 rows take the walk."""
+    return ab_table(path, "warp scans in step 2 for every chunk (8585f02)",
+                    "the shipped kernel (tall chunks of K ≥ 8: lanes walk the warp's last lines)",
+                    lambda r: r["cols"] == "33" and r["rows"] != "33",
+                    bold="the tall K = 33 rows, the only ones that take the walk")
+
+
 def kernel_2d_ab_table(path, this, base="the shipped kernel"):
     """An A/B of a 2-D kernel variant (`this`, not kept) against the shipped kernel on bench_ab's
     --set targets, whose two thin rows run the same kernel in both builds."""
@@ -997,6 +1009,7 @@ TABLES = {
                 ("THIN NCU CURSOR TABLE", experiment_table, "thin_ncu_cursor_h200.csv"),
                 ("THIN LINES AB TABLE", thin_lines_ab_table, "thin_lines_ab_h200.csv"),
                 ("THIN LINES AB H100 TABLE", thin_lines_ab_table, "thin_lines_ab_h100.csv"),
+                ("THIN WALK AB TABLE", thin_walk_ab_table, "thin_walk_ab_h200.csv"),
                 ("THIN NCU LINES TABLE", experiment_table, "thin_ncu_lines_h200.csv"),
                 ("THIN SASS SPLIT TABLE", experiment_table, "thin_sass_split_h200.csv")],
     "instructor.md": [("MUTANTS TABLE", mutants_table, "mutants_h100.csv")],

@@ -443,6 +443,35 @@ __device__ __forceinline__ void local_lines(A* seg, const A* prev, const Plan& p
     }
 }
 
+// ---- step 2 of a tall chunk ---------------------------------------------------------------------
+
+// Tall chunks of at least this many components scan the warp's last lines by walking them.
+constexpr int walk_min_width = 8;
+
+// The warp's 32 last lines (segments p.seg apart, from first_last_line) scanned component by
+// component: lane b walks component b (then b + 32) through the 32 lines in order, a load, an add
+// and a store a line, where K warp scans take five shuffles and adds a component. The lanes
+// touch adjacent words: no bank conflicts. warp_totals[b]: the sum of component b.
+template <class A>
+__device__ __forceinline__ void walk_last_lines(A* first_last_line, const Plan& p, int lane, A* warp_totals) {
+    constexpr int ahead = 8;  // lines loaded before the first of them is stored
+    for (int b = lane; b < p.K; b += 32) {
+        A* x = first_last_line + b;
+        A run = 0;
+        for (int i0 = 0; i0 < 32; i0 += ahead) {
+            A v[ahead];
+#pragma unroll
+            for (int k = 0; k < ahead; ++k) v[k] = x[(i0 + k) * p.seg];
+#pragma unroll
+            for (int k = 0; k < ahead; ++k) {
+                run += v[k];
+                x[(i0 + k) * p.seg] = run;
+            }
+        }
+        warp_totals[b] = run;
+    }
+}
+
 // ---- the kernel ------------------------------------------------------------------------------
 
 // One block per chunk; chunks are handed out by ticket, so every chunk a block waits for was
@@ -500,10 +529,15 @@ thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>*
     const int last = (M - 1) * p.sa;
     with_lines(p, [&](auto lines) { aggregate_lines<decltype(lines)::value>(seg, p); });
     // 2. Inclusive scan of the last lines over the threads: warps, then warp offsets.
-    for (int b = 0; b < K; ++b) {
-        const A inc = warp_inclusive_scan(seg[last + b * p.sb], lane);
-        seg[last + b * p.sb] = inc;
-        if (lane == 31) s_warp[warp][b] = inc;
+    if (Tall && K >= walk_min_width) {
+        __syncwarp();  // the warp's last lines, written by its lanes in step 1
+        walk_last_lines(S + std::size_t(warp) * 32 * p.seg + last, p, lane, s_warp[warp]);
+    } else {
+        for (int b = 0; b < K; ++b) {
+            const A inc = warp_inclusive_scan(seg[last + b * p.sb], lane);
+            seg[last + b * p.sb] = inc;
+            if (lane == 31) s_warp[warp][b] = inc;
+        }
     }
     __syncthreads();
     if (tid < K) {

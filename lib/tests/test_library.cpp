@@ -598,6 +598,10 @@ TEST_CASE("library C ABI: a small batch for compute-sanitizer", "[gpu][library][
     check_abi_batch({SATLIB_U8, SATLIB_I32, 2, 33, 5008, 0, 0, 0, 0, false});
     check_abi_batch({SATLIB_U8, SATLIB_I32, 2, 5008, 3, 0, 0, 0, 0, false});
     check_abi_batch({SATLIB_U8, SATLIB_I32, 2, 33, 5000, 4, 0, 0, 0, false});
+    // Tall thin batches of 33 and 64 columns (the lanes of a warp walk its last lines in step 2).
+    check_abi_batch({SATLIB_U8, SATLIB_I32, 2, 5008, 33, 0, 0, 0, 0, false});
+    check_abi_batch({SATLIB_F32, SATLIB_F32, 2, 1100, 33, 0, 0, 0, 0, false});
+    check_abi_batch({SATLIB_F64, SATLIB_F64, 2, 600, 64, 0, 0, 0, 0, false});
     // More tickets than blocks (900 tiles of sums and 900 of squares, 256-thread tiles on 2 x 132
     // blocks), so blocks take further tickets and prefetch their next tile; and one line (CUB's scan).
     check_abi_batch({SATLIB_F32, SATLIB_F32, 300, 65, 65, 0, 0, 3, 0, true}, true);
