@@ -66,6 +66,7 @@ for r in [r for r in batch_rows if r["method"] == "batch"]:
     check(want in lines, f"no table row {want!r}")
 check(sum(line.startswith("| 64 x 1080x1920 |") for line in lines) == 2, "64 x 1080x1920 is not one row per type")
 check("| lab | bound (time ÷ copy) |" in page, "a run of the default sizes has no targets table")
+check(f"## {meta['gpu']}, {meta['date']}" in lines, "a run of the default sizes is not headed by its GPU and date alone")
 
 # A run of fewer sizes and labs (tools/bench.py --sizes 32768 --labs 9): its sizes and labs in its
 # heading and facts, and no targets table, since the targets are at 16384 x 16384.
@@ -78,6 +79,28 @@ check(proc.returncode == 0 and "| sizes, labs | 32768; peers, lab 9 |" in page
       "a run of 32768 and lab 9 alone does not say so in its heading and its sizes, labs row")
 check("Not measured: this run's sizes leave out 16384 x 16384." in page and "| lab | bound" not in page,
       "a run without 16384 x 16384 has a targets table")
+check(f"### Targets (DESIGN.md) on the {meta['gpu']}, {meta['date']} (32768; peers, lab 9):" in page,
+      "the subheadings of a run of fewer sizes do not name it as its heading does")
+
+
+def heading_of(changes: dict, drop: str = "") -> str:
+    """The page's first section heading for the tiny run's .json with `changes` (and key `drop` left out)."""
+    m = {k: v for k, v in dict(meta, **changes).items() if k != drop}
+    main_csv.with_suffix(".json").write_text(json.dumps(m))
+    proc = results(main_csv, OUT / "page.md")
+    heads = [l for l in (OUT / "page.md").read_text().splitlines() if l.startswith("## ")]
+    return heads[0] if proc.returncode == 0 and heads else f"exit {proc.returncode}"
+
+
+# The default sizes narrowed another way (bench.py's narrowed_by), no sizes recorded, and a run of
+# the peers alone: each is named by its sizes and labs.
+name = f"## {meta['gpu']}, {meta['date']}"
+got = heading_of({"narrowed_by": ["--labs 9"], "labs": {"9": ["LookBack"]}})
+check(got.startswith(name + " (1024, ") and got.endswith("; peers, lab 9)"), f"--labs 9 of the default sizes: {got!r}")
+got = heading_of({}, drop="sizes")
+check(got.startswith(name + " (not recorded; peers, lab "), f"no sizes in the .json: {got!r}")
+got = heading_of({"sizes": ["4096"], "labs": {}})
+check(got == name + " (4096; peers)", f"a run of the peers alone: {got!r}")
 
 # A .json that names no batch CSV, and one naming a file that is not there: the "Not measured" line.
 for name, why in ((None, "names no batch CSV"), ("gone_batch.csv", "which is not beside the CSV")):

@@ -110,6 +110,15 @@ def reps_for(size: Size) -> int:
 
 # ---- Discovery ----------------------------------------------------------------------------------
 
+def narrowing_options(args) -> list[str]:
+    """The command-line options that make a run measure less than `make bench` (tools/results.py
+    names such a run by its sizes and labs)."""
+    values = [f"--{name} {getattr(args, name)}" for name in ("sizes", "types", "labs") if getattr(args, name)]
+    flags = [f"--{name.replace('_', '-')}" for name in ("quick", "no_peers", "no_sweep", "no_thin", "no_batch")
+             if getattr(args, name)]
+    return values + flags
+
+
 def lab_binaries() -> list[tuple[int, str, Path]]:
     """(sort key, lab id, path) of every ./labN-ref in the repository root."""
     found = []
@@ -566,7 +575,8 @@ def main():
         "gpu": gpu, "driver": info["driver"], "cuda_driver_version": info["cuda_driver_version"],
         "nvcc": info["nvcc"], "cpu": cpu_name(), "date": started.strftime("%Y-%m-%d"),
         "started_utc": started.isoformat(timespec="seconds"), "elapsed_s": round(elapsed, 1),
-        "seed": args.seed, "budget_s": args.budget, "sizes": [s.text for s in sizes], "types": types,
+        "seed": args.seed, "budget_s": args.budget, "narrowed_by": narrowing_options(args),
+        "sizes": [s.text for s in sizes], "types": types,
         "slow_caps": SLOW_CAPS, "cpu_max_side": CPU_MAX_SIDE, "lab6_r": LAB6_R,
         "labs": {i: lab_variants[i] for _, i, _ in labs}, "peers": peer_variants,
         "missing": bench.missing, "skipped": bench.skipped, "failed": bench.failed,

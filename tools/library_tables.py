@@ -86,7 +86,7 @@
                                 chunk): docs/thin.md; the second run quoted in the prose
     docs/data/thin_carry_repeat_ab_h100.csv, thin_carry_repeat_ab_h100_run2.csv  bench_ab --set thin
                                 --csv as written (the tall write-out with its carry table repeated to
-                                K + G - 1 entries against the shipped kernel; not kept; quoted in the
+                                K + G - 1 entries against the kernel of 8585f02; not kept; quoted in the
                                 prose of docs/thin.md)
     docs/data/prefetch_h100.csv, prefetch_batch_h100.csv, host_time_h100.csv  A/B runs of the
                                 library's L2 prefetch and of its per-device caches: docs/library.md
@@ -562,7 +562,7 @@ def band_stage_table(path, stage, base, n, w=32, t="f32"):
 
 
 BENCH_H200 = "plots/bench_h200_2026-11-21.csv"
-# The two runs of docs/results.md (`make results`, Makefile RESULTS_CSV).
+# The `make bench` runs of docs/results.md (`make results`, Makefile RESULTS_CSV), one per GPU.
 RESULTS_BENCH = {"H100": "plots/bench_h100_2026-11-28.csv", "H200": "plots/bench_h200_2026-11-27.csv"}
 
 
@@ -703,7 +703,7 @@ def thin_lines_ab_table(path):
     """The A/B of steps 1 and 4 with M at compile time against M at run time (docs/thin.md), one
     GPU's run; the K = 3 rows (M = 21) take the run-time loop in both builds."""
     return ab_table(path, "M at run time in steps 1 and 4 (0eeb5c5)",
-                    "the shipped kernel (M = 1, 2, 3 at compile time)",
+                    "the kernel of 8aac9b0 (M = 1, 2, 3 at compile time)",
                     lambda r: "33" in (r["rows"], r["cols"]),
                     bold="the K = 33 rows, whose M (1, 2 or 3) is a compile-time constant in this build")
 

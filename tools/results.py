@@ -74,9 +74,19 @@ def sizes_and_labs(meta: dict) -> str:
     """What a run measured: its sizes and labs from the .json (a run of `tools/bench.py --sizes ..
     --labs ..` measures fewer than `make bench`)."""
     sizes = ", ".join(str(s) for s in as_list(meta.get("sizes"))) or "not recorded"
-    labs = meta.get("labs")
-    labs = ", ".join(["peers"] * bool(meta.get("peers")) + [f"lab {k}" for k in labs]) if labs else "not recorded"
+    if "labs" in meta:
+        labs = ", ".join(["peers"] * bool(meta.get("peers")) + [f"lab {k}" for k in meta["labs"]]) or "none"
+    else:
+        labs = "not recorded"
     return f"{sizes}; {labs}"
+
+
+def run_name(meta: dict) -> str:
+    """The run's GPU and date; a run that measured less than `make bench` (its .json's narrowed_by,
+    or sizes other than the default ones) adds its sizes and labs."""
+    default_sizes = [str(s) for s in as_list(meta.get("sizes"))] == [str(s) for s in SQUARES] + RECTS
+    narrowed = bool(meta.get("narrowed_by")) or not default_sizes
+    return f"{meta['gpu']}, {meta['date']}" + (f" ({sizes_and_labs(meta)})" if narrowed else "")
 
 
 def run_section(csv_path: Path, meta: dict, rows: list[dict]) -> list[str]:
@@ -87,11 +97,11 @@ def run_section(csv_path: Path, meta: dict, rows: list[dict]) -> list[str]:
     failed, skipped = as_list(meta.get("failed")), as_list(meta.get("skipped"))
     cuda = f" (CUDA {meta['cuda_driver_version']} driver API)" if meta.get("cuda_driver_version") else ""
     when = meta["date"]  # the run's date (its start time is in the JSON)
-    default_sizes = [str(s) for s in as_list(meta.get("sizes"))] == [str(s) for s in SQUARES] + RECTS
+    name = run_name(meta)
     if meta.get("elapsed_s"):
         when += f"; {meta['elapsed_s']:.0f} s of benchmark"
     out = [
-        f"## {meta['gpu']}, {meta['date']}" + ("" if default_sizes else f" ({sizes_and_labs(meta)})"),
+        f"## {name}",
         "",
         f"From `{csv_path}` and `{csv_path.with_suffix('.json')}`.",
         "",
@@ -109,7 +119,7 @@ def run_section(csv_path: Path, meta: dict, rows: list[dict]) -> list[str]:
         (f" {meta['budget_s']:.0f} s)" if meta.get("budget_s") else ")") + " |",
         md,
         "",
-        f"### Targets (DESIGN.md) on the {meta['gpu']}: f32 16384 x 16384, best variant per lab",
+        f"### Targets (DESIGN.md) on the {name}: f32 16384 x 16384, best variant per lab",
         "",
     ]
     if "16384" in [str(s) for s in as_list(meta.get("sizes")) or ["16384"]]:
@@ -130,7 +140,7 @@ def run_section(csv_path: Path, meta: dict, rows: list[dict]) -> list[str]:
         out += batch_section(batch_path, meta["gpu"])
     missing = meta.get("missing") or {}
     if missing or skipped or failed or not has_batch:
-        out += ["", f"### Not measured on the {meta['gpu']}", ""]
+        out += ["", f"### Not measured on the {name}", ""]
         out += [f"- missing peer {name}: {why}" for name, why in missing.items()]
         out += [f"- skipped: `{' '.join(str(s).split())}`" for s in skipped]
         out += [f"- failed: `{' '.join(str(s).split())}`" for s in failed]

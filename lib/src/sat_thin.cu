@@ -15,8 +15,8 @@
 //   4. every thread turns lines a < M-1 into the chunk-local SAT, line by line, from the line
 //      before (or the previous thread's last line),
 //   5. the chunk is written out with the carry (the SAT row above / column left) added.
-// M is odd or a tall segment is padded to an odd length, so the 32 segments a warp walks start in
-// 32 banks; M = 2 with two-way conflicts is the exception (plan_for). Global accesses are
+// M is odd or a tall segment is padded to an odd length, so the 32 segments of a warp's threads
+// (steps 1 and 4) start in 32 banks; M = 2 with two-way conflicts is the exception (plan_for). Global accesses are
 // 16 bytes: loads of 16 bytes of input (u8: 16 elements) and stores of 16 bytes of output (4 or
 // 2 elements), when the rows are contiguous (tall: pitch == cols) or the pitch is a whole number
 // of groups (wide), and the pointers are aligned; an input aligned to one output group only (u8:
@@ -449,9 +449,9 @@ __device__ __forceinline__ void local_lines(A* seg, const A* prev, const Plan& p
 constexpr int walk_min_width = 8;
 
 // The warp's 32 last lines (segments p.seg apart, from first_last_line) scanned component by
-// component: lane b walks component b (then b + 32) through the 32 lines in order, a load, an add
-// and a store a line, where K warp scans take five shuffles and adds a component. The lanes
-// touch adjacent words: no bank conflicts. warp_totals[b]: the sum of component b.
+// component: lane b walks component b (then b + 32) through the 32 last lines in order, a load, an
+// add and a store per line, where a warp scan takes five shuffles and five adds per component.
+// The lanes touch adjacent elements: no bank conflicts. warp_totals[b]: the sum of component b.
 template <class A>
 __device__ __forceinline__ void walk_last_lines(A* first_last_line, const Plan& p, int lane, A* warp_totals) {
     constexpr int ahead = 8;  // lines loaded before the first of them is stored
