@@ -712,7 +712,7 @@ def thin_walk_ab_table(path):
     """The A/B of step 2 by walking lanes in tall chunks of K >= 8 against warp scans for every
     chunk (docs/thin.md); only the tall K = 33 rows take the walk."""
     return ab_table(path, "warp scans in step 2 for every chunk (8585f02)",
-                    "the shipped kernel (tall chunks of K ≥ 8: lanes walk the warp's last lines)",
+                    "the kernel of 15737d7 (tall chunks of K ≥ 8: lanes walk the warp's last lines)",
                     lambda r: r["cols"] == "33" and r["rows"] != "33",
                     bold="the tall K = 33 rows, the only ones that take the walk")
 
@@ -1003,7 +1003,7 @@ TABLES = {
                     "the carry folded into the last lines (not kept)"),
                  "thin_fold_ab_h200.csv"),
                 ("THIN WARP OFFSETS AB TABLE", lambda p: every_row_ab_table(
-                    p, "the shipped kernel (each warp's offset added to its last lines in step 2)",
+                    p, "the kernel of 15c4b93 (each warp's offset added to its last lines in step 2)",
                     "the offsets added with the carry on the way out (not kept)"),
                  "thin_warp_offsets_ab_h100.csv"),
                 ("THIN NCU CURSOR TABLE", experiment_table, "thin_ncu_cursor_h200.csv"),
