@@ -77,8 +77,8 @@ test-install: $(LIB_A) $(LIB_SO)
 TEST_HOOKS += test-install
 
 # make sanitize-lib: the library's [sanitize] tests (small batches with squares, thin batches tall
-# and wide, a batch with more tickets than blocks, grids of 1 and 5 blocks, one line) under compute-sanitizer's memcheck,
-# racecheck and synccheck; one line per tool, the logs in $(BUILD)/sanitize/. Needs a GPU.
+# and wide, a batch with more tickets than blocks, grids of 1 and 5 blocks, one line) under
+# compute-sanitizer's memcheck, racecheck and synccheck; one line per tool, the logs in $(BUILD)/sanitize/. Needs a GPU.
 .PHONY: sanitize-lib
 sanitize-lib: $(BUILD)/tests/harness
 	@mkdir -p $(BUILD)/sanitize; fail=0; for tool in memcheck racecheck synccheck; do \

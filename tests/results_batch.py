@@ -68,13 +68,19 @@ check(sum(line.startswith("| 64 x 1080x1920 |") for line in lines) == 2, "64 x 1
 check("| lab | bound (time ÷ copy) |" in page, "a run of the default sizes has no targets table")
 check(f"## {meta['gpu']}, {meta['date']}" in lines, "a run of the default sizes is not headed by its GPU and date alone")
 
+
+def page_for(changes: dict, drop: str = "") -> tuple[int, str]:
+    """results.py's exit and page for the tiny run's .json with `changes` (and key `drop` left out)."""
+    m = {k: v for k, v in dict(meta, **changes).items() if k != drop}
+    main_csv.with_suffix(".json").write_text(json.dumps(m))
+    proc = results(main_csv, OUT / "page.md")
+    return proc.returncode, (OUT / "page.md").read_text() if proc.returncode == 0 else ""
+
+
 # A run of fewer sizes and labs (tools/bench.py --sizes 32768 --labs 9): its sizes and labs in its
 # heading and facts, and no targets table, since the targets are at 16384 x 16384.
-partial = dict(meta, sizes=["32768"], labs={"9": ["LookBack"]})
-main_csv.with_suffix(".json").write_text(json.dumps(partial))
-proc = results(main_csv, OUT / "page.md")
-page = (OUT / "page.md").read_text()
-check(proc.returncode == 0 and "| sizes, labs | 32768; peers, lab 9 |" in page
+code, page = page_for({"sizes": ["32768"], "labs": {"9": ["LookBack"]}})
+check(code == 0 and "| sizes, labs | 32768; peers, lab 9 |" in page
       and f"## {meta['gpu']}, {meta['date']} (32768; peers, lab 9)" in page,
       "a run of 32768 and lab 9 alone does not say so in its heading and its sizes, labs row")
 check("Not measured: this run's sizes leave out 16384 x 16384." in page and "| lab | bound" not in page,
@@ -85,11 +91,9 @@ check(f"### Targets (DESIGN.md) on the {meta['gpu']}, {meta['date']} (32768; pee
 
 def heading_of(changes: dict, drop: str = "") -> str:
     """The page's first section heading for the tiny run's .json with `changes` (and key `drop` left out)."""
-    m = {k: v for k, v in dict(meta, **changes).items() if k != drop}
-    main_csv.with_suffix(".json").write_text(json.dumps(m))
-    proc = results(main_csv, OUT / "page.md")
-    heads = [l for l in (OUT / "page.md").read_text().splitlines() if l.startswith("## ")]
-    return heads[0] if proc.returncode == 0 and heads else f"exit {proc.returncode}"
+    code, page = page_for(changes, drop)
+    heads = [line for line in page.splitlines() if line.startswith("## ")]
+    return heads[0] if code == 0 and heads else f"exit {code}"
 
 
 # The default sizes narrowed another way (bench.py's narrowed_by), no sizes recorded, and a run of

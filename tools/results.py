@@ -81,10 +81,15 @@ def sizes_and_labs(meta: dict) -> str:
     return f"{sizes}; {labs}"
 
 
+def run_sizes(meta: dict) -> list[str]:
+    """The sizes the .json says the run measured (none: not recorded)."""
+    return [str(s) for s in as_list(meta.get("sizes"))]
+
+
 def run_name(meta: dict) -> str:
     """The run's GPU and date; a run that measured less than `make bench` (its .json's narrowed_by,
     or sizes other than the default ones) adds its sizes and labs."""
-    default_sizes = [str(s) for s in as_list(meta.get("sizes"))] == [str(s) for s in SQUARES] + RECTS
+    default_sizes = run_sizes(meta) == [str(s) for s in SQUARES] + RECTS
     narrowed = bool(meta.get("narrowed_by")) or not default_sizes
     return f"{meta['gpu']}, {meta['date']}" + (f" ({sizes_and_labs(meta)})" if narrowed else "")
 
@@ -97,11 +102,11 @@ def run_section(csv_path: Path, meta: dict, rows: list[dict]) -> list[str]:
     failed, skipped = as_list(meta.get("failed")), as_list(meta.get("skipped"))
     cuda = f" (CUDA {meta['cuda_driver_version']} driver API)" if meta.get("cuda_driver_version") else ""
     when = meta["date"]  # the run's date (its start time is in the JSON)
-    name = run_name(meta)
+    title = run_name(meta)
     if meta.get("elapsed_s"):
         when += f"; {meta['elapsed_s']:.0f} s of benchmark"
     out = [
-        f"## {name}",
+        f"## {title}",
         "",
         f"From `{csv_path}` and `{csv_path.with_suffix('.json')}`.",
         "",
@@ -119,10 +124,10 @@ def run_section(csv_path: Path, meta: dict, rows: list[dict]) -> list[str]:
         (f" {meta['budget_s']:.0f} s)" if meta.get("budget_s") else ")") + " |",
         md,
         "",
-        f"### Targets (DESIGN.md) on the {name}: f32 16384 x 16384, best variant per lab",
+        f"### Targets (DESIGN.md) on the {title}: f32 16384 x 16384, best variant per lab",
         "",
     ]
-    if "16384" in [str(s) for s in as_list(meta.get("sizes")) or ["16384"]]:
+    if "16384" in (run_sizes(meta) or ["16384"]):  # sizes not recorded: an older full run
         out += ["| lab | bound (time ÷ copy) | best variant | measured | |", "|---|---:|---|---:|---|"]
         for lab in sorted(TARGETS, key=lambda lab: -lab if lab else -100):  # the library first
             bound, best = targets.get(lab, (TARGETS[lab], None))
@@ -140,7 +145,7 @@ def run_section(csv_path: Path, meta: dict, rows: list[dict]) -> list[str]:
         out += batch_section(batch_path, meta["gpu"])
     missing = meta.get("missing") or {}
     if missing or skipped or failed or not has_batch:
-        out += ["", f"### Not measured on the {name}", ""]
+        out += ["", f"### Not measured on the {title}", ""]
         out += [f"- missing peer {name}: {why}" for name, why in missing.items()]
         out += [f"- skipped: `{' '.join(str(s).split())}`" for s in skipped]
         out += [f"- failed: `{' '.join(str(s).split())}`" for s in failed]
