@@ -84,6 +84,9 @@
     docs/data/thin_walk_ab_h200.csv, thin_walk_ab_h200_run2.csv  bench_ab --set thin --csv as written
                                 (step 2 of tall chunks by walking lanes against warp scans for every
                                 chunk): docs/thin.md; the second run quoted in the prose
+    docs/data/thin_wide_walk_ab_h200.csv, thin_wide_walk_ab_h200_run2.csv  bench_ab --set thin --csv
+                                as written (step 2 of wide chunks by lanes walking skewed against
+                                the kernel of 15737d7; not kept; quoted in the prose of docs/thin.md)
     docs/data/thin_carry_repeat_ab_h100.csv, thin_carry_repeat_ab_h100_run2.csv  bench_ab --set thin
                                 --csv as written (the tall write-out with its carry table repeated to
                                 K + G - 1 entries against the kernel of 8585f02; not kept; quoted in the
@@ -129,7 +132,7 @@
                                 docs/library.md; their second runs _run2 (quoted in the prose)
     plots/sample_bench.csv      an H200 `make bench` run (its metadata in plots/sample_bench.json),
                                 also `make plots`'s sample: docs/lab8.md's Measurements tables
-    plots/bench_h100_2026-11-28.csv, plots/bench_h200_2026-11-27.csv  the `make bench` runs of
+    plots/bench_h100_2026-11-28.csv, plots/bench_h200_2026-11-28.csv  the `make bench` runs of
                                 docs/results.md: docs/lab10.md's tables (lab 10's rows)
     plots/bench_h200_2026-11-21.csv  the H200 `make bench` run of that date (metadata in its .json): the
                                 Measured tables of docs/lab1.md, lab2.md, lab3.md, lab4.md and lab7.md
@@ -563,7 +566,7 @@ def band_stage_table(path, stage, base, n, w=32, t="f32"):
 
 BENCH_H200 = "plots/bench_h200_2026-11-21.csv"
 # The `make bench` runs of docs/results.md (`make results`, Makefile RESULTS_CSV), one per GPU.
-RESULTS_BENCH = {"H100": "plots/bench_h100_2026-11-28.csv", "H200": "plots/bench_h200_2026-11-27.csv"}
+RESULTS_BENCH = {"H100": "plots/bench_h100_2026-11-28.csv", "H200": "plots/bench_h200_2026-11-28.csv"}
 
 
 def lab8_table(path):
