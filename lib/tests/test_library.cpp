@@ -602,6 +602,9 @@ TEST_CASE("library C ABI: a small batch for compute-sanitizer", "[gpu][library][
     check_abi_batch({SATLIB_U8, SATLIB_I32, 2, 5008, 33, 0, 0, 0, 0, false});
     check_abi_batch({SATLIB_F32, SATLIB_F32, 2, 1100, 33, 0, 0, 0, 0, false});
     check_abi_batch({SATLIB_F64, SATLIB_F64, 2, 600, 64, 0, 0, 0, 0, false});
+    // Single tall images of 13 and 19 columns: the walk with idle lanes, in the kernel for one image.
+    check_abi({SATLIB_F32, SATLIB_F32, 1, 3000, 13, 0, 0, 0, 0, false});
+    check_abi({SATLIB_U8, SATLIB_I32, 1, 5008, 19, 0, 0, 0, 0, false});
     // More tickets than blocks (900 tiles of sums and 900 of squares, 256-thread tiles on 2 x 132
     // blocks), so blocks take further tickets and prefetch their next tile; and one line (CUB's scan).
     check_abi_batch({SATLIB_F32, SATLIB_F32, 300, 65, 65, 0, 0, 3, 0, true}, true);
