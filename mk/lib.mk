@@ -84,7 +84,7 @@ sanitize-lib: $(BUILD)/tests/harness
 	@mkdir -p $(BUILD)/sanitize; fail=0; for tool in memcheck racecheck synccheck; do \
 	    log=$(BUILD)/sanitize/library_$$tool.log; \
 	    if compute-sanitizer --tool $$tool --error-exitcode 86 $(BUILD)/tests/harness '[sanitize]' >$$log 2>&1; \
-	    then echo "sanitize-lib $$tool: clean ($$(grep -o 'ERROR SUMMARY: [0-9]* errors' $$log | tail -1))"; \
+	    then echo "sanitize-lib $$tool: clean ($$(grep -oE '(ERROR|RACECHECK) SUMMARY: .*' $$log | tail -1))"; \
 	    else echo "sanitize-lib $$tool: FAILED, see $$log"; fail=1; fi; done; exit $$fail
 endif
 # ---- end of the library block -------------------------------------------------------------------
