@@ -1002,7 +1002,7 @@ TABLES = {
                     "components in groups of four (not kept)"),
                  "thin_groups_ab_h200.csv"),
                 ("THIN FOLD AB TABLE", lambda p: every_row_ab_table(
-                    p, "the shipped kernel (the carry added on the way out)",
+                    p, "the kernel of 3b98f6e (the carry added on the way out)",
                     "the carry folded into the last lines (not kept)"),
                  "thin_fold_ab_h200.csv"),
                 ("THIN WARP OFFSETS AB TABLE", lambda p: every_row_ab_table(
