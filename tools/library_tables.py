@@ -59,12 +59,12 @@
                                 --set thin --csv as written (a division per group against FlatCursor,
                                 on each GPU; segment walks in
                                 groups of four components against one at a time); thin_fold_ab_h200.csv
-                                (the carry folded into the last lines against the shipped kernel):
+                                (the carry folded into the last lines against the kernel of 3b98f6e):
                                 docs/thin.md
     docs/data/thin_cursor_ab_h200_run2.csv, thin_fold_ab_h200_run2.csv  the second runs of those two
                                 A/Bs, as written (quoted in docs/thin.md's prose, no table)
     docs/data/thin_warp_offsets_ab_h100.csv  bench_ab --set thin --csv as written (the warp offsets
-                                added on the way out against the shipped kernel; not kept):
+                                added on the way out against the kernel of 15c4b93; not kept):
                                 docs/thin.md; its second run thin_warp_offsets_ab_h100_run2.csv
                                 (quoted in the prose)
     docs/data/thin_ncu_cursor_h200.csv  Nsight Compute of the thin kernel with FlatCursor and M at run
@@ -998,7 +998,7 @@ TABLES = {
                 ("THIN CURSOR AB TABLE", thin_cursor_ab_table, "thin_cursor_ab_h200.csv"),
                 ("THIN CURSOR AB H100 TABLE", thin_cursor_ab_table, "thin_cursor_ab_h100.csv"),
                 ("THIN GROUPS AB TABLE", lambda p: every_row_ab_table(
-                    p, "one component at a time (the walks as shipped)",
+                    p, "one component at a time (warp scans in step 2; a division per group)",
                     "components in groups of four (not kept)"),
                  "thin_groups_ab_h200.csv"),
                 ("THIN FOLD AB TABLE", lambda p: every_row_ab_table(
