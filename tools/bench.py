@@ -18,10 +18,10 @@ and carries the device-to-device copy of the same bytes measured in the same pro
   batch   build/lib/bench_batch (the library's batches: 64 x 1080x1920, 16 x 2160x3840 and one
           1080x1920, f32 and u8i32; one launch vs one call per image vs sums + squares), after the
           thin shapes, into <CSV stem>_batch.csv (--no-batch leaves it out; --quick too)
-  order   the peers (the library, CUB, NPP) up to 16K, the thin shapes and the batches first,
-          then the labs up to 16K and lab 6's sweep, then 32K type by type (f32, u8i32, f64; per
-          type the peers first and lab 3 last) while the time budget (--budget, default 540 s)
-          lasts; what did not fit is listed as skipped
+  order   the peers (the library, CUB, NPP) up to 16K, the thin shapes, the batches and the
+          peers at 32K first, then the labs up to 16K and lab 6's sweep, then the labs at 32K;
+          32K type by type (f32, u8i32, f64; lab 3 last) while the time budget (--budget,
+          default 540 s) lasts; what did not fit is listed as skipped
 
 Output (GPU name in the file name): build/bench_<gpu>.csv (the harness's CSV rows),
 build/bench_<gpu>.json (GPU, driver, CUDA, date, what was skipped or missing, the batch CSV's name),
@@ -311,6 +311,20 @@ def plan_and_run(bench: Bench, sizes: list[Size], types: list[str], quick: bool,
         for (vs, reps), ss in groups(lab_variants[lab_id], small, cpu).items():
             lab_jobs.append((f"lab{lab_id}", path, list(vs), ss, types, reps, extra))
 
+    def run_big(jobs_of_type):
+        """32K, type by type, while the budget lasts: the jobs (label, binary, variants, extra
+        arguments) that jobs_of_type(type) lists; the estimate scales the job's 8K+16K run."""
+        for t in [x for x in BIG_TYPE_ORDER if x in types]:
+            for label, path, variant_list, extra in jobs_of_type(t):
+                for s in big:
+                    vs = allowed(variant_list, s, False)
+                    if not vs:
+                        continue
+                    same = [sec for k, sec in bench.group_seconds.items() if k.startswith(f"{label}:")]
+                    estimate = 4.0 * sum(same) / max(1, len(types)) * 0.8 if same else 0.0
+                    bench.run(f"{label:6} {','.join(vs)}  {s.text}  {t}  reps {reps_for(s)}",
+                              command(path, vs, [s], [t], reps_for(s), extra), estimate=estimate)
+
     def run_jobs(jobs):
         for label, path, vs, ss, ts, reps, extra in jobs:
             key = f"{label}:{','.join(vs)}" if any(s.side == 16384 for s in ss) else None
@@ -330,6 +344,9 @@ def plan_and_run(bench: Bench, sizes: list[Size], types: list[str], quick: bool,
     if not args.no_batch and not quick and (ROOT / "lib" / "src" / "satlib.cu").exists():
         run_batch(bench)
 
+    run_big(lambda t: [("peers", peers, [v for v in peer_variants if v != "NPP-integral" or t == "u8i32"], ())]
+            if peer_variants else [])
+
     run_jobs(lab_jobs)
 
     # The r sweep of lab 6.
@@ -344,24 +361,10 @@ def plan_and_run(bench: Bench, sizes: list[Size], types: list[str], quick: bool,
     if before_big:
         before_big()  # the pictures: cheap, and wanted even when 32K runs out of time
 
-    # 32K, type by type, while the budget lasts; the estimate scales the lab's 8K+16K run.
-    # Per type: the peers first (cheap), then the labs, lab 3 last (its transposes are the costliest
-    # host-side checks at 32K and the least needed there).
-    for t in [x for x in BIG_TYPE_ORDER if x in types]:
-        for label, path, variant_list, extra in (
-                ([("peers", peers, [v for v in peer_variants if v != "NPP-integral" or t == "u8i32"], ())]
-                 if peer_variants else [])
-                + sorted([(f"lab{i}", p, lab_variants[i], ("--r", str(LAB6_R)) if i == "6" else ())
-                          for _, i, p in labs if i != "1"], key=lambda job: job[0] == "lab3")):
-            for s in big:
-                vs = allowed(variant_list, s, False)
-                if not vs:
-                    continue
-                key_prefix = f"{label}:"
-                same = [sec for k, sec in bench.group_seconds.items() if k.startswith(key_prefix)]
-                estimate = 4.0 * sum(same) / max(1, len(types)) * 0.8 if same else 0.0
-                bench.run(f"{label:6} {','.join(vs)}  {s.text}  {t}  reps {reps_for(s)}",
-                          command(path, vs, [s], [t], reps_for(s), extra), estimate=estimate)
+    # The labs at 32K, lab 3 last (its transposes are the costliest host-side checks at 32K and
+    # the least needed there).
+    run_big(lambda t: sorted([(f"lab{i}", p, lab_variants[i], ("--r", str(LAB6_R)) if i == "6" else ())
+                              for _, i, p in labs if i != "1"], key=lambda job: job[0] == "lab3"))
     return labs, lab_variants, peer_variants
 
 
