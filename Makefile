@@ -183,7 +183,7 @@ release: $(if $(wildcard solutions/lab*),$(DEPS_STAMP))
 	$(PYTHON) tools/release.py $(BUILD)/release
 
 bench: refs
-	$(PYTHON) tools/bench.py
+	$(PYTHON) tools/bench.py $(BENCH_ARGS)
 
 plots: $(DEPS_STAMP)
 	@$(PYTHON) plots/make_plots.py $(or $(CSV),plots/sample_bench.csv) $(BUILD)/plots
