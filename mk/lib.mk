@@ -76,9 +76,10 @@ test-install: $(LIB_A) $(LIB_SO)
 	@CXX="$(CXX)" lib/examples/test_install.sh $(abspath $(BUILD)/install-test) $(CUDA_HOME)
 TEST_HOOKS += test-install
 
-# make sanitize-lib: the library's [sanitize] tests (small batches with squares, thin batches tall
-# and wide, a batch with more tickets than blocks, grids of 1 and 5 blocks, one line) under
-# compute-sanitizer's memcheck, racecheck and synccheck; one line per tool, the logs in $(BUILD)/sanitize/. Needs a GPU.
+# make sanitize-lib: the library's [sanitize] tests (small batches with squares, thin batches and
+# single images tall and wide, a batch with more tickets than blocks, grids of 1 and 5 blocks, one
+# line) under compute-sanitizer's memcheck, racecheck and synccheck; one line per tool, the logs
+# in $(BUILD)/sanitize/. Needs a GPU.
 .PHONY: sanitize-lib
 sanitize-lib: $(BUILD)/tests/harness
 	@mkdir -p $(BUILD)/sanitize; fail=0; for tool in memcheck racecheck synccheck; do \

@@ -70,20 +70,20 @@ def as_list(value) -> list:
     return [] if not value else [value]
 
 
+def run_sizes(meta: dict) -> list[str]:
+    """The sizes the .json says the run measured (none: not recorded)."""
+    return [str(s) for s in as_list(meta.get("sizes"))]
+
+
 def sizes_and_labs(meta: dict) -> str:
     """What a run measured: its sizes and labs from the .json (a run of `tools/bench.py --sizes ..
     --labs ..` measures fewer than `make bench`)."""
-    sizes = ", ".join(str(s) for s in as_list(meta.get("sizes"))) or "not recorded"
+    sizes = ", ".join(run_sizes(meta)) or "not recorded"
     if "labs" in meta:
         labs = ", ".join(["peers"] * bool(meta.get("peers")) + [f"lab {k}" for k in meta["labs"]]) or "none"
     else:
         labs = "not recorded"
     return f"{sizes}; {labs}"
-
-
-def run_sizes(meta: dict) -> list[str]:
-    """The sizes the .json says the run measured (none: not recorded)."""
-    return [str(s) for s in as_list(meta.get("sizes"))]
 
 
 def run_name(meta: dict) -> str:

@@ -17,10 +17,11 @@
 //   5. the chunk is written out with the carry (the SAT row above / column left) added.
 // M is odd or a tall segment is padded to an odd length, so the 32 segments of a warp's threads
 // (steps 1 and 4) start in 32 banks; M = 2 with two-way conflicts is the exception (plan_for).
-// Global accesses are 16 bytes: loads of 16 bytes of input (u8: 16 elements) and stores of 16 bytes of output (4 or
-// 2 elements), when the rows are contiguous (tall: pitch == cols) or the pitch is a whole number
-// of groups (wide), and the pointers are aligned; an input aligned to one output group only (u8:
-// 4 bytes) is loaded in such groups, and any other pitch takes the scalar path.
+// Global accesses are 16 bytes: loads of 16 bytes of input (u8: 16 elements) and stores of 16
+// bytes of output (4 or 2 elements), when the rows are contiguous (tall: pitch == cols) or the
+// pitch is a whole number of groups (wide), and the pointers are aligned; an input aligned to one
+// output group only (u8: 4 bytes) is loaded in such groups, and any other pitch takes the scalar
+// path.
 #include "sat_thin.cuh"
 
 #include <cub/device/device_scan.cuh>
