@@ -159,22 +159,48 @@ __device__ __forceinline__ RawGroup<In, GI> load_raw_clipped(const In* run, int 
     memcpy(&r, v, sizeof(r));
     return r;
 }
+// One 16-byte piece of a raw group (per_store inputs) widened to accumulators and stored at p.
+template <class In, class A, class Piece>
+__device__ __forceinline__ void store_widened(A* p, const Piece& piece) {
+    constexpr int n = int(sizeof(Piece) / sizeof(In));
+    In v[n];
+    memcpy(v, &piece, sizeof(v));
+    A x[n];
+#pragma unroll
+    for (int k = 0; k < n; ++k) x[k] = A(v[k]);
+    uint4 w;
+    memcpy(&w, x, sizeof(w));
+    *reinterpret_cast<uint4*>(p) = w;
+}
+// Chunks at least this wide (K) store a group of four pieces rotated (smem_store_raw). On an H100
+// (docs/thin.md) the rotation saved u8 -> i32 2-9 % at K = 8 to 33 and cost 2-5 % at K = 3 to 5.
+constexpr int rotate_min_width = 8;
 // A raw group widened to accumulators and stored at p in shared memory (16-byte aligned) in
 // 16-byte stores; a padded tall segment stores element by element instead (load_tall_run).
 template <class In, class A, int GI>
-__device__ __forceinline__ void smem_store_raw(A* p, const RawGroup<In, GI>& r) {
-    In v[GI];
-    memcpy(v, &r, sizeof(r));
-    A x[GI];
+__device__ __forceinline__ void smem_store_raw(A* p, const RawGroup<In, GI>& r, bool rotate) {
+    constexpr int per_store = 16 / int(sizeof(A)), pieces = GI / per_store;
+    using Piece = typename Raw<int(sizeof(r)) / pieces>::type;  // the inputs of one store
+    Piece raw[pieces];
+    memcpy(raw, &r, sizeof(r));
+    if constexpr (pieces == 4) {
+        if (rotate) {
+            // A thread's four stores lie 64 bytes from its neighbour's, so the 8 threads of a
+            // store's phase would hit 8 of the 32 banks. Store s writes piece (s + h) mod 4
+            // instead, h = (lane / 2) mod 4, and they hit all 32: the pieces are rotated by h.
+            const int h = (threadIdx.x >> 1) & 3;
+            Piece half[4];
 #pragma unroll
-    for (int k = 0; k < GI; ++k) x[k] = A(v[k]);
-    constexpr int per_store = 16 / int(sizeof(A));
+            for (int s = 0; s < 4; ++s) half[s] = (h & 1) ? raw[(s + 1) & 3] : raw[s];
 #pragma unroll
-    for (int k = 0; k < GI; k += per_store) {
-        uint4 w;
-        memcpy(&w, x + k, sizeof(w));
-        *reinterpret_cast<uint4*>(p + k) = w;
+            for (int s = 0; s < 4; ++s) raw[s] = (h & 2) ? half[(s + 2) & 3] : half[s];  // now raw[s + h]
+#pragma unroll
+            for (int s = 0; s < 4; ++s) store_widened<In, A>(p + ((s + h) & 3) * per_store, raw[s]);
+            return;
+        }
     }
+#pragma unroll
+    for (int s = 0; s < pieces; ++s) store_widened<In, A>(p + s * per_store, raw[s]);
 }
 template <class Out, class A, int G>
 __device__ __forceinline__ void store_group(Out* p, const A (&x)[G]) {
@@ -234,7 +260,7 @@ __device__ __forceinline__ int tall_index(int e, const Plan& p) {
 template <class In, class A, int GI>
 __device__ __forceinline__ void load_tall_run(const In* in, const Plan& p, long long row0, int nr, A* S) {
     const int K = p.K, full = int(p.lines) * K, n = nr * K;
-    const bool padded = p.M * K != p.seg;
+    const bool padded = p.M * K != p.seg, rotate = K >= rotate_min_width;
     constexpr int U = loads_in_flight;
     for (int e0 = threadIdx.x * GI; e0 < full; e0 += U * block_threads * GI) {
         RawGroup<In, GI> x[U];
@@ -249,7 +275,7 @@ __device__ __forceinline__ void load_tall_run(const In* in, const Plan& p, long 
             const int e = e0 + u * block_threads * GI;
             if (e >= full) break;
             if (!padded) {
-                smem_store_raw<In, A, GI>(S + e, x[u]);
+                smem_store_raw<In, A, GI>(S + e, x[u], rotate);
             } else {
                 In v[GI];
                 memcpy(v, &x[u], sizeof(v));
@@ -321,6 +347,7 @@ __device__ __forceinline__ void load_wide_rows(const In* in, const Args& g, cons
                                                A* S) {
     const int K = p.K, W = int(p.lines);
     const int groups_per_row = W / GI, total = K * groups_per_row;
+    const bool rotate = K >= rotate_min_width;
     constexpr int U = loads_in_flight;
     FlatCursor at(threadIdx.x, groups_per_row, block_threads);  // group q: row, group in the row
     for (int q0 = threadIdx.x; q0 < total; q0 += U * block_threads) {
@@ -336,7 +363,7 @@ __device__ __forceinline__ void load_wide_rows(const In* in, const Args& g, cons
         for (int u = 0; u < U; ++u) {
             const int q = q0 + u * block_threads;
             if (q >= total) break;
-            smem_store_raw<In, A, GI>(S + std::size_t(q) * GI, x[u]);  // row i at i * W
+            smem_store_raw<In, A, GI>(S + std::size_t(q) * GI, x[u], rotate);  // row i at i * W
         }
     }
 }
