@@ -84,6 +84,15 @@
     docs/data/thin_walk_ab_h200.csv, thin_walk_ab_h200_run2.csv  bench_ab --set thin --csv as written
                                 (step 2 of tall chunks by walking lanes against warp scans for every
                                 chunk): docs/thin.md; the second run quoted in the prose
+    docs/data/thin_walk_ab_h100.csv, thin_walk_ab_h100_run2.csv  the same A/B on an H100:
+                                docs/thin.md; the second run quoted in the prose
+    docs/data/thin_rotate_widths_ab_h100.csv, thin_rotate_widths_vs_all_h100.csv,
+    thin_rotate_ab_h100.csv     bench_ab --set widths and --set thin --csv as written (u8 -> i32
+                                pieces stored rotated from K = 8 up against plain stores, and
+                                against rotation at every K): docs/thin.md
+    docs/data/thin_rotate_all_ab_h100.csv, thin_rotate_all_ab_h100_run2.csv  bench_ab --set thin
+                                --csv as written (rotation at every K against plain stores; not
+                                kept as such; quoted in the prose of docs/thin.md)
     docs/data/thin_wide_walk_ab_h200.csv, thin_wide_walk_ab_h200_run2.csv  bench_ab --set thin --csv
                                 as written (step 2 of wide chunks by lanes walking skewed against
                                 the kernel of 15737d7; not kept; quoted in the prose of docs/thin.md)
@@ -720,6 +729,30 @@ def thin_walk_ab_table(path):
                     bold="the tall K = 33 rows, the only ones that take the walk")
 
 
+def four_piece_stores(r):
+    """Whether a bench_ab row's u8 chunks store whole groups of four 16-byte pieces: a wide chunk
+    whose rows are whole 16-byte groups, or a tall one of odd K (even K pads its segments)."""
+    rows, cols = int(r["rows"]), int(r["cols"])
+    k = min(rows, cols)
+    return r["type"].startswith("u8") and (cols % 16 == 0 if rows < cols else k % 2 == 1)
+
+
+def thin_rotate_ab_table(path):
+    """The A/B of rotated four-piece stores from K = 8 up against plain stores (docs/thin.md)."""
+    return ab_table(path, "the kernel of 15737d7 (plain stores)",
+                    "the kernel of b992ac3 (four pieces stored rotated from K = 8 up)",
+                    lambda r: four_piece_stores(r) and min(int(r["rows"]), int(r["cols"])) >= 8,
+                    bold="the rows that store rotated pieces in this build")
+
+
+def thin_rotate_vs_all_table(path):
+    """The A/B of rotated stores from K = 8 up against rotated stores at every K (docs/thin.md)."""
+    return ab_table(path, "four pieces stored rotated at every K (not kept)",
+                    "the kernel of b992ac3 (rotated from K = 8 up)",
+                    lambda r: four_piece_stores(r) and min(int(r["rows"]), int(r["cols"])) < 8,
+                    bold="the rows that store rotated pieces in the base only")
+
+
 def kernel_2d_ab_table(path, this, base="the shipped kernel"):
     """An A/B of a 2-D kernel variant (`this`, not kept) against the shipped kernel on bench_ab's
     --set targets, whose two thin rows run the same kernel in both builds."""
@@ -1013,6 +1046,10 @@ TABLES = {
                 ("THIN LINES AB TABLE", thin_lines_ab_table, "thin_lines_ab_h200.csv"),
                 ("THIN LINES AB H100 TABLE", thin_lines_ab_table, "thin_lines_ab_h100.csv"),
                 ("THIN WALK AB TABLE", thin_walk_ab_table, "thin_walk_ab_h200.csv"),
+                ("THIN WALK AB H100 TABLE", thin_walk_ab_table, "thin_walk_ab_h100.csv"),
+                ("THIN ROTATE WIDTHS AB TABLE", thin_rotate_ab_table, "thin_rotate_widths_ab_h100.csv"),
+                ("THIN ROTATE WIDTHS VS ALL TABLE", thin_rotate_vs_all_table, "thin_rotate_widths_vs_all_h100.csv"),
+                ("THIN ROTATE AB TABLE", thin_rotate_ab_table, "thin_rotate_ab_h100.csv"),
                 ("THIN NCU LINES TABLE", experiment_table, "thin_ncu_lines_h200.csv"),
                 ("THIN SASS SPLIT TABLE", experiment_table, "thin_sass_split_h200.csv")],
     "instructor.md": [("MUTANTS TABLE", mutants_table, "mutants_h100.csv")],
