@@ -172,8 +172,10 @@ __device__ __forceinline__ void store_widened(A* p, const Piece& piece) {
     memcpy(&w, x, sizeof(w));
     *reinterpret_cast<uint4*>(p) = w;
 }
-// Chunks at least this wide (K) store a group of four pieces rotated (smem_store_raw). On an H100
-// (docs/thin.md) the rotation saved u8 -> i32 2-9 % at K = 8 to 33 and cost 2-5 % at K = 3 to 5.
+// Chunks at least this wide (K) store groups of four pieces rotated (smem_store_raw). The bound is
+// measured, not derived (the banks hit do not depend on K): on an H100 (docs/thin.md) rotation
+// saved u8 -> i32 2-8 % on wide chunks of K = 8 to 24 and 7-9 % at K = 33, and cost wide chunks
+// of K = 3 to 5 2-5 %, for a reason not profiled.
 constexpr int rotate_min_width = 8;
 // A raw group widened to accumulators and stored at p in shared memory (16-byte aligned) in
 // 16-byte stores; a padded tall segment stores element by element instead (load_tall_run).
@@ -186,14 +188,15 @@ __device__ __forceinline__ void smem_store_raw(A* p, const RawGroup<In, GI>& r, 
     if constexpr (pieces == 4) {
         if (rotate) {
             // A thread's four stores lie 64 bytes from its neighbour's, so the 8 threads of a
-            // store's phase would hit 8 of the 32 banks. Store s writes piece (s + h) mod 4
-            // instead, h = (lane / 2) mod 4, and they hit all 32: the pieces are rotated by h.
-            const int h = (threadIdx.x >> 1) & 3;
+            // store's phase (128 bytes) would hit 8 of the 32 banks. Store s writes piece
+            // (s + h) mod 4 instead, h = (lane / 2) mod 4 (two neighbours already lie in the two
+            // halves of 128 bytes), and they hit all 32: the pieces are rotated by h first.
+            const int h = (threadIdx.x >> 1) & 3;  // the block is 1-D: bits 1-2 of the lane
             Piece half[4];
 #pragma unroll
             for (int s = 0; s < 4; ++s) half[s] = (h & 1) ? raw[(s + 1) & 3] : raw[s];
 #pragma unroll
-            for (int s = 0; s < 4; ++s) raw[s] = (h & 2) ? half[(s + 2) & 3] : half[s];  // now raw[s + h]
+            for (int s = 0; s < 4; ++s) raw[s] = (h & 2) ? half[(s + 2) & 3] : half[s];  // raw[(s + h) & 3]
 #pragma unroll
             for (int s = 0; s < 4; ++s) store_widened<In, A>(p + ((s + h) & 3) * per_store, raw[s]);
             return;

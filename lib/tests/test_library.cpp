@@ -605,7 +605,7 @@ TEST_CASE("library C ABI: a small batch for compute-sanitizer", "[gpu][library][
     // Single tall images of 13 and 19 columns: the walk with idle lanes, in the kernel for one image.
     check_abi({SATLIB_F32, SATLIB_F32, 1, 3000, 13, 0, 0, 0, 0, false});
     check_abi({SATLIB_U8, SATLIB_I32, 1, 5008, 19, 0, 0, 0, 0, false});
-    // 8 columns: the narrowest chunk that walks, in padded segments (even K < 32).
+    // 8 columns: the narrowest chunk that walks, in padded segments (every even K is padded).
     check_abi({SATLIB_F32, SATLIB_F32, 1, 3000, 8, 0, 0, 0, 0, false});
     // More tickets than blocks (900 tiles of sums and 900 of squares, 256-thread tiles on 2 x 132
     // blocks), so blocks take further tickets and prefetch their next tile; and one line (CUB's scan).
