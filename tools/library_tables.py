@@ -729,19 +729,24 @@ def thin_walk_ab_table(path):
                     bold="the tall K = 33 rows, the only ones that take the walk")
 
 
+def chunk_width(r):
+    """K of a bench_ab row of a thin shape: its short side."""
+    return min(int(r["rows"]), int(r["cols"]))
+
+
 def four_piece_stores(r):
     """Whether a bench_ab row's u8 chunks store whole groups of four 16-byte pieces: a wide chunk
-    whose rows are whole 16-byte groups, or a tall one of odd K (even K pads its segments)."""
-    rows, cols = int(r["rows"]), int(r["cols"])
-    k = min(rows, cols)
-    return r["type"].startswith("u8") and (cols % 16 == 0 if rows < cols else k % 2 == 1)
+    whose rows are whole 16-byte groups, or a tall one of odd K (even K pads its segments). bench_ab's
+    buffers are packed and 16-byte aligned, so the row length decides."""
+    wide = int(r["rows"]) < int(r["cols"])
+    return r["type"].startswith("u8") and (int(r["cols"]) % 16 == 0 if wide else chunk_width(r) % 2 == 1)
 
 
 def thin_rotate_ab_table(path):
     """The A/B of rotated four-piece stores from K = 8 up against plain stores (docs/thin.md)."""
     return ab_table(path, "the kernel of 15737d7 (plain stores)",
                     "the kernel of b992ac3 (four pieces stored rotated from K = 8 up)",
-                    lambda r: four_piece_stores(r) and min(int(r["rows"]), int(r["cols"])) >= 8,
+                    lambda r: four_piece_stores(r) and chunk_width(r) >= 8,
                     bold="the rows that store rotated pieces in this build")
 
 
@@ -749,7 +754,7 @@ def thin_rotate_vs_all_table(path):
     """The A/B of rotated stores from K = 8 up against rotated stores at every K (docs/thin.md)."""
     return ab_table(path, "four pieces stored rotated at every K (not kept)",
                     "the kernel of b992ac3 (rotated from K = 8 up)",
-                    lambda r: four_piece_stores(r) and min(int(r["rows"]), int(r["cols"])) < 8,
+                    lambda r: four_piece_stores(r) and chunk_width(r) < 8,
                     bold="the rows that store rotated pieces in the base only")
 
 
