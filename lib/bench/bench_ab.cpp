@@ -1,11 +1,12 @@
 // bench_ab.cpp — a same-process A/B of two versions of the library (`make bench-ab AB_BASE=DIR`,
 // mk/lib_ab.mk): this tree's sat::inclusive_scan_2d against the one of the checkout DIR, on the
 // shapes of issue 22's targets (--set targets, the default), on its thin shapes (--set thin), on
-// single lines, which take CUB's 1-D scan (--set lines), or on u8 -> i32 thin shapes 3 to 33
-// wide (--set widths).
+// single lines, which take CUB's 1-D scan (--set lines), on u8 -> i32 thin shapes 3 to 33
+// wide (--set widths), or on wide thin shapes whose rows are not a whole number of 16-byte groups
+// (--set pitches).
 //
 //     build/lib/ab-base/<DIR>/bench_ab [--reps N] [--quick] [--seed S]
-//                                      [--set targets|thin|lines|widths] [--csv FILE]
+//                                      [--set targets|thin|lines|widths|pitches] [--csv FILE]
 //
 // Each version gets its own output and scratch, kept between calls as a caller keeps them; each
 // call clears its state (state_is_zero false), as in peers' satlib variant. Repetitions
@@ -144,7 +145,7 @@ int main(int argc, char** argv) {
     BenchOptions o;
     std::uint64_t seed = std::random_device{}();
     std::string set = "targets";
-    const std::vector<std::string> sets = {"targets", "thin", "lines", "widths"};
+    const std::vector<std::string> sets = {"targets", "thin", "lines", "widths", "pitches"};
     if (!parse_bench_options(argc, argv, "bench_ab", o, &seed, &set, &sets)) return 2;
     if (!have_device("bench_ab")) return 2;
     std::FILE* csv = nullptr;
@@ -182,6 +183,12 @@ int main(int argc, char** argv) {
             for (const int k : {3, 4, 5, 6, 8, 12, 16, 24, 33})
                 for (const Case shape : {Case{T::u8i32, 1, k, 120000000 / k}, Case{T::u8i32, 1, 120000000 / k, k}})
                     cases.push_back(shape);
+        } else if (set == "pitches") {  // wide chunks whose rows are not whole 16-byte groups
+            cases = {
+                {T::u8i32, 1, 3, 40000001}, {T::u8i32, 1, 3, 40000004}, {T::u8i32, 1, 16, 7500001},
+                {T::u8i32, 1, 33, 3636363}, {T::f32, 1, 3, 40000001},   {T::f32, 1, 33, 4000001},
+                {T::i32, 1, 3, 40000001},   {T::f64, 1, 33, 2000001},
+            };
         } else {  // thin: the issue's thin shapes (the lines are CUB's scan)
             for (T type : {T::f32, T::u8i32})
                 for (const Case shape : {Case{type, 1, 3, 40000000}, Case{type, 1, 40000000, 3},

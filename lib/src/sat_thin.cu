@@ -20,8 +20,9 @@
 // Global accesses are 16 bytes: loads of 16 bytes of input (u8: 16 elements) and stores of 16
 // bytes of output (4 or 2 elements), when the rows are contiguous (tall: pitch == cols) or the
 // pitch is a whole number of groups (wide), and the pointers are aligned; an input aligned to one
-// output group only (u8: 4 bytes) is loaded in such groups, and any other pitch takes the scalar
-// path.
+// output group only (u8: 4 bytes) is loaded in such groups. Wide chunks of any other pitch or
+// alignment move the 16-byte aligned groups that hold their rows and shift each row into place
+// (shift_window); tall chunks of any other pitch go element by element.
 #include "sat_thin.cuh"
 
 #include <cub/device/device_scan.cuh>
@@ -159,6 +160,33 @@ __device__ __forceinline__ RawGroup<In, GI> load_raw_clipped(const In* run, int 
     memcpy(&r, v, sizeof(r));
     return r;
 }
+// The 16-byte aligned group of GI elements that holds a run's first element, `lead` elements in:
+// the run's first elements (its first n at most) one at a time; before the run and past n, 0.
+template <class In, int GI>
+__device__ __forceinline__ RawGroup<In, GI> load_raw_head(const In* run, int lead, int n) {
+    In v[GI];
+#pragma unroll
+    for (int k = 0; k < GI; ++k) v[k] = k >= lead && k - lead < n ? run[k - lead] : In(0);
+    RawGroup<In, GI> r;
+    memcpy(&r, v, sizeof(r));
+    return r;
+}
+// Bytes [shift, shift + 16) of the 32 bytes lo then hi (shift < 16; the GPU is little-endian):
+// 16 bytes that start `shift` bytes past a 16-byte boundary, from the two aligned ones around them.
+__device__ __forceinline__ uint4 shift_window(const uint4& lo, const uint4& hi, int shift) {
+    const unsigned w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    const int words = shift >> 2, bits = (shift & 3) * 8;
+    unsigned t[5];  // w[words .. words + 4], chosen without indexing registers at run time
+#pragma unroll
+    for (int k = 0; k < 5; ++k) t[k] = words == 0 ? w[k] : words == 1 ? w[k + 1] : words == 2 ? w[k + 2] : w[k + 3];
+    return make_uint4(__funnelshift_r(t[0], t[1], bits), __funnelshift_r(t[1], t[2], bits),
+                      __funnelshift_r(t[2], t[3], bits), __funnelshift_r(t[3], t[4], bits));
+}
+// Elements of a pointer's 16-byte group that lie before it.
+template <class T>
+__device__ __forceinline__ int lead_elements(const T* p) {
+    return int(reinterpret_cast<std::uintptr_t>(p) % 16) / int(sizeof(T));
+}
 // One 16-byte piece of a raw group (per_store inputs) widened to accumulators and stored at p.
 template <class In, class A, class Piece>
 __device__ __forceinline__ void store_widened(A* p, const Piece& piece) {
@@ -235,6 +263,20 @@ __device__ __forceinline__ void smem_store_group(A* p, const A (&x)[G]) {
 template <class A, int G>
 __device__ __forceinline__ void smem_load_group(const A* p, A (&x)[G]) {
     const uint4 r = *reinterpret_cast<const uint4*>(p);
+    memcpy(x, &r, sizeof(r));
+}
+
+// Elements [c, c + G) of a shared-memory row (16-byte aligned, c >= 0, inside the row): one
+// 16-byte load where c is a whole number of groups, else the two around them (shift_window).
+template <class A, int G>
+__device__ __forceinline__ void smem_load_shifted(const A* row, int c, A (&x)[G]) {
+    const int lead = c % G;
+    if (lead == 0) {
+        smem_load_group<A, G>(row + c, x);
+        return;
+    }
+    const uint4* around = reinterpret_cast<const uint4*>(row + (c - lead));
+    const uint4 r = shift_window(around[0], around[1], lead * int(sizeof(A)));
     memcpy(x, &r, sizeof(r));
 }
 
@@ -344,33 +386,53 @@ __device__ __forceinline__ void write_tall(Out* out, const Args& g, const Plan& 
 // ---- load and write-out, wide chunks (all K rows x columns [col0, col0 + nc)) -------------------
 
 // A wide chunk's K rows of W columns, in groups of GI (the pitch is a whole number of groups),
-// U groups in flight per thread.
-template <class In, class A, int GI>
+// U groups in flight per thread. Shifted (16-byte groups, any pitch): a row's run may start
+// anywhere in a 16-byte group, so each group comes from the two aligned ones around it
+// (shift_window), half as many groups in flight.
+template <class In, class A, int GI, bool Shifted = false>
 __device__ __forceinline__ void load_wide_rows(const In* in, const Args& g, const Plan& p, long long col0, int nc,
                                                A* S) {
     const int K = p.K, W = int(p.lines);
     const int groups_per_row = W / GI, total = K * groups_per_row;
     const bool rotate = K >= rotate_min_width;
-    constexpr int U = loads_in_flight;
+    constexpr int U = Shifted ? loads_in_flight / 2 : loads_in_flight;
     FlatCursor at(threadIdx.x, groups_per_row, block_threads);  // group q: row, group in the row
     for (int q0 = threadIdx.x; q0 < total; q0 += U * block_threads) {
-        RawGroup<In, GI> x[U];
+        RawGroup<In, GI> x[U], next[U];  // next: the aligned group after x (Shifted)
+        int lead[U];                     // elements of x before the run's start (Shifted)
 #pragma unroll
         for (int u = 0; u < U; ++u, at.next()) {
             const int q = q0 + u * block_threads;
             if (q >= total) break;
-            const In* row = in + std::size_t(at.row) * g.in_pitch + std::size_t(col0);
-            x[u] = load_raw_clipped<In, GI>(row, at.col * GI, nc);
+            const In* run = in + std::size_t(at.row) * g.in_pitch + std::size_t(col0);
+            if constexpr (Shifted) {
+                // Columns [e, e + GI) of the run lie at [e + lead, ...) of the aligned run before it,
+                // whose elements before `lead` are not the run's (the head group: not read).
+                lead[u] = lead_elements(run);
+                const In* aligned_run = run - lead[u];
+                const int e = at.col * GI, n = lead[u] + nc;
+                x[u] = e == 0 && lead[u] > 0 ? load_raw_head<In, GI>(run, lead[u], nc)
+                                              : load_raw_clipped<In, GI>(aligned_run, e, n);
+                if (lead[u] > 0) next[u] = load_raw_clipped<In, GI>(aligned_run, e + GI, n);
+            } else {
+                x[u] = load_raw_clipped<In, GI>(run, at.col * GI, nc);
+            }
         }
 #pragma unroll
         for (int u = 0; u < U; ++u) {
             const int q = q0 + u * block_threads;
             if (q >= total) break;
+            if constexpr (Shifted) {
+                if (lead[u] > 0) x[u] = shift_window(x[u], next[u], lead[u] * int(sizeof(In)));
+            }
             smem_store_raw<In, A, GI>(S + std::size_t(q) * GI, x[u], rotate);  // row i at i * W
         }
     }
 }
 
+// The pitch decides the groups (scan: g.in_group); any other pitch or alignment loads shifted,
+// except 8-byte inputs, which load element by element: shifted loads took 1.10 x as long for f64
+// at 33 x 2,000,001 (H200, docs/thin.md), where one element is already 8 bytes.
 template <class In, class A, int G>
 __device__ __forceinline__ void load_wide(const In* in, const Args& g, const Plan& p,
                                           long long col0, int nc, A* S) {
@@ -379,6 +441,8 @@ __device__ __forceinline__ void load_wide(const In* in, const Args& g, const Pla
         load_wide_rows<In, A, wide_group>(in, g, p, col0, nc, S);
     } else if (wide_group != G && g.in_group == G) {
         load_wide_rows<In, A, G>(in, g, p, col0, nc, S);
+    } else if constexpr (sizeof(In) < 8) {
+        load_wide_rows<In, A, wide_group, true>(in, g, p, col0, nc, S);
     } else {
         const int K = p.K, W = int(p.lines), total = K * W;
         for (int q = threadIdx.x; q < total; q += block_threads) {
@@ -407,10 +471,28 @@ __device__ __forceinline__ void write_wide(Out* out, const Args& g, const Plan& 
             store_group_clipped<Out, A, G>(row, c, nc, x);
         }
     } else {
-        const int total = K * W;
-        for (int q = threadIdx.x; q < total; q += block_threads) {
-            const int i = q / W, c = q - i * W;
-            if (c < nc) out[std::size_t(i) * g.out_pitch + std::size_t(col0 + c)] = Out(S[q] + carry[i]);
+        // Any pitch or alignment: the groups of G outputs are those of 16-byte aligned memory, so
+        // a row's run starts `lead` elements into its first group and has W / G + 1 groups.
+        const int groups_per_row = W / G + 1, total = K * groups_per_row;
+        FlatCursor at(threadIdx.x, groups_per_row, block_threads);
+        for (int q = threadIdx.x; q < total; q += block_threads, at.next()) {
+            const int i = at.row;
+            Out* run = out + std::size_t(i) * g.out_pitch + std::size_t(col0);
+            const int c = at.col * G - lead_elements(run);  // the group's first column (may be < 0)
+            if (c >= nc || c + G <= 0) continue;
+            const A* S_row = S + std::size_t(i) * W;
+            const A add = carry[i];
+            if (c >= 0 && c + G <= nc) {
+                A x[G];
+                smem_load_shifted<A, G>(S_row, c, x);
+#pragma unroll
+                for (int v = 0; v < G; ++v) x[v] += add;
+                store_group<Out, A, G>(run + c, x);
+            } else {
+#pragma unroll
+                for (int v = 0; v < G; ++v)
+                    if (c + v >= 0 && c + v < nc) run[c + v] = Out(S_row[c + v] + add);
+            }
         }
     }
 }
