@@ -93,6 +93,14 @@
     docs/data/thin_rotate_all_ab_h100.csv, thin_rotate_all_ab_h100_run2.csv  bench_ab --set thin
                                 --csv as written (rotation at every K against plain stores; not
                                 kept as such; quoted in the prose of docs/thin.md)
+    docs/data/thin_pitches_ab_h200.csv, thin_pitches_loads_ab_h200.csv,
+    thin_pitches_writes_ab_h200.csv  bench_ab --set pitches --csv as written (wide rows that are not
+                                whole 16-byte groups: shifted 16-byte loads and writes against the
+                                kernel of b992ac3, against element loads, and against element
+                                writes): docs/thin.md; thin_pitches_aa_h200.csv (two builds of the
+                                same code), thin_pitches_thin_ab_h200.csv (--set thin against
+                                b992ac3) and thin_aa_h200.csv (--set thin, the same code twice),
+                                as written (quoted in the prose)
     docs/data/thin_wide_walk_ab_h200.csv, thin_wide_walk_ab_h200_run2.csv  bench_ab --set thin --csv
                                 as written (step 2 of wide chunks by lanes walking skewed against
                                 the kernel of 15737d7; not kept; quoted in the prose of docs/thin.md)
@@ -735,9 +743,9 @@ def chunk_width(r):
 
 
 def four_piece_stores(r):
-    """Whether a bench_ab row's u8 chunks store whole groups of four 16-byte pieces: a wide chunk
-    whose rows are whole 16-byte groups, or a tall one of odd K (even K pads its segments). bench_ab's
-    buffers are packed and 16-byte aligned, so the row length decides."""
+    """Whether a bench_ab row's u8 chunks store whole groups of four 16-byte pieces in the kernels of
+    b992ac3: a wide chunk whose rows are whole 16-byte groups, or a tall one of odd K (even K pads
+    its segments). bench_ab's buffers are packed and 16-byte aligned, so the row length decides."""
     wide = int(r["rows"]) < int(r["cols"])
     return r["type"].startswith("u8") and (int(r["cols"]) % 16 == 0 if wide else chunk_width(r) % 2 == 1)
 
@@ -1055,6 +1063,19 @@ TABLES = {
                 ("THIN ROTATE WIDTHS AB TABLE", thin_rotate_ab_table, "thin_rotate_widths_ab_h100.csv"),
                 ("THIN ROTATE WIDTHS VS ALL TABLE", thin_rotate_vs_all_table, "thin_rotate_widths_vs_all_h100.csv"),
                 ("THIN ROTATE AB TABLE", thin_rotate_ab_table, "thin_rotate_ab_h100.csv"),
+                ("THIN PITCHES AB TABLE", lambda p: ab_table(
+                    p, "the kernel of b992ac3 (rows that are not whole groups: element by element)",
+                    "shifted 16-byte groups, loads and writes, for every type (the kernel of e0cb43a "
+                    "for all but f64)", lambda r: r["type"] != "f64",
+                    bold="the rows that run the kernel of e0cb43a (its f64 inputs load element by "
+                         "element: the f64 row's shifted loads were not kept)"),
+                 "thin_pitches_ab_h200.csv"),
+                ("THIN PITCHES LOADS AB TABLE", lambda p: every_row_ab_table(
+                    p, "element loads, shifted writes (e0cb43a's f64 kernel)", "shifted loads and writes"),
+                 "thin_pitches_loads_ab_h200.csv"),
+                ("THIN PITCHES WRITES AB TABLE", lambda p: every_row_ab_table(
+                    p, "shifted loads, element writes (not kept)", "shifted loads and writes"),
+                 "thin_pitches_writes_ab_h200.csv"),
                 ("THIN NCU LINES TABLE", experiment_table, "thin_ncu_lines_h200.csv"),
                 ("THIN SASS SPLIT TABLE", experiment_table, "thin_sass_split_h200.csv")],
     "instructor.md": [("MUTANTS TABLE", mutants_table, "mutants_h100.csv")],
@@ -1117,7 +1138,9 @@ def peers_of(bench_csv, out):
                                                   if s.startswith("peers"))]
     listed = " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " and " + names[-1]
     skipped = f" (the run's time budget skipped 32768² in {listed})" if names else ""
-    source = (f"`make bench` ({Path(bench_csv).relative_to(ROOT)}): the peers' rows, median of 20 to 4096², "
+    narrowed = " ".join(meta.get("narrowed_by", []))  # a run of fewer labs: bench.py's options
+    run = f"`make bench BENCH_ARGS=\"{narrowed}\"`" if narrowed else "`make bench`"
+    source = (f"{run} ({Path(bench_csv).relative_to(ROOT)}): the peers' rows, median of 20 to 4096², "
               f"10 at 8192², 16384² and the thin shapes, 5 at 32768²{skipped}")
     fields = ["gpu", "driver", "cuda", "date", "variant", "type", "rows", "cols"] + PEER_COLUMNS + ["source"]
     with open(out, "w", newline="") as f:
