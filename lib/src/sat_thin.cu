@@ -20,9 +20,10 @@
 // Global accesses are 16 bytes: loads of 16 bytes of input (u8: 16 elements) and stores of 16
 // bytes of output (4 or 2 elements), when the rows are contiguous (tall: pitch == cols) or the
 // pitch is a whole number of groups (wide), and the pointers are aligned; an input aligned to one
-// output group only (u8: 4 bytes) is loaded in such groups. Wide chunks of any other pitch or
-// alignment move the 16-byte aligned groups that hold their rows and shift each row into place
-// (shift_window); tall chunks of any other pitch go element by element.
+// output group only (u8: 4 bytes) is loaded in such groups. Wide chunks of any other pitch,
+// alignment or batch stride move the 16-byte aligned groups that hold their rows and shift each
+// row into place (shift_window; f64 inputs load element by element); tall chunks of any other
+// pitch go element by element.
 #include "sat_thin.cuh"
 
 #include <cub/device/device_scan.cuh>
@@ -266,10 +267,12 @@ __device__ __forceinline__ void smem_load_group(const A* p, A (&x)[G]) {
     memcpy(x, &r, sizeof(r));
 }
 
-// Elements [c, c + G) of a shared-memory row (16-byte aligned, c >= 0, inside the row): one
-// 16-byte load where c is a whole number of groups, else the two around them (shift_window).
+// Elements [c, c + G) of a shared-memory row (16-byte aligned, c >= 0, c + G <= the row's length,
+// a whole number of groups): one 16-byte load where c is a whole number of groups, else the two
+// around them (shift_window), which then end inside the row too.
 template <class A, int G>
 __device__ __forceinline__ void smem_load_shifted(const A* row, int c, A (&x)[G]) {
+    static_assert(G * sizeof(A) == 16, "a group is one 16-byte access");
     const int lead = c % G;
     if (lead == 0) {
         smem_load_group<A, G>(row + c, x);
@@ -388,7 +391,7 @@ __device__ __forceinline__ void write_tall(Out* out, const Args& g, const Plan& 
 // A wide chunk's K rows of W columns, in groups of GI (the pitch is a whole number of groups),
 // U groups in flight per thread. Shifted (16-byte groups, any pitch): a row's run may start
 // anywhere in a 16-byte group, so each group comes from the two aligned ones around it
-// (shift_window), half as many groups in flight.
+// (shift_window), half as many groups in flight (with 8 the registers spill at 3 blocks per SM).
 template <class In, class A, int GI, bool Shifted = false>
 __device__ __forceinline__ void load_wide_rows(const In* in, const Args& g, const Plan& p, long long col0, int nc,
                                                A* S) {
@@ -396,18 +399,19 @@ __device__ __forceinline__ void load_wide_rows(const In* in, const Args& g, cons
     const int groups_per_row = W / GI, total = K * groups_per_row;
     const bool rotate = K >= rotate_min_width;
     constexpr int U = Shifted ? loads_in_flight / 2 : loads_in_flight;
+    static_assert(!Shifted || GI * sizeof(In) == 16, "shifted groups are 16 bytes");
     FlatCursor at(threadIdx.x, groups_per_row, block_threads);  // group q: row, group in the row
     for (int q0 = threadIdx.x; q0 < total; q0 += U * block_threads) {
         RawGroup<In, GI> x[U], next[U];  // next: the aligned group after x (Shifted)
-        int lead[U];                     // elements of x before the run's start (Shifted)
+        int lead[U];                     // the run's start: elements into its aligned group (Shifted)
 #pragma unroll
         for (int u = 0; u < U; ++u, at.next()) {
             const int q = q0 + u * block_threads;
             if (q >= total) break;
             const In* run = in + std::size_t(at.row) * g.in_pitch + std::size_t(col0);
             if constexpr (Shifted) {
-                // Columns [e, e + GI) of the run lie at [e + lead, ...) of the aligned run before it,
-                // whose elements before `lead` are not the run's (the head group: not read).
+                // Columns [e, e + GI) of the run lie at [e + lead, ...) of the aligned run before it.
+                // Its elements before `lead` are not the run's: the head group loads only the run's.
                 lead[u] = lead_elements(run);
                 const In* aligned_run = run - lead[u];
                 const int e = at.col * GI, n = lead[u] + nc;
@@ -472,7 +476,7 @@ __device__ __forceinline__ void write_wide(Out* out, const Args& g, const Plan& 
         }
     } else {
         // Any pitch or alignment: the groups of G outputs are those of 16-byte aligned memory, so
-        // a row's run starts `lead` elements into its first group and has W / G + 1 groups.
+        // a row's run starts `lead` elements into its first group and spans at most W / G + 1.
         const int groups_per_row = W / G + 1, total = K * groups_per_row;
         FlatCursor at(threadIdx.x, groups_per_row, block_threads);
         for (int q = threadIdx.x; q < total; q += block_threads, at.next()) {
