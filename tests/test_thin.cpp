@@ -117,7 +117,8 @@ std::vector<ThinCase> thin_cases() {
                              {3, 200003}, {200003, 3}, {33, 20011}, {20011, 33}, {2, 70001},  {70001, 2},
                              {63, 4099},  {4099, 63},  {64, 4096},  {4096, 64},  {64, 64},    {17, 13},
                              {5, 7937},   {7937, 5},   {16, 16411}, {16411, 16},
-                             {6, 30011},  {30011, 6},  {19, 9001},  {9001, 19}};
+                             {6, 30011},  {30011, 6},  {19, 9001},  {9001, 19},
+                             {2, 7938}};  // 4-byte types: a last wide chunk of 2 columns
     for (const auto& s : shapes) {
         cases.push_back({s[0], s[1], 0, 0, 0, true});
         cases.push_back({s[0], s[1], std::size_t(s[1]) + 3, std::size_t(s[1]) + 5, 1, false});  // odd pitch, misaligned
