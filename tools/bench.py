@@ -24,7 +24,8 @@ and carries the device-to-device copy of the same bytes measured in the same pro
           default 540 s) lasts; what did not fit is listed as skipped
 
 Output (GPU name in the file name): build/bench_<gpu>.csv (the harness's CSV rows),
-build/bench_<gpu>.json (GPU, driver, CUDA, date, what was skipped or missing, the batch CSV's name),
+build/bench_<gpu>.json (GPU, driver, CUDA, date, the source's commit, what was skipped or missing,
+the batch CSV's name; SAT_SOURCE_REV names the commit of a tree copied without .git),
 build/bench_<gpu>_batch.csv (bench_batch's rows), build/bench_<gpu>.md
 (the summary tables) and build/bench_<gpu>.log (every binary's own output). The printed summary
 is time / copy time per algorithm and size. Pictures (--pictures DIR): the box-filter demo and the
@@ -179,6 +180,24 @@ def gpu_info() -> dict:
     except (OSError, subprocess.SubprocessError):
         pass
     return info
+
+
+def source_revision() -> str | None:
+    """The commit the tree is checked out at (with "+ changes" when tracked files differ from it),
+    or SAT_SOURCE_REV where it is set: a copy of the tree without .git, on a GPU machine, is named
+    by the one who copies it. None when neither says."""
+    if os.environ.get("SAT_SOURCE_REV"):
+        return os.environ["SAT_SOURCE_REV"]
+    try:
+        git = ["git", "-C", str(ROOT)]
+        head = subprocess.run(git + ["rev-parse", "--short=7", "HEAD"], capture_output=True, text=True, timeout=30)
+        if head.returncode != 0 or not (ROOT / ".git").exists():
+            return None
+        changed = subprocess.run(git + ["status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                                 text=True, timeout=30).stdout.strip()
+        return head.stdout.strip() + (" + changes" if changed else "")
+    except (OSError, subprocess.TimeoutExpired):
+        return None
 
 
 def cpu_name() -> str:
@@ -576,7 +595,7 @@ def main():
 
     meta = {
         "gpu": gpu, "driver": info["driver"], "cuda_driver_version": info["cuda_driver_version"],
-        "nvcc": info["nvcc"], "cpu": cpu_name(), "date": started.strftime("%Y-%m-%d"),
+        "nvcc": info["nvcc"], "source": source_revision(), "cpu": cpu_name(), "date": started.strftime("%Y-%m-%d"),
         "started_utc": started.isoformat(timespec="seconds"), "elapsed_s": round(elapsed, 1),
         "seed": args.seed, "budget_s": args.budget, "narrowed_by": narrowing_options(args),
         "sizes": [s.text for s in sizes], "types": types,

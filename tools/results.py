@@ -3,9 +3,9 @@
 
     python3 tools/results.py plots/bench_h100.csv plots/bench_h200.csv docs/results.md
 
-One section per run (one `make bench` on one GPU): the GPU, driver, toolkit, host and date from
-the .json (tools/bench.py writes both files), then time ÷ copy time per algorithm and size for
-each type (the tables tools/bench.py prints), the DESIGN.md targets, the library's batches (when the
+One section per run (one `make bench` on one GPU): the GPU, driver, toolkit, host, date and
+(where recorded) the source's commit from the .json (tools/bench.py writes both files), then time
+÷ copy time per algorithm and size for each type (the tables tools/bench.py prints), the DESIGN.md targets, the library's batches (when the
 .json names a batch CSV beside the CSV: build/lib/bench_batch's rows, issue 22's targets), and what
 was skipped or missing.
 Edit the CSV/JSON pair (a new `make bench` run), not the page. Exit 2 with one line when the CSV
@@ -118,6 +118,7 @@ def run_section(csv_path: Path, meta: dict, rows: list[dict]) -> list[str]:
         f"| date | {when} |",
         f"| seed | {meta.get('seed', 'not recorded')} |",
         f"| sizes, labs | {sizes_and_labs(meta)} |",
+        *([f"| source | commit {meta['source']} |"] if meta.get("source") else []),
         f"| rows | {len(rows)}, {len(rows) - len(not_pass)} PASS, {len(not_pass)} not PASS |",
         f"| failed runs | {len(failed) or 'none'} |",
         f"| skipped runs | {len(skipped) or 'none'} (time budget" +
