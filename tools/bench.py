@@ -188,10 +188,12 @@ def source_revision() -> str | None:
     by the one who copies it. None when neither says."""
     if os.environ.get("SAT_SOURCE_REV"):
         return os.environ["SAT_SOURCE_REV"]
+    if not (ROOT / ".git").exists():
+        return None
     try:
         git = ["git", "-C", str(ROOT)]
         head = subprocess.run(git + ["rev-parse", "--short=7", "HEAD"], capture_output=True, text=True, timeout=30)
-        if head.returncode != 0 or not (ROOT / ".git").exists():
+        if head.returncode != 0:
             return None
         changed = subprocess.run(git + ["status", "--porcelain", "--untracked-files=no"], capture_output=True,
                                  text=True, timeout=30).stdout.strip()
