@@ -22,8 +22,7 @@
 // pitch is a whole number of groups (wide), and the pointers are aligned; an input aligned to one
 // output group only (u8: 4 bytes) is loaded in such groups. Wide chunks of any other pitch,
 // alignment or batch stride move the 16-byte aligned groups that hold their rows and shift each
-// row into place (shift_window; f64 inputs load element by element); tall chunks of any other
-// pitch go element by element.
+// row into place (shift_window); tall chunks of any other pitch go element by element.
 #include "sat_thin.cuh"
 
 #include <cub/device/device_scan.cuh>
@@ -434,9 +433,59 @@ __device__ __forceinline__ void load_wide_rows(const In* in, const Args& g, cons
     }
 }
 
-// The pitch decides the groups (scan: g.in_group); any other pitch or alignment loads shifted,
-// except 8-byte inputs, which load element by element: shifted loads took 1.10 x as long for f64
-// at 33 x 2,000,001 (H200, docs/thin.md), where one element is already 8 bytes.
+// The same for rows whose runs start anywhere in a 16-byte group (an odd pitch or batch stride, a
+// misaligned pointer): each group of GI columns comes from the two aligned groups around it
+// (shift_window). A row's W / GI + 1 aligned groups are its slots; a warp loads 32 adjacent slots
+// at a time, one load each, and its first 31 lanes form their groups with the next slot taken
+// from the neighbouring lane by a shuffle, so U loads stay in flight. A row's last slot only
+// serves its neighbour, and lane 31's slot is loaded again as the first of the next 31.
+template <class In, class A>
+__device__ __forceinline__ void load_wide_rows_shifted(const In* in, const Args& g, const Plan& p, long long col0,
+                                                       int nc, A* S) {
+    constexpr int GI = wide_input_group<In>, U = loads_in_flight, per_warp = 31, step = warps * per_warp;
+    static_assert(GI * sizeof(In) == 16, "shifted groups are 16 bytes");
+    const int K = p.K, W = int(p.lines);
+    const int groups_per_row = W / GI, slots_per_row = groups_per_row + 1, total = K * slots_per_row;
+    const bool rotate = K >= rotate_min_width;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    FlatCursor at(warp * per_warp + lane, slots_per_row, step);  // slot: row, aligned group in the row
+    // s0, the warp's first slot, is the same on all of its lanes: the shuffles see every lane.
+    for (int s0 = warp * per_warp; s0 < total; s0 += U * step) {
+        uint4 x[U];
+        int q[U];     // the group this lane forms (row * groups_per_row + group), or -1
+        int lead[U];  // the run's start: elements into its aligned group
+#pragma unroll
+        for (int u = 0; u < U; ++u, at.next()) {
+            if (s0 + u * step >= total) break;
+            x[u] = make_uint4(0, 0, 0, 0), q[u] = -1, lead[u] = 0;
+            if (s0 + u * step + lane >= total) continue;
+            // Columns [e, e + GI) of the run lie at [e + lead, ...) of the aligned run before it.
+            // Its elements before `lead` are not the run's: the head slot loads only the run's.
+            const In* run = in + std::size_t(at.row) * g.in_pitch + std::size_t(col0);
+            lead[u] = lead_elements(run);
+            const int e = at.col * GI;
+            x[u] = e == 0 && lead[u] > 0 ? load_raw_head<In, GI>(run, lead[u], nc)
+                                          : load_raw_clipped<In, GI>(run - lead[u], e, lead[u] + nc);
+            if (lane < per_warp && at.col < groups_per_row) q[u] = at.row * groups_per_row + at.col;
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            if (s0 + u * step >= total) break;
+            const uint4 next = make_uint4(__shfl_down_sync(~0u, x[u].x, 1), __shfl_down_sync(~0u, x[u].y, 1),
+                                          __shfl_down_sync(~0u, x[u].z, 1), __shfl_down_sync(~0u, x[u].w, 1));
+            if (q[u] >= 0)  // row i at i * W
+                smem_store_raw<In, A, GI>(S + std::size_t(q[u]) * GI, shift_window(x[u], next, lead[u] * int(sizeof(In))),
+                                          rotate);
+        }
+    }
+}
+
+// The pitch decides the groups (scan: g.in_group); any other pitch or alignment loads shifted:
+// one load per group and a shuffle (load_wide_rows_shifted), except one-byte inputs, which keep
+// two loads per group. On an H200 (docs/thin.md) the shuffle took 0.87-0.89 of the time of two
+// loads for f32 and i32 and 0.97 of element loads for f64, but 1.03-1.11 for u8 -> i32, whose
+// groups (16 elements, four shared-memory stores each) gain less from a saved load than they lose
+// to the idle lanes (lane 31, a row's last slot); measured, not profiled.
 template <class In, class A, int G>
 __device__ __forceinline__ void load_wide(const In* in, const Args& g, const Plan& p,
                                           long long col0, int nc, A* S) {
@@ -445,14 +494,10 @@ __device__ __forceinline__ void load_wide(const In* in, const Args& g, const Pla
         load_wide_rows<In, A, wide_group>(in, g, p, col0, nc, S);
     } else if (wide_group != G && g.in_group == G) {
         load_wide_rows<In, A, G>(in, g, p, col0, nc, S);
-    } else if constexpr (sizeof(In) < 8) {
+    } else if constexpr (sizeof(In) == 1) {
         load_wide_rows<In, A, wide_group, true>(in, g, p, col0, nc, S);
     } else {
-        const int K = p.K, W = int(p.lines), total = K * W;
-        for (int q = threadIdx.x; q < total; q += block_threads) {
-            const int i = q / W, c = q - i * W;
-            S[q] = c < nc ? A(in[std::size_t(i) * g.in_pitch + std::size_t(col0 + c)]) : A(0);
-        }
+        load_wide_rows_shifted<In, A>(in, g, p, col0, nc, S);
     }
 }
 
