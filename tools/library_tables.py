@@ -101,6 +101,11 @@
                                 same code), thin_pitches_thin_ab_h200.csv (--set thin against
                                 b992ac3) and thin_aa_h200.csv (--set thin, the same code twice),
                                 as written (quoted in the prose)
+    docs/data/thin_pitches_shuffle_ab_h200.csv, thin_pitches_shuffle_all_ab_h200.csv  bench_ab
+                                --set pitches --csv as written (one load per shifted group and a
+                                shuffle against two loads: as shipped, and with u8 shuffled too):
+                                docs/thin.md; thin_pitches_shuffle_thin_ab_h200.csv (--set thin,
+                                the second build against 5b194a2) as written (quoted in the prose)
     docs/data/thin_wide_walk_ab_h200.csv, thin_wide_walk_ab_h200_run2.csv  bench_ab --set thin --csv
                                 as written (step 2 of wide chunks by lanes walking skewed against
                                 the kernel of 15737d7; not kept; quoted in the prose of docs/thin.md)
@@ -1076,6 +1081,18 @@ TABLES = {
                 ("THIN PITCHES WRITES AB TABLE", lambda p: every_row_ab_table(
                     p, "shifted loads, element writes (not kept)", "shifted loads and writes"),
                  "thin_pitches_writes_ab_h200.csv"),
+                ("THIN PITCHES SHUFFLE AB TABLE", lambda p: ab_table(
+                    p, "the kernel of 5b194a2 (two loads per shifted group, 4 in flight; f64: element loads)",
+                    "one load per group and a shuffle for 2-, 4- and 8-byte inputs (the kernel of bc9b0ba)",
+                    lambda r: r["type"] != "u8i32",
+                    bold="the rows whose kernels differ (u8 inputs keep two loads per group: the same PTX in "
+                         "both builds)"),
+                 "thin_pitches_shuffle_ab_h200.csv"),
+                ("THIN PITCHES SHUFFLE ALL AB TABLE", lambda p: ab_table(
+                    p, "the kernel of 5b194a2", "the shuffle for u8, f32 and i32 inputs, f64 as in the base "
+                    "(u8's shuffle not kept)", lambda r: r["type"] != "f64" and r["cols"] != "40000004",
+                    bold="the rows that load shifted groups in both builds"),
+                 "thin_pitches_shuffle_all_ab_h200.csv"),
                 ("THIN NCU LINES TABLE", experiment_table, "thin_ncu_lines_h200.csv"),
                 ("THIN SASS SPLIT TABLE", experiment_table, "thin_sass_split_h200.csv")],
     "instructor.md": [("MUTANTS TABLE", mutants_table, "mutants_h100.csv")],
