@@ -48,6 +48,7 @@ namespace {
 #endif
 constexpr int block_threads = SAT_THIN_THREADS;
 constexpr int warps = block_threads / 32;
+static_assert(block_threads % 32 == 0, "whole warps: the warp scans and shuffles use every lane");
 constexpr int state_header_words = 32;          // ticket, internal status; flags start at 128 B
 #ifndef SAT_THIN_CHUNK_BYTES  // accumulators staged per chunk (tuning: -DSAT_THIN_CHUNK_BYTES=..)
 #define SAT_THIN_CHUNK_BYTES 65536
@@ -481,11 +482,12 @@ __device__ __forceinline__ void load_wide_rows_shifted(const In* in, const Args&
 }
 
 // The pitch decides the groups (scan: g.in_group); any other pitch or alignment loads shifted:
-// one load per group and a shuffle (load_wide_rows_shifted), except one-byte inputs, which keep
-// two loads per group. On an H200 (docs/thin.md) the shuffle took 0.87-0.89 of the time of two
-// loads for f32 and i32 and 0.97 of element loads for f64, but 1.03-1.11 for u8 -> i32, whose
-// groups (16 elements, four shared-memory stores each) gain less from a saved load than they lose
-// to the idle lanes (lane 31, a row's last slot); measured, not profiled.
+// one load per group and a shuffle (load_wide_rows_shifted), except groups that widen into four
+// 16-byte stores (u8 -> i32, u8 -> f32, u16 -> f64), which keep two loads per group. On an H200
+// (docs/thin.md) the shuffle took 0.87-0.89 of the time of two loads for f32 and i32 and 0.97 of
+// element loads for f64, but 1.03-1.11 for u8 -> i32, whose groups gain less from a saved load
+// than they lose to the idle lanes (lane 31, a row's last slot); measured, not profiled. u16 ->
+// f64 groups are four stores too; not timed.
 template <class In, class A, int G>
 __device__ __forceinline__ void load_wide(const In* in, const Args& g, const Plan& p,
                                           long long col0, int nc, A* S) {
@@ -494,7 +496,7 @@ __device__ __forceinline__ void load_wide(const In* in, const Args& g, const Pla
         load_wide_rows<In, A, wide_group>(in, g, p, col0, nc, S);
     } else if (wide_group != G && g.in_group == G) {
         load_wide_rows<In, A, G>(in, g, p, col0, nc, S);
-    } else if constexpr (sizeof(In) == 1) {
+    } else if constexpr (wide_group * sizeof(A) == 4 * 16) {  // four 16-byte stores per group
         load_wide_rows<In, A, wide_group, true>(in, g, p, col0, nc, S);
     } else {
         load_wide_rows_shifted<In, A>(in, g, p, col0, nc, S);
