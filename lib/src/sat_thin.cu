@@ -474,9 +474,9 @@ __device__ __forceinline__ void load_wide_rows_shifted(const In* in, const Args&
             if (s0 + u * step >= total) break;
             const uint4 next = make_uint4(__shfl_down_sync(~0u, x[u].x, 1), __shfl_down_sync(~0u, x[u].y, 1),
                                           __shfl_down_sync(~0u, x[u].z, 1), __shfl_down_sync(~0u, x[u].w, 1));
-            if (q[u] >= 0)  // row i at i * W
-                smem_store_raw<In, A, GI>(S + std::size_t(q[u]) * GI, shift_window(x[u], next, lead[u] * int(sizeof(In))),
-                                          rotate);
+            if (q[u] < 0) continue;
+            const uint4 group = shift_window(x[u], next, lead[u] * int(sizeof(In)));
+            smem_store_raw<In, A, GI>(S + std::size_t(q[u]) * GI, group, rotate);  // row i at i * W
         }
     }
 }
