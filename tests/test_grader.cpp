@@ -334,6 +334,11 @@ TEST_CASE("make test's runner: a crash or a hang costs one count, the others sti
     CHECK(rc == 1);
     CHECK(has(out, "crash: crashed (SIGSEGV)"));
     CHECK(has(out, "hang: timed out after 3 s"));
+    // Each binary's wall-clock time: the hang ran until its 3 s limit.
+    CHECK(has(out, "-- " + d + "/fine took "));
+    const std::string hang_took = "-- " + d + "/hang took ";
+    REQUIRE(has(out, hang_took));
+    CHECK(std::stod(out.substr(out.find(hang_took) + hang_took.size())) >= 3.0);
     // 3 + 4 passed; 1 reported + the crash + the hang failed; 2 skipped: the last line.
     CHECK(out.substr(out.rfind("passed") - 2) == "7 passed, 3 failed, 2 skipped\n");
 }

@@ -5,7 +5,8 @@
 
 Each binary runs with its own time limit, so a crash or a hang in one costs only its own count
 (it is counted as one failed test) and the others still run. A hook is a make target whose last
-line is "N passed, N failed, N skipped" (its own counts). The last line printed is the sum:
+line is "N passed, N failed, N skipped" (its own counts). After each one a line "-- NAME took
+S s" (wall-clock time, for planning runs on a lent GPU). The last line printed is the sum:
 "N passed, N failed, N skipped". Exit status 0 when nothing failed, 1 otherwise.
 """
 import argparse
@@ -15,6 +16,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 
 # Our own test runners' last line (tests/main.cpp, and every hook by convention).
 COUNTS = re.compile(r"^(\d+) passed, (\d+) failed, (\d+) skipped\s*$")
@@ -62,10 +64,12 @@ def main(argv):
     steps += [(["make", "--no-print-directory", h], f"make {h}") for h in args.hook]
     for cmd, name in steps:
         print(f"== {name}", flush=True)
+        started = time.monotonic()
         if not os.path.exists(cmd[0]) and cmd[0] != "make":
             rc, counts = 127, None
         else:
             rc, counts = run(cmd, args.timeout)
+        print(f"-- {name} took {time.monotonic() - started:.1f} s", flush=True)
         if counts:
             total = [a + b for a, b in zip(total, counts)]
         if rc is None:
