@@ -5,9 +5,9 @@
 
 One section per run (one `make bench` on one GPU): the GPU, driver, toolkit, host, date and
 (where recorded) the source's commit from the .json (tools/bench.py writes both files), then time
-÷ copy time per algorithm and size for each type (the tables tools/bench.py prints), the DESIGN.md targets, the library's batches (when the
-.json names a batch CSV beside the CSV: build/lib/bench_batch's rows, issue 22's targets), and what
-was skipped or missing.
+÷ copy time per algorithm and size for each type (the tables tools/bench.py prints), the DESIGN.md
+targets, the library's batches (when the .json names a batch CSV beside the CSV:
+build/lib/bench_batch's rows, issue 22's targets), and what was skipped or missing.
 Edit the CSV/JSON pair (a new `make bench` run), not the page. Exit 2 with one line when the CSV
 is not a bench CSV or its metadata is missing.
 """

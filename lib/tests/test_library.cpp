@@ -608,9 +608,10 @@ TEST_CASE("library C ABI: a small batch for compute-sanitizer", "[gpu][library][
     // 8 columns: the narrowest chunk that walks, in padded segments (every even K is padded).
     check_abi({SATLIB_F32, SATLIB_F32, 1, 3000, 8, 0, 0, 0, 0, false});
     // Wide rows that are not whole 16-byte groups: loads shifted out of the aligned groups around
-    // them (u8 16, u16 8 and f32 4 elements a group) and aligned output groups, clipped at both
-    // ends of a row. Each last row starts inside a 16-byte group, so memcheck sees an over-read at
-    // the buffer's end; the batch has odd pitches and strides. f64 inputs load element by element.
+    // them (u8 16, u16 8, f32 4 and f64 2 elements a group; two loads per group for u8 and u16 ->
+    // f64, one and a shuffle for f32 and f64) and aligned output groups, clipped at both ends of a
+    // row. Each last row starts inside a 16-byte group, so memcheck sees an over-read at the
+    // buffer's end; the batch has odd pitches and strides.
     check_abi({SATLIB_U8, SATLIB_I32, 1, 19, 5001, 0, 0, 0, 0, false});
     check_abi_batch({SATLIB_U8, SATLIB_I32, 2, 16, 3001, 2, 1, 7, 5, false});
     check_abi({SATLIB_U16, SATLIB_F64, 1, 11, 2001, 0, 0, 0, 0, false});
