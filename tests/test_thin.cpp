@@ -189,10 +189,11 @@ TEST_CASE("thin SAT plan: M = 2 at K = 33 where input and accumulator are as wid
 
 TEST_CASE("thin SAT FlatCursor: every step lands where / and % put it", "[thin]") {
     // The chunk loops' cursor (sat_thin.cuh) for the strides they use: 256 groups or 256 * G
-    // elements a step; rows of 1 ... 80 (a tall chunk's K) and of 256 * M / G groups for the
-    // group sizes G = 16, 4 and 2 (wide rows of u8 input, of 4- and of 8-byte elements).
+    // elements a step; rows of 1 ... 100 (a tall chunk's K, and its segments of M * K elements)
+    // and of 256 * M / G groups for the group sizes G = 16, 4 and 2 (wide rows of u8 input, of 4-
+    // and of 8-byte elements).
     std::vector<int> per_rows;
-    for (int k = 1; k <= 80; ++k) per_rows.push_back(k);
+    for (int k = 1; k <= 100; ++k) per_rows.push_back(k);
     for (int m = 1; m <= 64; ++m)
         for (int g : {16, 4, 2}) per_rows.push_back(256 * m / g);
     int checked = 0;
@@ -210,6 +211,24 @@ TEST_CASE("thin SAT FlatCursor: every step lands where / and % put it", "[thin]"
                 }
             }
     CHECK(checked == int(per_rows.size()) * 3 * 4 * 200);
+}
+
+TEST_CASE("thin SAT SegmentWalk: every step lands at e + e / len", "[thin]") {
+    // A padded tall chunk's shared-memory index (sat_thin.cuh) along a run of 40 elements (more
+    // than one group of 16) from every start in the first three segments, segments of 1 ... 100.
+    int checked = 0;
+    for (int len = 1; len <= 100; ++len)
+        for (int first = 0; first < 3 * len; ++first) {
+            sat::thin::SegmentWalk at(first, len);
+            for (int e = first; e < first + 40; ++e, at.next()) {
+                if (at.index() != e + e / len) {
+                    FAIL_CHECK("len " << len << ", from " << first << ", e " << e << ": " << at.index());
+                    break;
+                }
+                ++checked;
+            }
+        }
+    CHECK(checked == 40 * 3 * (100 * 101 / 2));
 }
 
 TEST_CASE("thin SAT argument checks", "[thin]") {

@@ -294,12 +294,10 @@ struct Args {
     int* status;
 };
 
-// Shared-memory index of element e (flat, row-major) of a tall chunk: segments of M*K elements
-// padded to `seg`.
-__device__ __forceinline__ int tall_index(int e, const Plan& p) {
-    const int len = p.M * p.K;
-    return len == p.seg ? e : e + e / len;
-}
+// A tall chunk's element e (flat, row-major) lies at e in shared memory, or, where its segments
+// of M*K elements are padded to seg = M*K + 1 (plan_for), at e + e / (M*K). The loops below find
+// the segment of a run of elements with one division (SegmentWalk) or none (FlatCursor), not
+// one per element.
 
 // ---- load and write-out, tall chunks (rows [row0, row0 + nr) x all K columns) -------------------
 
@@ -327,8 +325,9 @@ __device__ __forceinline__ void load_tall_run(const In* in, const Plan& p, long 
             } else {
                 In v[GI];
                 memcpy(v, &x[u], sizeof(v));
+                SegmentWalk at(e, p.M * K);
 #pragma unroll
-                for (int k = 0; k < GI; ++k) S[tall_index(e + k, p)] = A(v[k]);
+                for (int k = 0; k < GI; ++k, at.next()) S[at.index()] = A(v[k]);
             }
         }
     }
@@ -344,13 +343,13 @@ __device__ __forceinline__ void load_tall(const In* in, const Args& g, const Pla
         load_tall_run<In, A, G>(in, p, row0, nr, S);
     } else {
         const int K = p.K, full = int(p.lines) * K, n = nr * K;
-        for (int e = threadIdx.x; e < full; e += block_threads) {
+        const bool padded = p.M * K != p.seg;
+        FlatCursor at(threadIdx.x, K, block_threads);                // element e: row, column
+        FlatCursor segment_of(threadIdx.x, p.M * K, block_threads);  // element e: its segment (row)
+        for (int e = threadIdx.x; e < full; e += block_threads, at.next(), segment_of.next()) {
             A v = 0;
-            if (e < n) {
-                const int r = e / K, j = e - r * K;
-                v = A(in[std::size_t(row0 + r) * g.in_pitch + j]);
-            }
-            S[tall_index(e, p)] = v;
+            if (e < n) v = A(in[std::size_t(row0 + at.row) * g.in_pitch + at.col]);
+            S[padded ? e + segment_of.row : e] = v;
         }
     }
 }
@@ -367,8 +366,9 @@ __device__ __forceinline__ void write_tall(Out* out, const Args& g, const Plan& 
             if (!padded) {
                 smem_load_group<A, G>(S + e, x);
             } else {
+                SegmentWalk in_smem(e, p.M * K);
 #pragma unroll
-                for (int v = 0; v < G; ++v) x[v] = S[tall_index(e + v, p)];
+                for (int v = 0; v < G; ++v, in_smem.next()) x[v] = S[in_smem.index()];
             }
             int j = at.col;
 #pragma unroll
@@ -379,9 +379,11 @@ __device__ __forceinline__ void write_tall(Out* out, const Args& g, const Plan& 
             store_group_clipped<Out, A, G>(out + std::size_t(row0) * K, e, n, x);  // start: see load_tall
         }
     } else {
-        for (int e = threadIdx.x; e < n; e += block_threads) {
-            const int r = e / K, j = e - r * K;
-            out[std::size_t(row0 + r) * g.out_pitch + j] = Out(S[tall_index(e, p)] + carry[j]);
+        FlatCursor at(threadIdx.x, K, block_threads);                // element e: row, column
+        FlatCursor segment_of(threadIdx.x, p.M * K, block_threads);  // element e: its segment (row)
+        for (int e = threadIdx.x; e < n; e += block_threads, at.next(), segment_of.next()) {
+            const A sum = S[padded ? e + segment_of.row : e];
+            out[std::size_t(row0 + at.row) * g.out_pitch + at.col] = Out(sum + carry[at.col]);
         }
     }
 }

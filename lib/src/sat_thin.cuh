@@ -37,6 +37,20 @@ struct FlatCursor {
     }
 };
 
+// The shared-memory index e + e / len of e, e + 1, e + 2, ... in turn (a padded tall chunk: one
+// pad after each segment of len elements), with one division where it starts. Host and device:
+// tests/test_thin.cpp checks it.
+struct SegmentWalk {
+    int e, segment, in_segment, len;
+    __host__ __device__ __forceinline__ SegmentWalk(int e_, int len_)
+        : e(e_), segment(e_ / len_), in_segment(e_ - segment * len_), len(len_) {}
+    __host__ __device__ __forceinline__ int index() const { return e + segment; }
+    __host__ __device__ __forceinline__ void next() {
+        ++e;
+        if (++in_segment == len) in_segment = 0, ++segment;
+    }
+};
+
 // True when the thin path is the right one for this shape (it is correct for any shape it
 // accepts: rows, cols >= 1 and min(rows, cols) <= max_width).
 template <class In, class Out>
