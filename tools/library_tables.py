@@ -106,6 +106,11 @@
                                 shuffle against two loads: as shipped, and with u8 shuffled too):
                                 docs/thin.md; thin_pitches_shuffle_thin_ab_h200.csv (--set thin,
                                 the second build against 5b194a2) as written (quoted in the prose)
+    docs/data/thin_segment_walk_ab_h200.csv  bench_ab --set widths --csv as written (padded tall
+                                segments found with one division per group, pitched tall chunks
+                                stepping cursors, against a division per element): docs/thin.md;
+                                thin_segment_walk_thin_ab_h200.csv (--set thin, the same builds)
+                                as written (quoted in the prose)
     docs/data/thin_wide_walk_ab_h200.csv, thin_wide_walk_ab_h200_run2.csv  bench_ab --set thin --csv
                                 as written (step 2 of wide chunks by lanes walking skewed against
                                 the kernel of 15737d7; not kept; quoted in the prose of docs/thin.md)
@@ -1093,6 +1098,13 @@ TABLES = {
                     "(u8's shuffle not kept)", lambda r: r["type"] != "f64" and r["cols"] != "40000004",
                     bold="the rows that load shifted groups in both builds"),
                  "thin_pitches_shuffle_all_ab_h200.csv"),
+                ("THIN SEGMENT WALK AB TABLE", lambda p: ab_table(
+                    p, "the kernel of 0ecf399 (a division per element where a tall segment is padded or the "
+                    "pitch is not K)", "one division per group (SegmentWalk; the kernel of 413c492)",
+                    lambda r: int(r["rows"]) > int(r["cols"]) and int(r["cols"]) % 2 == 0,
+                    bold="the tall rows of even K, whose segments are padded (the tall rows of odd K run "
+                         "other PTX in the two builds too)"),
+                 "thin_segment_walk_ab_h200.csv"),
                 ("THIN NCU LINES TABLE", experiment_table, "thin_ncu_lines_h200.csv"),
                 ("THIN SASS SPLIT TABLE", experiment_table, "thin_sass_split_h200.csv")],
     "instructor.md": [("MUTANTS TABLE", mutants_table, "mutants_h100.csv")],
