@@ -168,7 +168,7 @@ TEST_CASE("thin SAT scratch is under 10 % of the output on the thin targets", "[
     }
 }
 
-TEST_CASE("thin SAT plan: M = 2 at K = 33 where input and accumulator are as wide, M = 3 for u8", "[thin]") {
+TEST_CASE("thin SAT plan: M = 2 at K = 33 where input and accumulator are as wide, M = 3 for u8; 4 blocks per SM for single tall images of such inputs", "[thin]") {
     // scratch_bytes counts the chunks of 256 * M lines (docs/thin.md, Scratch), so it pins M.
     auto expected = [](long long along, int k, int lines, std::size_t acc_bytes) {
         const std::size_t chunks = std::size_t((along + lines - 1) / lines);
@@ -184,7 +184,44 @@ TEST_CASE("thin SAT plan: M = 2 at K = 33 where input and accumulator are as wid
     }
     CHECK(scratch_bytes<double, double>(100000, 19) == expected(100000, 19, 256 * 2, 8));
     CHECK(scratch_bytes<uint16_t, double>(100000, 19) == expected(100000, 19, 256 * 3, 8));
-    CHECK(scratch_bytes<float, float>(40000000, 3) == expected(40000000, 3, 256 * 21, 4));
+    CHECK(scratch_bytes<float, float>(3, 40000000) == expected(40000000, 3, 256 * 21, 4));
+    // A single tall image whose input is as wide as its sums takes chunks that fit 4 blocks per
+    // SM where they keep at least 4 lines per thread: N x 3 f32 and i32 M = 17, f64 M = 7; N x 4
+    // f32 M = 12 (segments of 48 padded to 49). Its batch, and the wide matrix, keep M = 21.
+    CHECK(scratch_bytes<float, float>(40000000, 3) == expected(40000000, 3, 256 * 17, 4));
+    CHECK(scratch_bytes<int32_t, int32_t>(40000000, 3) == expected(40000000, 3, 256 * 17, 4));
+    CHECK(scratch_bytes<double, double>(40000000, 3) == expected(40000000, 3, 256 * 7, 8));
+    CHECK(scratch_bytes<float, float>(40000000, 4) == expected(40000000, 4, 256 * 12, 4));
+    CHECK(scratch_bytes<float, float>(5376000, 3, 2) == expected(2 * 5376000ll, 3, 256 * 21, 4));  // whole chunks
+    CHECK(scratch_bytes<uint8_t, int32_t>(40000000, 3) == expected(40000000, 3, 256 * 21, 4));
+}
+
+TEST_CASE("thin SAT plan: the GPU keeps as many blocks per SM resident as each plan is sized for", "[gpu][thin]") {
+    // Four blocks of the single tall images of 4- and 8-byte inputs as wide as their sums rest on
+    // their kernels' 64 registers a thread (sat_thin.cu, four_blocks_by_registers); the compiler
+    // decides those, so they are checked here, with every other kernel's 3.
+    SAT_REQUIRE_GPU();
+    auto check = [](auto in, auto out, int rows, int cols, int images, int want) {
+        using In = decltype(in);
+        using Out = decltype(out);
+        int planned = 0, resident = 0;
+        REQUIRE(sat::thin::blocks_per_sm<In, Out>(rows, cols, images, &planned, &resident) == cudaSuccess);
+        INFO(sizeof(In) << "-byte input, " << sizeof(Out) << "-byte output, " << images << " x " << rows << "x"
+                        << cols << ": planned " << planned << ", resident " << resident);
+        CHECK(planned == want);
+        CHECK(resident >= planned);
+    };
+    check(float{}, float{}, 40000000, 3, 1, 4);
+    check(int32_t{}, int32_t{}, 40000000, 3, 1, 4);
+    check(double{}, double{}, 20000000, 3, 1, 4);
+    check(float{}, float{}, 40000000, 4, 1, 4);
+    check(float{}, float{}, 10000000, 12, 1, 4);
+    check(float{}, float{}, 4000000, 33, 1, 3);
+    check(float{}, float{}, 2500000, 3, 16, 3);
+    check(float{}, float{}, 3, 40000000, 1, 3);
+    check(uint8_t{}, int32_t{}, 40000000, 3, 1, 3);
+    check(float{}, double{}, 20000000, 3, 1, 3);
+    check(uint16_t{}, double{}, 20000000, 3, 1, 3);
 }
 
 TEST_CASE("thin SAT FlatCursor: every step lands where / and % put it", "[thin]") {

@@ -61,6 +61,11 @@ constexpr int loads_in_flight = SAT_THIN_LOADS_IN_FLIGHT;
 #ifndef SAT_THIN_MIN_BLOCKS  // blocks per SM the registers must allow (tuning)
 #define SAT_THIN_MIN_BLOCKS 3  // as the shared memory of a 64 KB chunk allows; no spills (sm_90)
 #endif
+#ifndef SAT_THIN_MIN_LINES_4  // fewest lines per thread of a chunk sized for 4 blocks per SM (tuning)
+#define SAT_THIN_MIN_LINES_4 4
+#endif
+// Shared memory of an SM on sm_90 (H100, H200), and what the system reserves of it per block.
+constexpr std::size_t smem_per_sm = 228 * 1024, smem_reserved_per_block = 1024;
 
 // Chunk flags, published with release and read with acquire.
 enum ChunkState : unsigned { invalid = 0, aggregate = 1, inclusive = 2 };
@@ -74,15 +79,34 @@ struct Plan {
     long long lines;    // chunk length along the long side: 256 * M rows or columns
     unsigned chunks;
     std::size_t smem_elems;
+    int blocks_per_sm;  // that the chunk's shared memory allows and the plan is sized for
 };
 
+// The kernel's static shared memory (thin_sat_kernel: s_warp, s_agg, s_carry, s_part and four
+// words), for an accumulator of type A.
+template <class A>
+constexpr std::size_t static_smem_bytes = sizeof(A) * (warps * max_width + 2 * max_width + block_threads) + 16;
+
+// The single-image tall kernels whose input is as wide as the accumulator (f32, i32, f64)
+// compile to 64 registers a thread, which lets 4 blocks of 256 threads share an SM; the others
+// take 65 to 80 (3 blocks). [thin] checks both on the GPU (resident_blocks_per_sm).
 template <class In, class Out>
-Plan plan_for(int rows, int cols) {
+constexpr bool four_blocks_by_registers(bool tall, int images) {
+    return tall && images == 1 && sizeof(In) == sizeof(Acc<Out>);
+}
+
+template <class In, class Out>
+Plan plan_for(int rows, int cols, int images);
+
+// The plan for chunks of about target_bytes (M rounded to the nearest) or, with fit_bytes > 0,
+// of at most fit_bytes of shared memory (M rounded down, then made to fit).
+template <class In, class Out>
+Plan plan_sized(int rows, int cols, std::size_t target_bytes, std::size_t fit_bytes) {
     using A = Acc<Out>;
     Plan p{};
     p.tall = cols <= rows;
     p.K = p.tall ? cols : rows;
-    const long long target = (long long)(chunk_target_bytes / sizeof(A));
+    const long long target = (long long)((fit_bytes > 0 ? fit_bytes : target_bytes) / sizeof(A));
     // Lines per thread for about `target` elements a chunk. A warp's 32 segments start M (wide)
     // or M * K (tall) elements apart: an odd distance puts them in 32 banks, so M is made odd
     // (wide, or tall with odd K) or a tall segment is padded to an odd length. One exception,
@@ -91,11 +115,14 @@ Plan plan_for(int rows, int cols) {
     // inputs narrower than the accumulator keep M = 3 (u8 -> i32 measured faster so; H100 A/B:
     // docs/thin.md).
     const double ideal = double(target) / (block_threads * double(p.K));
-    int M = std::max(1, int(ideal + 0.5));
+    int M = std::max(1, int(fit_bytes > 0 ? ideal : ideal + 0.5));
     const bool odd_needed = !p.tall || p.K % 2 == 1;  // else an odd M * K comes from padding
     const bool two_way = M == 2 && odd_needed && sizeof(In) == sizeof(A);
-    if (odd_needed && M % 2 == 0 && !two_way) M = M == 2 ? 3 : M - 1;
-    p.M = M;
+    if (odd_needed && M % 2 == 0 && !two_way) M = M == 2 && fit_bytes == 0 ? 3 : M - 1;
+    // A tall segment of even K is padded by one element: one line less where that overflows.
+    if (fit_bytes > 0 && !odd_needed && std::size_t(block_threads) * (M * p.K + 1) * sizeof(A) > fit_bytes) --M;
+    p.M = std::max(M, 1);
+    M = p.M;
     p.lines = (long long)block_threads * M;
     const long long along = p.tall ? rows : cols;
     p.chunks = unsigned((along + p.lines - 1) / p.lines);
@@ -109,7 +136,23 @@ Plan plan_for(int rows, int cols) {
         p.sa = 1, p.sb = int(p.lines);
         p.smem_elems = std::size_t(p.K) * std::size_t(p.lines);
     }
+    p.blocks_per_sm = 3;
     return p;
+}
+
+// Chunks of about chunk_target_bytes, 3 blocks per SM; where the registers allow 4 and a chunk
+// that fits 4 in an SM's shared memory still holds SAT_THIN_MIN_LINES_4 lines per thread, that
+// one (N x 3 f32: M = 17 against 21).
+template <class In, class Out>
+Plan plan_for(int rows, int cols, int images) {
+    using A = Acc<Out>;
+    const Plan three = plan_sized<In, Out>(rows, cols, chunk_target_bytes, 0);
+    if (!four_blocks_by_registers<In, Out>(three.tall, images)) return three;
+    const std::size_t fit = smem_per_sm / 4 - smem_reserved_per_block - static_smem_bytes<A>;
+    Plan four = plan_sized<In, Out>(rows, cols, chunk_target_bytes, fit);
+    if (four.M < SAT_THIN_MIN_LINES_4 || four.smem_elems * sizeof(A) > fit) return three;
+    four.blocks_per_sm = 4;
+    return four;
 }
 
 struct Scratch {
@@ -804,7 +847,7 @@ template <class In, class Out>
 std::size_t scratch_bytes(int rows, int cols, int images) {
     if (!applicable<In, Out>(rows, cols) || images < 1) return 0;
     if (rows == 1) std::swap(rows, cols);  // as scan does
-    const Scratch s = scratch_for<In, Out>(plan_for<In, Out>(rows, cols), images);
+    const Scratch s = scratch_for<In, Out>(plan_for<In, Out>(rows, cols, images), images);
     return s.state_bytes + s.value_bytes;
 }
 
@@ -833,7 +876,7 @@ cudaError_t scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_p
         std::swap(rows, cols);
         in_pitch = out_pitch = 1;
     }
-    const Plan p = plan_for<In, Out>(rows, cols);
+    const Plan p = plan_for<In, Out>(rows, cols, images);
     const Scratch sz = scratch_for<In, Out>(p, images);
     const std::size_t tickets = std::size_t(p.chunks) * std::size_t(images);
     if (tickets > std::size_t(INT32_MAX)) return cudaErrorInvalidValue;  // grid.x and the ticket
@@ -897,6 +940,20 @@ cudaError_t scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_p
     return err;
 }
 
+template <class In, class Out>
+cudaError_t blocks_per_sm(int rows, int cols, int images, int* planned, int* resident) {
+    if (!applicable<In, Out>(rows, cols) || images < 1) return cudaErrorInvalidValue;
+    if (rows == 1) std::swap(rows, cols);  // as scan does
+    const Plan p = plan_for<In, Out>(rows, cols, images);
+    const auto k = images > 1 ? (p.tall ? thin_kernel<In, Out, true, true>() : thin_kernel<In, Out, false, true>())
+                              : (p.tall ? thin_kernel<In, Out, true, false>() : thin_kernel<In, Out, false, false>());
+    const int smem = int(p.smem_elems * sizeof(Acc<Out>));
+    *planned = p.blocks_per_sm;
+    cudaError_t err = cudaFuncSetAttribute(k.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err == cudaSuccess) err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(resident, k.kernel, block_threads, smem);
+    return err;
+}
+
 bool is_line(int rows, int cols, std::size_t in_pitch, std::size_t out_pitch) {
     return rows == 1 || (cols == 1 && in_pitch == 1 && out_pitch == 1);
 }
@@ -941,6 +998,7 @@ cudaError_t line_scan(const In* in, Out* out, int n, cudaStream_t stream, void* 
     template bool applicable<In, Out>(int, int);                                              \
     template std::size_t scratch_bytes<In, Out>(int, int, int);                               \
     template std::size_t line_scratch_bytes<In, Out>(int);                                    \
+    template cudaError_t blocks_per_sm<In, Out>(int, int, int, int*, int*);                   \
     template cudaError_t line_scan<In, Out>(const In*, Out*, int, cudaStream_t, void*);       \
     template cudaError_t scan<In, Out>(const In*, std::size_t, Out*, std::size_t, int, int,   \
                                        cudaStream_t, void*, int*, int, std::size_t, std::size_t, Flags);

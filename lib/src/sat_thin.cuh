@@ -78,6 +78,12 @@ cudaError_t scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_p
                  std::size_t in_stride = 0, std::size_t out_stride = 0,
                  Flags flags = Flags::zero);
 
+// For the tests: the blocks per SM the plan of this shape is sized for (planned: 3, or 4 where
+// the kernel's registers allow it) and those the current device keeps resident with that
+// kernel and chunk (resident).
+template <class In, class Out>
+cudaError_t blocks_per_sm(int rows, int cols, int images, int* planned, int* resident);
+
 // One image of one line with contiguous elements (1 x N, or N x 1 with pitches of 1) is a 1-D
 // inclusive scan: line_scan hands it to CUB's DeviceScan (the same decoupled look-back, tuned
 // per GPU), which runs it faster than scan's chunks (docs/thin.md). No spin timeout of ours.
