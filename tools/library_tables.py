@@ -111,6 +111,12 @@
                                 stepping cursors, against a division per element): docs/thin.md;
                                 thin_segment_walk_thin_ab_h200.csv (--set thin, the same builds)
                                 as written (quoted in the prose)
+    docs/data/thin_four_blocks_ab_h200.csv  bench_ab --set tall --csv as written (chunks for 4
+                                blocks per SM in single tall images of f32, i32 and f64 against
+                                64 KB chunks): docs/thin.md; thin_four_blocks_thin_ab_h200.csv
+                                (--set thin, the same builds) and thin_blocks_*_ab_h200.csv
+                                (--set thin, variants of chunk size, threads and launch bounds
+                                against the kernel of 413c492) as written (quoted in the prose)
     docs/data/thin_wide_walk_ab_h200.csv, thin_wide_walk_ab_h200_run2.csv  bench_ab --set thin --csv
                                 as written (step 2 of wide chunks by lanes walking skewed against
                                 the kernel of 15737d7; not kept; quoted in the prose of docs/thin.md)
@@ -1105,6 +1111,13 @@ TABLES = {
                     bold="the tall rows of even K, whose segments are padded (the tall rows of odd K run "
                          "other PTX in the two builds too)"),
                  "thin_segment_walk_ab_h200.csv"),
+                ("THIN FOUR BLOCKS AB TABLE", lambda p: ab_table(
+                    p, "the kernel of 413c492 (64 KB chunks, 3 blocks per SM)",
+                    "chunks for 4 blocks per SM where they keep 4 lines per thread (the kernel of 937c09f)",
+                    lambda r: r["batch"] == "1" and ((r["type"] in ("f32", "i32") and int(r["cols"]) <= 12) or
+                                                     (r["type"] == "f64" and r["cols"] == "3")),
+                    bold="the rows whose plans differ"),
+                 "thin_four_blocks_ab_h200.csv"),
                 ("THIN NCU LINES TABLE", experiment_table, "thin_ncu_lines_h200.csv"),
                 ("THIN SASS SPLIT TABLE", experiment_table, "thin_sass_split_h200.csv")],
     "instructor.md": [("MUTANTS TABLE", mutants_table, "mutants_h100.csv")],
