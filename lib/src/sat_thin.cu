@@ -64,8 +64,11 @@ constexpr int loads_in_flight = SAT_THIN_LOADS_IN_FLIGHT;
 #ifndef SAT_THIN_MIN_LINES_4  // fewest lines per thread of a chunk sized for 4 blocks per SM (tuning)
 #define SAT_THIN_MIN_LINES_4 4
 #endif
-// Shared memory of an SM on sm_90 (H100, H200), and what the system reserves of it per block.
-constexpr std::size_t smem_per_sm = 228 * 1024, smem_reserved_per_block = 1024;
+
+// The SM the plans are made for: sm_90 (H100, H200), 228 KB of shared memory, of which the
+// system reserves 1 KB per block, allocated in steps of 128 bytes. Fixed, not the current
+// device's, so that scratch_bytes needs no device; [thin] checks the plans on the GPU it runs on.
+constexpr std::size_t sm_smem_bytes = 228 * 1024, smem_reserved_per_block = 1024, smem_step = 128;
 
 // Chunk flags, published with release and read with acquire.
 enum ChunkState : unsigned { invalid = 0, aggregate = 1, inclusive = 2 };
@@ -79,50 +82,62 @@ struct Plan {
     long long lines;    // chunk length along the long side: 256 * M rows or columns
     unsigned chunks;
     std::size_t smem_elems;
-    int blocks_per_sm;  // that the chunk's shared memory allows and the plan is sized for
+    int blocks_per_sm;  // resident at once, as the kernel's registers and the chunk allow
 };
 
+// Blocks per SM the registers of a kernel allow (its __launch_bounds__): 4 for one tall image
+// whose input is as wide as 4-byte sums (f32, i32: those kernels take 64 registers a thread),
+// else SAT_THIN_MIN_BLOCKS (65 to 80 registers).
+template <class In, class Out>
+constexpr int blocks_by_registers(bool tall, bool one_image) {
+    const bool four = tall && one_image && sizeof(In) == 4 && sizeof(Acc<Out>) == 4 && block_threads == 256;
+    return four ? std::max(4, SAT_THIN_MIN_BLOCKS) : SAT_THIN_MIN_BLOCKS;
+}
+
 // The kernel's static shared memory (thin_sat_kernel: s_warp, s_agg, s_carry, s_part and four
-// words), for an accumulator of type A.
+// words), for sums of type A.
 template <class A>
 constexpr std::size_t static_smem_bytes = sizeof(A) * (warps * max_width + 2 * max_width + block_threads) + 16;
 
-// The single-image tall kernels whose input is as wide as the accumulator (f32, i32, f64)
-// compile to 64 registers a thread, which lets 4 blocks of 256 threads share an SM; the others
-// take 65 to 80 (3 blocks). [thin] checks both on the GPU (resident_blocks_per_sm).
-template <class In, class Out>
-constexpr bool four_blocks_by_registers(bool tall, int images) {
-    return tall && images == 1 && sizeof(In) == sizeof(Acc<Out>);
+// The largest chunk (bytes of shared memory) of which `blocks` fit an SM with their static
+// arrays; and the blocks that fit with a chunk of chunk_bytes.
+template <class A>
+constexpr std::size_t chunk_budget(int blocks) {
+    return sm_smem_bytes / blocks / smem_step * smem_step - smem_reserved_per_block - static_smem_bytes<A>;
+}
+static_assert(static_smem_bytes<double> + smem_reserved_per_block < sm_smem_bytes / 4, "4 blocks' static arrays fit");
+template <class A>
+int blocks_by_smem(std::size_t chunk_bytes) {
+    const std::size_t block = chunk_bytes + static_smem_bytes<A> + smem_reserved_per_block;
+    return int(sm_smem_bytes / ((block + smem_step - 1) / smem_step * smem_step));
 }
 
-template <class In, class Out>
-Plan plan_for(int rows, int cols, int images);
+// How M is chosen from a chunk size: the nearest to a target, or the largest that fits a budget.
+enum class Lines { nearest, to_fit };
 
-// The plan for chunks of about target_bytes (M rounded to the nearest) or, with fit_bytes > 0,
-// of at most fit_bytes of shared memory (M rounded down, then made to fit).
 template <class In, class Out>
-Plan plan_sized(int rows, int cols, std::size_t target_bytes, std::size_t fit_bytes) {
+Plan plan_sized(int rows, int cols, std::size_t chunk_bytes, Lines lines) {
     using A = Acc<Out>;
+    const bool to_fit = lines == Lines::to_fit;
     Plan p{};
     p.tall = cols <= rows;
     p.K = p.tall ? cols : rows;
-    const long long target = (long long)((fit_bytes > 0 ? fit_bytes : target_bytes) / sizeof(A));
-    // Lines per thread for about `target` elements a chunk. A warp's 32 segments start M (wide)
-    // or M * K (tall) elements apart: an odd distance puts them in 32 banks, so M is made odd
+    // Lines per thread for about chunk_bytes a chunk. A warp's 32 segments start M (wide) or
+    // M * K (tall) elements apart: an odd distance puts them in 32 banks, so M is made odd
     // (wide, or tall with odd K) or a tall segment is padded to an odd length. One exception,
     // for inputs as wide as the accumulator: M = 2 stays 2 (distance 2 or 2K for odd K: two-way
     // conflicts). At K = 33 that makes chunks of 66 KB, three blocks per SM, not two of 99 KB;
     // inputs narrower than the accumulator keep M = 3 (u8 -> i32 measured faster so; H100 A/B:
     // docs/thin.md).
-    const double ideal = double(target) / (block_threads * double(p.K));
-    int M = std::max(1, int(fit_bytes > 0 ? ideal : ideal + 0.5));
+    const double ideal = double(chunk_bytes / sizeof(A)) / (block_threads * double(p.K));
+    int M = std::max(1, int(to_fit ? ideal : ideal + 0.5));
     const bool odd_needed = !p.tall || p.K % 2 == 1;  // else an odd M * K comes from padding
     const bool two_way = M == 2 && odd_needed && sizeof(In) == sizeof(A);
-    if (odd_needed && M % 2 == 0 && !two_way) M = M == 2 && fit_bytes == 0 ? 3 : M - 1;
-    // A tall segment of even K is padded by one element: one line less where that overflows.
-    if (fit_bytes > 0 && !odd_needed && std::size_t(block_threads) * (M * p.K + 1) * sizeof(A) > fit_bytes) --M;
-    p.M = std::max(M, 1);
-    M = p.M;
+    // An even M made odd: one line less, except 2 -> 3 where no budget forbids it.
+    if (odd_needed && M % 2 == 0 && !two_way) M = M == 2 && !to_fit ? 3 : M - 1;
+    // To fit, a padded segment (even K) counts its pad: one line less where the pad overflows.
+    if (to_fit && !odd_needed && M > 1 && std::size_t(block_threads) * (M * p.K + 1) * sizeof(A) > chunk_bytes) --M;
+    p.M = M;
     p.lines = (long long)block_threads * M;
     const long long along = p.tall ? rows : cols;
     p.chunks = unsigned((along + p.lines - 1) / p.lines);
@@ -136,23 +151,24 @@ Plan plan_sized(int rows, int cols, std::size_t target_bytes, std::size_t fit_by
         p.sa = 1, p.sb = int(p.lines);
         p.smem_elems = std::size_t(p.K) * std::size_t(p.lines);
     }
-    p.blocks_per_sm = 3;
     return p;
 }
 
-// Chunks of about chunk_target_bytes, 3 blocks per SM; where the registers allow 4 and a chunk
-// that fits 4 in an SM's shared memory still holds SAT_THIN_MIN_LINES_4 lines per thread, that
-// one (N x 3 f32: M = 17 against 21).
+// Chunks of about chunk_target_bytes (64 KB, 3 blocks per SM). Where the kernel's registers
+// allow 4 blocks, the largest chunk of which 4 fit an SM instead, if it keeps at least
+// SAT_THIN_MIN_LINES_4 lines per thread (N x 3 f32: M = 17, not 21); with fewer, the extra
+// chunks' look-backs cost more than the fourth block gains (K = 33: docs/thin.md).
 template <class In, class Out>
 Plan plan_for(int rows, int cols, int images) {
     using A = Acc<Out>;
-    const Plan three = plan_sized<In, Out>(rows, cols, chunk_target_bytes, 0);
-    if (!four_blocks_by_registers<In, Out>(three.tall, images)) return three;
-    const std::size_t fit = smem_per_sm / 4 - smem_reserved_per_block - static_smem_bytes<A>;
-    Plan four = plan_sized<In, Out>(rows, cols, chunk_target_bytes, fit);
-    if (four.M < SAT_THIN_MIN_LINES_4 || four.smem_elems * sizeof(A) > fit) return three;
-    four.blocks_per_sm = 4;
-    return four;
+    const int by_registers = blocks_by_registers<In, Out>(cols <= rows, images == 1);
+    Plan p = plan_sized<In, Out>(rows, cols, chunk_target_bytes, Lines::nearest);
+    if (by_registers >= 4) {
+        const Plan four = plan_sized<In, Out>(rows, cols, std::min(chunk_target_bytes, chunk_budget<A>(4)), Lines::to_fit);
+        if (four.M >= SAT_THIN_MIN_LINES_4) p = four;
+    }
+    p.blocks_per_sm = std::min(by_registers, blocks_by_smem<A>(p.smem_elems * sizeof(A)));
+    return p;
 }
 
 struct Scratch {
@@ -338,7 +354,7 @@ struct Args {
 };
 
 // A tall chunk's element e (flat, row-major) lies at e in shared memory, or, where its segments
-// of M*K elements are padded to seg = M*K + 1 (plan_for), at e + e / (M*K). The loops below find
+// of M*K elements are padded to seg = M*K + 1 (plan_sized), at e + e / (M*K). The loops below find
 // the segment of a run of elements with one division (SegmentWalk) or none (FlatCursor), not
 // one per element.
 
@@ -689,7 +705,7 @@ __device__ __forceinline__ void walk_last_lines(A* first_last_line, const Plan& 
 // looks back only as far as its image's first chunk (Batched; one image: false, the code of a
 // single image).
 template <class In, class Out, bool Tall, bool Batched>
-__global__ void __launch_bounds__(block_threads, SAT_THIN_MIN_BLOCKS)
+__global__ void __launch_bounds__(block_threads, blocks_by_registers<In, Out>(Tall, !Batched))
 thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>* incl) {
     using A = Acc<Out>;
     constexpr int G = int(16 / sizeof(Out));  // elements per 16-byte output access
@@ -949,7 +965,13 @@ cudaError_t blocks_per_sm(int rows, int cols, int images, int* planned, int* res
                               : (p.tall ? thin_kernel<In, Out, true, false>() : thin_kernel<In, Out, false, false>());
     const int smem = int(p.smem_elems * sizeof(Acc<Out>));
     *planned = p.blocks_per_sm;
-    cudaError_t err = cudaFuncSetAttribute(k.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    int device = -1;
+    cudaError_t err = cudaGetDevice(&device);
+    // The shared memory limit as a launch sets it (raised only, and kept in the kernel's cache).
+    if (err == cudaSuccess && k.cache->smem_limit.get(device) < smem) {
+        err = cudaFuncSetAttribute(k.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+        if (err == cudaSuccess) k.cache->smem_limit.raise(device, smem);
+    }
     if (err == cudaSuccess) err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(resident, k.kernel, block_threads, smem);
     return err;
 }

@@ -1,7 +1,7 @@
 // sat_thin.cuh — the summed-area table of a thin matrix (few rows or few columns) in one pass.
 //
 // A thin matrix is cut along its long side into chunks of about 16 K elements (64 KB of
-// accumulators): a chunk of a tall matrix (cols <= rows) is 256 * M whole rows, a chunk of
+// accumulators; one tall f32 or i32 image: a chunk of which 4 fit an SM): a chunk of a tall matrix (cols <= rows) is 256 * M whole rows, a chunk of
 // a wide one (rows < cols) is 256 * M whole columns. Each chunk's aggregate is one vector
 // of K = the short side's length: the SAT row at its bottom (tall) or the SAT column at its
 // right edge (wide), computed locally. Chunks resolve their carries by decoupled look-back in
@@ -78,9 +78,9 @@ cudaError_t scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_p
                  std::size_t in_stride = 0, std::size_t out_stride = 0,
                  Flags flags = Flags::zero);
 
-// For the tests: the blocks per SM the plan of this shape is sized for (planned: 3, or 4 where
-// the kernel's registers allow it) and those the current device keeps resident with that
-// kernel and chunk (resident).
+// For the tests: the blocks per SM the plan of this shape counts on (planned: what the kernel's
+// __launch_bounds__ and the chunk's shared memory allow on an sm_90 SM) and those the current
+// device keeps resident with that kernel and chunk (resident).
 template <class In, class Out>
 cudaError_t blocks_per_sm(int rows, int cols, int images, int* planned, int* resident);
 

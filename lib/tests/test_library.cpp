@@ -607,10 +607,10 @@ TEST_CASE("library C ABI: a small batch for compute-sanitizer", "[gpu][library][
     check_abi({SATLIB_U8, SATLIB_I32, 1, 5008, 19, 0, 0, 0, 0, false});
     // 8 columns: the narrowest chunk that walks, in padded segments (every even K is padded).
     check_abi({SATLIB_F32, SATLIB_F32, 1, 3000, 8, 0, 0, 0, 0, false});
-    // Single tall images of 3 columns in chunks sized for 4 blocks per SM: 3 chunks each (f32
-    // M = 17, f64 M = 7; the 8 columns above: M = 6).
+    // Single tall f32 and i32 images of 3 columns in chunks of which 4 fit an SM: 3 chunks each
+    // (M = 17; the 8 columns above: M = 6).
     check_abi({SATLIB_F32, SATLIB_F32, 1, 9000, 3, 0, 0, 0, 0, false});
-    check_abi({SATLIB_F64, SATLIB_F64, 1, 4000, 3, 0, 0, 0, 0, false});
+    check_abi({SATLIB_I32, SATLIB_I32, 1, 9000, 3, 0, 0, 0, 0, false});
     // Wide rows that are not whole 16-byte groups: loads shifted out of the aligned groups around
     // them (u8 16, u16 8, f32 4 and f64 2 elements a group; two loads per group for u8 and u16 ->
     // f64, one and a shuffle for f32 and f64) and aligned output groups, clipped at both ends of a
