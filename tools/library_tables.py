@@ -114,7 +114,8 @@
     docs/data/thin_four_blocks_ab_h200.csv  bench_ab --set tall --csv as written (chunks for 4
                                 blocks per SM in single tall images of f32, i32 and f64 against
                                 64 KB chunks): docs/thin.md; thin_four_blocks_thin_ab_h200.csv
-                                (--set thin, the same builds) and thin_blocks_*_ab_h200.csv
+                                (--set thin, the same builds), thin_four_blocks_capped_ab_h200.csv
+                                (--set tall, 4d43e86 against 937c09f) and thin_blocks_*_ab_h200.csv
                                 (--set thin, variants of chunk size, threads and launch bounds
                                 against the kernel of 413c492) as written (quoted in the prose)
     docs/data/thin_wide_walk_ab_h200.csv, thin_wide_walk_ab_h200_run2.csv  bench_ab --set thin --csv
