@@ -86,8 +86,8 @@ struct Plan {
 };
 
 // Blocks per SM the registers of a kernel allow (its __launch_bounds__): 4 for one tall image
-// whose input is as wide as 4-byte sums (f32, i32: those kernels take 64 registers a thread),
-// else SAT_THIN_MIN_BLOCKS (65 to 80 registers).
+// whose input is as wide as 4-byte sums (f32, i32: 64 registers a thread under the bound of 3,
+// 63 under this one), else SAT_THIN_MIN_BLOCKS (64 to 80 registers).
 template <class In, class Out>
 constexpr int blocks_by_registers(bool tall, bool one_image) {
     const bool four = tall && one_image && sizeof(In) == 4 && sizeof(Acc<Out>) == 4 && block_threads == 256;
