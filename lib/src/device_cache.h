@@ -60,13 +60,18 @@ struct CachedKernel {
 // failed one can be tried again. A failed launch is tried once more after setting the limit
 // again: a cudaDeviceReset takes the limit with the context, and another thread's first, smaller
 // limit can land after this one's. An error of any other cause comes back the second time.
+// raise_smem_limit is its first step alone: for a kernel asked about (an occupancy query) before
+// it is launched, with the limit a launch would set.
+template <class Error, class SetLimit>
+Error raise_smem_limit(PerDevice<int>& limit, int device, int smem, SetLimit&& set_limit) {
+    if (limit.get(device) >= smem) return Error{};
+    const Error err = set_limit(smem);
+    if (err == Error{}) limit.raise(device, smem);
+    return err;
+}
 template <class Error, class SetLimit, class Launch>
 Error launch_with_smem(PerDevice<int>& limit, int device, int smem, SetLimit&& set_limit, Launch&& launch) {
-    if (limit.get(device) < smem) {
-        const Error err = set_limit(smem);
-        if (err != Error{}) return err;
-        limit.raise(device, smem);
-    }
+    if (const Error err = raise_smem_limit<Error>(limit, device, smem, set_limit); err != Error{}) return err;
     const Error err = launch();
     if (err == Error{}) return err;
     const Error set = set_limit(std::max(smem, limit.get(device)));
@@ -90,7 +95,21 @@ bool overlaps_clear(PerDevice<int>& ptx, int device, Query&& ptx_version) {
 }
 
 #ifdef __CUDACC__
-// The same for a launch of a cached kernel whose flags are as `flags` says: it overlaps only a
+// The two above for a cached kernel: its limit is cudaFuncAttributeMaxDynamicSharedMemorySize.
+template <class Kernel>
+auto smem_limit_setter(const CachedKernel<Kernel>& k) {
+    return [&k](int bytes) { return cudaFuncSetAttribute(k.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); };
+}
+template <class Kernel>
+cudaError_t raise_smem_limit(const CachedKernel<Kernel>& k, int device, int smem) {
+    return raise_smem_limit<cudaError_t>(k.cache->smem_limit, device, smem, smem_limit_setter(k));
+}
+template <class Kernel, class Launch>
+cudaError_t launch_with_smem(const CachedKernel<Kernel>& k, int device, int smem, Launch&& launch) {
+    return launch_with_smem<cudaError_t>(k.cache->smem_limit, device, smem, smem_limit_setter(k), launch);
+}
+
+// Whether a launch of a cached kernel whose flags are as `flags` says: it overlaps only a
 // clear_flags that runs before it (Flags::clear, Flags::just_cleared), and asks the runtime.
 template <class Kernel>
 bool overlaps_clear(const CachedKernel<Kernel>& k, int device, sat::Flags flags) {

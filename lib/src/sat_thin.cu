@@ -874,6 +874,12 @@ satlib::CachedKernel<decltype(&thin_sat_kernel<In, Out, true, false>)> thin_kern
     static satlib::KernelCache cache;
     return {thin_sat_kernel<In, Out, Tall, Batched>, &cache};
 }
+// The kernel of a plan: tall or wide chunks, one image or a batch.
+template <class In, class Out>
+auto kernel_for(const Plan& p, int images) {
+    if (images > 1) return p.tall ? thin_kernel<In, Out, true, true>() : thin_kernel<In, Out, false, true>();
+    return p.tall ? thin_kernel<In, Out, true, false>() : thin_kernel<In, Out, false, false>();
+}
 
 template <class In, class Out>
 cudaError_t scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows,
@@ -935,18 +941,14 @@ cudaError_t scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_p
         A* agg = values;
         A* incl = values + tickets * p.K;
         const std::size_t smem = p.smem_elems * sizeof(A);
-        const auto k = images > 1 ? (p.tall ? thin_kernel<In, Out, true, true>() : thin_kernel<In, Out, false, true>())
-                                  : (p.tall ? thin_kernel<In, Out, true, false>() : thin_kernel<In, Out, false, false>());
+        const auto k = kernel_for<In, Out>(p, images);
         int device = -1;  // the current device (-1: none, the limit is set on every launch)
         if (cudaGetDevice(&device) != cudaSuccess) device = -1;
-        err = satlib::launch_with_smem<cudaError_t>(
-            k.cache->smem_limit, device, int(smem),
-            [&](int bytes) { return cudaFuncSetAttribute(k.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); },
-            [&] {
-                const bool overlap = satlib::overlaps_clear(k, device, flags);
-                return sat::launch_kernel(overlap, k.kernel, unsigned(tickets), block_threads, smem, stream, in, out,
-                                          g, p, agg, incl);
-            });
+        err = satlib::launch_with_smem(k, device, int(smem), [&] {
+            const bool overlap = satlib::overlaps_clear(k, device, flags);
+            return sat::launch_kernel(overlap, k.kernel, unsigned(tickets), block_threads, smem, stream, in, out, g, p,
+                                      agg, incl);
+        });
         if (err == cudaSuccess) err = cudaGetLastError();  // an error an earlier call left is reported too
     }
     if (own) {
@@ -961,17 +963,12 @@ cudaError_t blocks_per_sm(int rows, int cols, int images, int* planned, int* res
     if (!applicable<In, Out>(rows, cols) || images < 1) return cudaErrorInvalidValue;
     if (rows == 1) std::swap(rows, cols);  // as scan does
     const Plan p = plan_for<In, Out>(rows, cols, images);
-    const auto k = images > 1 ? (p.tall ? thin_kernel<In, Out, true, true>() : thin_kernel<In, Out, false, true>())
-                              : (p.tall ? thin_kernel<In, Out, true, false>() : thin_kernel<In, Out, false, false>());
+    const auto k = kernel_for<In, Out>(p, images);
     const int smem = int(p.smem_elems * sizeof(Acc<Out>));
     *planned = p.blocks_per_sm;
     int device = -1;
     cudaError_t err = cudaGetDevice(&device);
-    // The shared memory limit as a launch sets it (raised only, and kept in the kernel's cache).
-    if (err == cudaSuccess && k.cache->smem_limit.get(device) < smem) {
-        err = cudaFuncSetAttribute(k.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-        if (err == cudaSuccess) k.cache->smem_limit.raise(device, smem);
-    }
+    if (err == cudaSuccess) err = satlib::raise_smem_limit(k, device, smem);  // as a launch sets it
     if (err == cudaSuccess) err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(resident, k.kernel, block_threads, smem);
     return err;
 }

@@ -386,9 +386,6 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
         int grid = opt.grid_blocks, resident = 0;
         bool overlap = false;  // with the clear_flags before it
         // The shared memory limit is set once per device and kernel; the grid is sized after it.
-        auto set_limit = [&](int bytes) {
-            return cudaFuncSetAttribute(k.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-        };
         auto launch = [&] {
             if (opt.grid_blocks <= 0) {
                 // As many blocks as fit. If that makes two rounds, the second would run part full
@@ -405,7 +402,7 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
                                  in + std::size_t(first) * im.in_stride, out + std::size_t(first) * im.out_stride, g,
                                  rec, status, opt.trace, both ? sq + std::size_t(first) * im.sq_stride : nullptr);
         };
-        err = launch_with_smem<cudaError_t>(k.cache->smem_limit, device, int(smem), set_limit, launch);
+        err = launch_with_smem(k, device, int(smem), launch);
         if (err == cudaSuccess) err = cudaGetLastError();  // an error an earlier call left is reported too
         if (err == cudaSuccess)
             log_launch(unsigned(grid), g.tiles, resident, S::threads, overlap, k.cache->ptx_version.get(device));

@@ -138,6 +138,25 @@ TEST_CASE("library device cache: errors come back as they are, and nothing faile
     CHECK(far.failed == 0);
 }
 
+TEST_CASE("library device cache: a query before the launch raises the limit as the launch would", "[cpu][library]") {
+    satlib::PerDevice<int> cache;
+    StandInKernel k;
+    auto raise = [&](int smem) {
+        return satlib::raise_smem_limit<int>(cache, 0, smem, [&](int bytes) { return k.set_limit(bytes); });
+    };
+    CHECK(raise(64 << 10) == 0);
+    CHECK(k.limit == (64 << 10));
+    CHECK(raise(32 << 10) == 0);  // covered: not set again
+    CHECK(k.sets == 1);
+    CHECK(k.call(cache, 0, 64 << 10) == 0);  // the launch after it sets nothing and does not fail
+    CHECK(k.sets == 1);
+    CHECK(k.failed == 0);
+    k.set_error = 7;  // a limit that cannot be set: its error, the cache as it was
+    CHECK(raise(96 << 10) == 7);
+    CHECK(cache.get(0) == (64 << 10));
+    CHECK(k.launches == 1);
+}
+
 TEST_CASE("library device cache: threads on devices of their own, and threads on one device", "[cpu][library]") {
     constexpr int threads = 8, calls = 2000;
     satlib::PerDevice<int> cache;
