@@ -120,7 +120,9 @@
                                 against the kernel of 413c492) as written (quoted in the prose)
     docs/data/thin_padded_rotation_ab_h200.csv  bench_ab --set widths and --set tall --csv, the two
                                 runs' rows in one file (padded tall groups in rotated order against
-                                the library of c29343c; not kept): docs/thin.md
+                                the library of c29343c; not kept): docs/thin.md;
+                                thin_padded_rotation_ncu_h200.csv (Nsight Compute counts of the same
+                                two builds, medians of 3 launches per shape, written from ncu --csv)
     docs/data/thin_wide_walk_ab_h200.csv, thin_wide_walk_ab_h200_run2.csv  bench_ab --set thin --csv
                                 as written (step 2 of wide chunks by lanes walking skewed against
                                 the kernel of 15737d7; not kept; quoted in the prose of docs/thin.md)
@@ -1121,6 +1123,7 @@ TABLES = {
                     lambda r: r["batch"] == "1" and int(r["rows"]) > int(r["cols"]) and int(r["cols"]) % 2 == 0,
                     bold="the tall rows of even K, whose segments are padded"),
                  "thin_padded_rotation_ab_h200.csv"),
+                ("THIN PADDED ROTATION NCU TABLE", experiment_table, "thin_padded_rotation_ncu_h200.csv"),
                 ("THIN FOUR BLOCKS AB TABLE", lambda p: ab_table(
                     p, "the kernel of 413c492 (64 KB chunks, 3 blocks per SM)",
                     "chunks for 4 blocks per SM where they keep 4 lines per thread (the kernel of 937c09f)",
