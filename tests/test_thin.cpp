@@ -2,7 +2,7 @@
 // 33xN, Nx33, prime and boundary widths (1, 2, 63, 64), against an exact CPU SAT, with poisoned
 // outputs, pitches != cols, misaligned pointers, each input load group (16 bytes, one output
 // vector, one element), caller-owned and internal scratch; the argument checks of the interface,
-// the plan (through scratch_bytes) and the loops' index cursor (FlatCursor) on the CPU.
+// the plan (through scratch_bytes) and the loops' index helpers (FlatCursor, PaddedGroup) on the CPU.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -271,22 +271,26 @@ TEST_CASE("thin SAT FlatCursor: every step lands where / and % put it", "[thin]"
     CHECK(checked == int(per_rows.size()) * 3 * 4 * 200);
 }
 
-TEST_CASE("thin SAT SegmentWalk: every step lands at e + e / len", "[thin]") {
-    // A padded tall chunk's shared-memory index (sat_thin.cuh) along a run of 40 elements (more
-    // than one group of 16) from every start in the first three segments, segments of 1 ... 100.
+TEST_CASE("thin SAT PaddedGroup: every element of a group lands at f + f / len", "[thin]") {
+    // A padded tall chunk's shared-memory index (sat_thin.cuh) of elements e + j, j = 0 ... len
+    // (a group is at most one segment long), from every start e in the first three segments,
+    // segments of 1 ... 100 elements.
     int checked = 0;
     for (int len = 1; len <= 100; ++len)
-        for (int first = 0; first < 3 * len; ++first) {
-            sat::thin::SegmentWalk at(first, len);
-            for (int e = first; e < first + 40; ++e, at.next()) {
-                if (at.index() != e + e / len) {
-                    FAIL_CHECK("len " << len << ", from " << first << ", e " << e << ": " << at.index());
+        for (int e = 0; e < 3 * len; ++e) {
+            const sat::thin::PaddedGroup at(e, len);
+            for (int j = 0; j <= len; ++j) {
+                const int f = e + j;
+                if (at.index(j) != f + f / len) {
+                    FAIL_CHECK("len " << len << ", e " << e << ", j " << j << ": " << at.index(j));
                     break;
                 }
                 ++checked;
             }
         }
-    CHECK(checked == 40 * 3 * (100 * 101 / 2));
+    int expected = 0;
+    for (int len = 1; len <= 100; ++len) expected += 3 * len * (len + 1);
+    CHECK(checked == expected);
 }
 
 TEST_CASE("thin SAT argument checks", "[thin]") {

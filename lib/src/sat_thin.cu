@@ -137,6 +137,8 @@ Plan plan_sized(int rows, int cols, std::size_t chunk_bytes, Lines lines) {
     if (odd_needed && M % 2 == 0 && !two_way) M = M == 2 && !to_fit ? 3 : M - 1;
     // To fit, a padded segment (even K) counts its pad: one line less where the pad overflows.
     if (to_fit && !odd_needed && M > 1 && std::size_t(block_threads) * (M * p.K + 1) * sizeof(A) > chunk_bytes) --M;
+    // A padded segment (tall, even K) holds a whole 16-byte group of input (PaddedGroup).
+    if (p.tall && p.K % 2 == 0) M = std::max(M, (16 / int(sizeof(In)) + p.K - 1) / p.K);
     p.M = M;
     p.lines = (long long)block_threads * M;
     const long long along = p.tall ? rows : cols;
@@ -355,7 +357,7 @@ struct Args {
 
 // A tall chunk's element e (flat, row-major) lies at e in shared memory, or, where its segments
 // of M*K elements are padded to seg = M*K + 1 (plan_sized), at e + e / (M*K). The loops below find
-// the segment of a run of elements with one division (SegmentWalk) or none (FlatCursor), not
+// the segment of a group of elements with one division (PaddedGroup) or none (FlatCursor), not
 // one per element.
 
 // ---- load and write-out, tall chunks (rows [row0, row0 + nr) x all K columns) -------------------
@@ -384,9 +386,9 @@ __device__ __forceinline__ void load_tall_run(const In* in, const Plan& p, long 
             } else {
                 In v[GI];
                 memcpy(v, &x[u], sizeof(v));
-                SegmentWalk at(e, p.M * K);
+                const PaddedGroup at(e, p.M * K);
 #pragma unroll
-                for (int k = 0; k < GI; ++k, at.next()) S[at.index()] = A(v[k]);
+                for (int k = 0; k < GI; ++k) S[at.index(k)] = A(v[k]);
             }
         }
     }
@@ -425,9 +427,9 @@ __device__ __forceinline__ void write_tall(Out* out, const Args& g, const Plan& 
             if (!padded) {
                 smem_load_group<A, G>(S + e, x);
             } else {
-                SegmentWalk in_smem(e, p.M * K);
+                const PaddedGroup in_smem(e, p.M * K);
 #pragma unroll
-                for (int v = 0; v < G; ++v, in_smem.next()) x[v] = S[in_smem.index()];
+                for (int v = 0; v < G; ++v) x[v] = S[in_smem.index(v)];
             }
             int j = at.col;
 #pragma unroll

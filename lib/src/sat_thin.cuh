@@ -38,18 +38,13 @@ struct FlatCursor {
     }
 };
 
-// The shared-memory index e + e / len of e, e + 1, e + 2, ... in turn (a padded tall chunk: one
-// pad after each segment of len elements), with one division where it starts. Host and device:
-// tests/test_thin.cpp checks it.
-struct SegmentWalk {
-    int e, segment, in_segment, len;
-    __host__ __device__ __forceinline__ SegmentWalk(int e_, int len_)
-        : e(e_), segment(e_ / len_), in_segment(e_ - segment * len_), len(len_) {}
-    __host__ __device__ __forceinline__ int index() const { return e + segment; }
-    __host__ __device__ __forceinline__ void next() {
-        ++e;
-        if (++in_segment == len) in_segment = 0, ++segment;
-    }
+// Where a group of elements e, e + 1, ... of a padded tall chunk lies in shared memory (one pad
+// after each segment of len elements: element f at f + f / len): element e + j, for j <= len, at
+// index(j), with one division for the group. Host and device: tests/test_thin.cpp checks it.
+struct PaddedGroup {
+    int first, split;  // where element e lies; from j = split on, past the pad after e's segment
+    __host__ __device__ __forceinline__ PaddedGroup(int e, int len) : first(e + e / len), split(len - e % len) {}
+    __host__ __device__ __forceinline__ int index(int j) const { return first + j + (j >= split ? 1 : 0); }
 };
 
 // True when the thin path is the right one for this shape (it is correct for any shape it
