@@ -118,6 +118,9 @@
                                 (--set tall, 4d43e86 against 937c09f) and thin_blocks_*_ab_h200.csv
                                 (--set thin, variants of chunk size, threads and launch bounds
                                 against the kernel of 413c492) as written (quoted in the prose)
+    docs/data/thin_padded_group_ab_h200.csv  bench_ab --set widths and --set tall --csv, the two runs'
+                                rows in one file (a padded group's places by one comparison per
+                                element against the library of 20e84cf): docs/thin.md
     docs/data/thin_padded_rotation_ab_h200.csv  bench_ab --set widths and --set tall --csv, the two
                                 runs' rows in one file (padded tall groups in rotated order against
                                 the library of c29343c; not kept): docs/thin.md;
@@ -722,6 +725,11 @@ def every_row_ab_table(path, base, this):
     return ab_table(path, base, this, lambda r: True, bold="every row")
 
 
+def padded_tall_row(r):
+    """A row of bench_ab whose thin chunks pad their segments: one tall image of even K."""
+    return r["batch"] == "1" and int(r["rows"]) > int(r["cols"]) and int(r["cols"]) % 2 == 0
+
+
 def targets_2d_row(r):
     """A row of bench_ab --set targets that runs the 2-D kernel (33x4000000 and 4000000x3 are thin)."""
     return r["rows"] not in ("33", "4000000")
@@ -1117,11 +1125,15 @@ TABLES = {
                     bold="the tall rows of even K, whose segments are padded (the tall rows of odd K run "
                          "other PTX in the two builds too)"),
                  "thin_segment_walk_ab_h200.csv"),
+                ("THIN PADDED GROUP AB TABLE", lambda p: ab_table(
+                    p, "the kernel of c29343c (a padded group's places by a count that wraps, SegmentWalk)",
+                    "one comparison per element (PaddedGroup; the kernel of d40558c)",
+                    padded_tall_row, bold="the tall rows of even K, whose segments are padded"),
+                 "thin_padded_group_ab_h200.csv"),
                 ("THIN PADDED ROTATION AB TABLE", lambda p: ab_table(
                     p, "the kernel of c29343c (a padded tall group stored and read in element order)",
                     "each thread starting at its own element of a group (rotated; not kept)",
-                    lambda r: r["batch"] == "1" and int(r["rows"]) > int(r["cols"]) and int(r["cols"]) % 2 == 0,
-                    bold="the tall rows of even K, whose segments are padded"),
+                    padded_tall_row, bold="the tall rows of even K, whose segments are padded"),
                  "thin_padded_rotation_ab_h200.csv"),
                 ("THIN PADDED ROTATION NCU TABLE", experiment_table, "thin_padded_rotation_ncu_h200.csv"),
                 ("THIN FOUR BLOCKS AB TABLE", lambda p: ab_table(
