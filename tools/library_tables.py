@@ -120,7 +120,8 @@
                                 against the kernel of 413c492) as written (quoted in the prose)
     docs/data/thin_padded_group_ab_h200.csv  bench_ab --set widths and --set tall --csv, the two runs'
                                 rows in one file (a padded group's places by one comparison per
-                                element against the library of 20e84cf): docs/thin.md
+                                element against the library of 20e84cf, whose kernel is that of
+                                c29343c): docs/thin.md
     docs/data/thin_padded_rotation_ab_h200.csv  bench_ab --set widths and --set tall --csv, the two
                                 runs' rows in one file (padded tall groups in rotated order against
                                 the library of c29343c; not kept): docs/thin.md;

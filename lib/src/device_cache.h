@@ -60,8 +60,12 @@ struct CachedKernel {
 // failed one can be tried again. A failed launch is tried once more after setting the limit
 // again: a cudaDeviceReset takes the limit with the context, and another thread's first, smaller
 // limit can land after this one's. An error of any other cause comes back the second time.
-// raise_smem_limit is its first step alone: for a kernel asked about (an occupancy query) before
-// it is launched, with the limit a launch would set.
+template <class Error, class SetLimit, class Launch>
+Error launch_with_smem(PerDevice<int>& limit, int device, int smem, SetLimit&& set_limit, Launch&& launch);
+
+// The first step of launch_with_smem alone: `set_limit(smem)` only when `limit` holds no limit
+// that large for `device`. For a kernel asked about (an occupancy query) before it is launched,
+// with the limit a launch would set.
 template <class Error, class SetLimit>
 Error raise_smem_limit(PerDevice<int>& limit, int device, int smem, SetLimit&& set_limit) {
     if (limit.get(device) >= smem) return Error{};
@@ -95,10 +99,13 @@ bool overlaps_clear(PerDevice<int>& ptx, int device, Query&& ptx_version) {
 }
 
 #ifdef __CUDACC__
-// The two above for a cached kernel: its limit is cudaFuncAttributeMaxDynamicSharedMemorySize.
+// raise_smem_limit and launch_with_smem for a cached kernel, whose limit is its
+// cudaFuncAttributeMaxDynamicSharedMemorySize on the current device.
 template <class Kernel>
 auto smem_limit_setter(const CachedKernel<Kernel>& k) {
-    return [&k](int bytes) { return cudaFuncSetAttribute(k.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); };
+    return [kernel = k.kernel](int bytes) {
+        return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    };
 }
 template <class Kernel>
 cudaError_t raise_smem_limit(const CachedKernel<Kernel>& k, int device, int smem) {
@@ -109,8 +116,9 @@ cudaError_t launch_with_smem(const CachedKernel<Kernel>& k, int device, int smem
     return launch_with_smem<cudaError_t>(k.cache->smem_limit, device, smem, smem_limit_setter(k), launch);
 }
 
-// Whether a launch of a cached kernel whose flags are as `flags` says: it overlaps only a
-// clear_flags that runs before it (Flags::clear, Flags::just_cleared), and asks the runtime.
+// overlaps_clear for a launch of a cached kernel whose flags are as `flags` says: only a
+// clear_flags that runs before it (Flags::clear, Flags::just_cleared) can be overlapped, and the
+// runtime is asked for the kernel's PTX version.
 template <class Kernel>
 bool overlaps_clear(const CachedKernel<Kernel>& k, int device, sat::Flags flags) {
     return flags != sat::Flags::zero &&

@@ -137,15 +137,19 @@ Plan plan_sized(int rows, int cols, std::size_t chunk_bytes, Lines lines) {
     if (odd_needed && M % 2 == 0 && !two_way) M = M == 2 && !to_fit ? 3 : M - 1;
     // To fit, a padded segment (even K) counts its pad: one line less where the pad overflows.
     if (to_fit && !odd_needed && M > 1 && std::size_t(block_threads) * (M * p.K + 1) * sizeof(A) > chunk_bytes) --M;
-    // A padded segment (tall, even K) holds a whole 16-byte group of input (PaddedGroup).
-    if (p.tall && p.K % 2 == 0) M = std::max(M, (16 / int(sizeof(In)) + p.K - 1) / p.K);
+    // A padded segment holds a whole group of input or output (PaddedGroup: a group passes at
+    // most one pad). Changes no plan of the default chunk sizes (the shortest padded segment is 22
+    // elements); it keeps smaller tuning chunks (-DSAT_THIN_CHUNK_BYTES) correct.
+    const bool padded = !odd_needed;  // tall, even K: every M * K is even (seg below)
+    constexpr int widest_group = std::max(16 / int(sizeof(In)), 16 / int(sizeof(Out)));
+    if (padded) M = std::max(M, (widest_group + p.K - 1) / p.K);
     p.M = M;
     p.lines = (long long)block_threads * M;
     const long long along = p.tall ? rows : cols;
     p.chunks = unsigned((along + p.lines - 1) / p.lines);
     if (p.tall) {
         const int len = M * p.K;
-        p.seg = len % 2 == 0 && !two_way ? len + 1 : len;
+        p.seg = padded ? len + 1 : len;
         p.sa = p.K, p.sb = 1;
         p.smem_elems = std::size_t(block_threads) * p.seg;
     } else {
@@ -870,7 +874,7 @@ std::size_t scratch_bytes(int rows, int cols, int images) {
 }
 
 // A thin kernel with its per-device cache (device_cache.h): its dynamic shared memory limit is
-// set on its first launch on a device, and again only for a larger chunk.
+// set on its first launch or occupancy query on a device, and again only for a larger chunk.
 template <class In, class Out, bool Tall, bool Batched>
 satlib::CachedKernel<decltype(&thin_sat_kernel<In, Out, true, false>)> thin_kernel() {
     static satlib::KernelCache cache;
