@@ -1122,7 +1122,7 @@ TABLES = {
                 ("THIN SEGMENT WALK AB TABLE", lambda p: ab_table(
                     p, "the kernel of 0ecf399 (a division per element where a tall segment is padded or the "
                     "pitch is not K)", "one division per group (SegmentWalk; the kernel of 413c492)",
-                    lambda r: int(r["rows"]) > int(r["cols"]) and int(r["cols"]) % 2 == 0,
+                    padded_tall_row,
                     bold="the tall rows of even K, whose segments are padded (the tall rows of odd K run "
                          "other PTX in the two builds too)"),
                  "thin_segment_walk_ab_h200.csv"),

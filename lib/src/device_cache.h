@@ -53,19 +53,10 @@ struct CachedKernel {
     KernelCache* cache;
 };
 
-// A launch of a kernel that takes `smem` bytes of dynamic shared memory. `set_limit(bytes)` (the
-// kernel's cudaFuncAttributeMaxDynamicSharedMemorySize on the current device) is called only
-// when `limit` holds no limit that large for `device`; then `launch()`. Both return an error
-// value, Error{} for success; `launch` must return its own launch's error (common/launch.cuh), so that a
-// failed one can be tried again. A failed launch is tried once more after setting the limit
-// again: a cudaDeviceReset takes the limit with the context, and another thread's first, smaller
-// limit can land after this one's. An error of any other cause comes back the second time.
-template <class Error, class SetLimit, class Launch>
-Error launch_with_smem(PerDevice<int>& limit, int device, int smem, SetLimit&& set_limit, Launch&& launch);
-
-// The first step of launch_with_smem alone: `set_limit(smem)` only when `limit` holds no limit
-// that large for `device`. For a kernel asked about (an occupancy query) before it is launched,
-// with the limit a launch would set.
+// `set_limit(smem)` (the kernel's cudaFuncAttributeMaxDynamicSharedMemorySize on the current
+// device) only when `limit` holds no limit that large for `device`: the first step of
+// launch_with_smem below, and on its own for a kernel asked about (an occupancy query) before it
+// is launched, with the limit a launch would set.
 template <class Error, class SetLimit>
 Error raise_smem_limit(PerDevice<int>& limit, int device, int smem, SetLimit&& set_limit) {
     if (limit.get(device) >= smem) return Error{};
@@ -73,6 +64,13 @@ Error raise_smem_limit(PerDevice<int>& limit, int device, int smem, SetLimit&& s
     if (err == Error{}) limit.raise(device, smem);
     return err;
 }
+
+// A launch of a kernel that takes `smem` bytes of dynamic shared memory: raise_smem_limit, then
+// `launch()`. Both `set_limit` and `launch` return an error
+// value, Error{} for success; `launch` must return its own launch's error (common/launch.cuh), so that a
+// failed one can be tried again. A failed launch is tried once more after setting the limit
+// again: a cudaDeviceReset takes the limit with the context, and another thread's first, smaller
+// limit can land after this one's. An error of any other cause comes back the second time.
 template <class Error, class SetLimit, class Launch>
 Error launch_with_smem(PerDevice<int>& limit, int device, int smem, SetLimit&& set_limit, Launch&& launch) {
     if (const Error err = raise_smem_limit<Error>(limit, device, smem, set_limit); err != Error{}) return err;

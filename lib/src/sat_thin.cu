@@ -132,15 +132,15 @@ Plan plan_sized(int rows, int cols, std::size_t chunk_bytes, Lines lines) {
     const double ideal = double(chunk_bytes / sizeof(A)) / (block_threads * double(p.K));
     int M = std::max(1, int(to_fit ? ideal : ideal + 0.5));
     const bool odd_needed = !p.tall || p.K % 2 == 1;  // else an odd M * K comes from padding
+    const bool padded = !odd_needed;                   // tall, even K: every M * K is even
     const bool two_way = M == 2 && odd_needed && sizeof(In) == sizeof(A);
     // An even M made odd: one line less, except 2 -> 3 where no budget forbids it.
     if (odd_needed && M % 2 == 0 && !two_way) M = M == 2 && !to_fit ? 3 : M - 1;
     // To fit, a padded segment (even K) counts its pad: one line less where the pad overflows.
-    if (to_fit && !odd_needed && M > 1 && std::size_t(block_threads) * (M * p.K + 1) * sizeof(A) > chunk_bytes) --M;
+    if (to_fit && padded && M > 1 && std::size_t(block_threads) * (M * p.K + 1) * sizeof(A) > chunk_bytes) --M;
     // A padded segment holds a whole group of input or output (PaddedGroup: a group passes at
     // most one pad). Changes no plan of the default chunk sizes (the shortest padded segment is 22
     // elements); it keeps smaller tuning chunks (-DSAT_THIN_CHUNK_BYTES) correct.
-    const bool padded = !odd_needed;  // tall, even K: every M * K is even (seg below)
     constexpr int widest_group = std::max(16 / int(sizeof(In)), 16 / int(sizeof(Out)));
     if (padded) M = std::max(M, (widest_group + p.K - 1) / p.K);
     p.M = M;
