@@ -607,8 +607,10 @@ TEST_CASE("library C ABI: a small batch for compute-sanitizer", "[gpu][library][
     check_abi({SATLIB_U8, SATLIB_I32, 1, 5008, 19, 0, 0, 0, 0, false});
     // 8 columns: the narrowest chunk that walks, in padded segments (every even K is padded).
     check_abi({SATLIB_F32, SATLIB_F32, 1, 3000, 8, 0, 0, 0, 0, false});
-    // Padded segments of 16-element u8 groups and of 8-byte sums (f32 -> f64).
+    // Padded segments of 16-element u8 groups (4 columns: segments of 64 elements, whole groups;
+    // 6 columns: 66, so groups cross a pad) and of 8-byte sums (f32 -> f64).
     check_abi({SATLIB_U8, SATLIB_I32, 1, 5008, 4, 0, 0, 0, 0, false});
+    check_abi({SATLIB_U8, SATLIB_I32, 1, 5008, 6, 0, 0, 0, 0, false});
     check_abi({SATLIB_F32, SATLIB_F64, 1, 3000, 6, 0, 0, 0, 0, false});
     // Single tall f32 and i32 images of 3 columns in chunks of which 4 fit an SM: 3 chunks each
     // (M = 17; the 8 columns above: M = 6).
