@@ -20,6 +20,8 @@
     docs/data/ncu_h100.csv      Nsight Compute on the library's kernels (DRAM, occupancy, stalls):
                                 docs/library.md's Where the time goes
     docs/data/ncu_h200.csv      the same for four f32 rows on an H200: docs/library.md
+    docs/data/phases_h200.csv   tools/ncu_phases.py --csv (Nsight Compute's warp-state samples of
+                                the 2-D kernel summed per phase of its tile loop): docs/library.md
     docs/data/timeline_h100.csv lib/bench/bench_timeline.cu --csv (when one call's tiles are written):
                                 docs/library.md
     docs/data/wide_tiles_h100.csv  the library's tile shapes of 128 and of 256 threads, an A/B: docs/lab9.md
@@ -143,6 +145,13 @@
                                 less; not kept): docs/library.md; ticket_ab_h100_run2.csv, its second
                                 run, and ticket_unroll8_ab_h100.csv (that kernel's column sums
                                 added 8 tiles at a time against 4), as written (quoted in the prose)
+    docs/data/unroll4_ab_h200.csv  bench_ab --csv as written (the shared-memory row loops of the
+                                2-D kernel's local scan and write-out unrolled 4 times against the
+                                shipped kernel; not kept): docs/library.md; unroll4_write_ab_h200.csv,
+                                the same against a build with only the scan's loop unrolled
+                                (quoted in the prose)
+    docs/data/aggregates_first_ab_h200.csv  bench_ab --csv as written (the 2-D kernel's aggregates
+                                published before its local scan; not kept): docs/library.md
     docs/data/early_loads_ab_h100.csv  bench_ab --csv as written (the next tile's loads started during
                                 the write-out against the shipped kernel; not kept): docs/library.md;
                                 its second run early_loads_ab_h100_run2.csv (quoted in the prose);
@@ -880,6 +889,25 @@ def experiment_table(path):
     return "\n".join(out)
 
 
+def phases_table(path):
+    """tools/ncu_phases.py's warp-state samples of the 2-D kernel per phase (docs/library.md): a
+    row per phase, a column per profiled case; each cell its share of the case's samples and, in
+    brackets, the share of samples of warps waiting at the barrier that opens the phase."""
+    rows = read_rows(path)
+    cases = list(dict.fromkeys(r["case"] for r in rows))
+    phases = list(dict.fromkeys(r["phase"] for r in rows))
+    cell = {(r["case"], r["phase"]): r for r in rows}
+    share = lambda r, k: f'{100 * int(r[k]) / int(r["total_samples"]):.1f}'
+    out = [f"{run_line(rows[0])}: warp-state samples per phase of the tile loop, % of the case's samples "
+           "(in brackets: of them, warps waiting at the block barrier that opens the phase)", "",
+           "| phase | " + " | ".join(cases) + " |", "|---|" + "---:|" * len(cases)]
+    for ph in phases:
+        out.append(f"| {ph} | " + " | ".join(f'{share(cell[c, ph], "samples")} ({share(cell[c, ph], "barrier_samples")})'
+                                            for c in cases) + " |")
+    out.append("| samples | " + " | ".join(cell[c, phases[0]]["total_samples"] for c in cases) + " |")
+    return "\n".join(out)
+
+
 # Funasaka et al. 2017 on a Titan X (Pascal), Tables III and I: (multi-launch ms, SKSS ms, CPU ms).
 PAPER_HALFTONE = {1024: (1.119, 0.5982, "6.4"), 2048: (2.242, 1.098, "25.9"), 4096: (4.586, 2.185, "103"),
                   8192: (9.272, 4.391, "412"), 16384: (19.17, 11.90, "1649")}
@@ -971,6 +999,7 @@ TABLES = {
                    ("TIMELINE TABLE", timeline_table, "timeline_h100.csv"),
                    ("NCU TABLE", experiment_table, "ncu_h100.csv"),
                    ("NCU H200 TABLE", experiment_table, "ncu_h200.csv"),
+                   ("PHASES TABLE", phases_table, "phases_h200.csv"),
                    ("MEASURED TABLE", python_table, "python_h200.csv"),
                    ("MEASURED H100 TABLE", python_table, "python_h100.csv"),
                    ("PREFETCH TABLE", experiment_table, "prefetch_h100.csv"),
@@ -989,6 +1018,14 @@ TABLES = {
                        p, "the next ticket taken when the look-back ends, no barrier between the local "
                           "scan and the publication (not kept)"),
                     "ticket_ab_h100.csv"),
+                   ("UNROLL AB TABLE", lambda p: kernel_2d_ab_table(
+                       p, "the shared-memory row loops of the local scan and the write-out unrolled 4 "
+                          "times (not kept)"),
+                    "unroll4_ab_h200.csv"),
+                   ("AGGREGATES FIRST AB TABLE", lambda p: kernel_2d_ab_table(
+                       p, "the aggregates summed and published before the local scan, which the warps "
+                          "do during warp 0's row look-back (not kept)"),
+                    "aggregates_first_ab_h200.csv"),
                    ("EARLY LOADS AB TABLE", lambda p: kernel_2d_ab_table(
                        p, "the next tile's loads started as this tile's rows are written (not kept)",
                        base="the shipped kernel (a tile's loads start after the tile before it is written)"),
