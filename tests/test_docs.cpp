@@ -5,6 +5,8 @@
 
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 TEST_CASE("the docs' measured tables are what their CSV generates", "[cpu][docs]") {
     sat_test::require_command("python3 tools/library_tables.py --check");
@@ -40,57 +42,87 @@ TEST_CASE("a docs table marker with no generator fails the check", "[cpu][docs]"
 }
 
 // tools/ncu_phases.py (docs/library.md's phase table): a made-up source page of Nsight Compute
-// with every marker of the tile loop once, its samples summed per phase; and one without the
-// cp.async commit, which must be refused rather than tabled.
+// with the kernel's markers (9 barriers, the cp.async commit and wait, 2 ticket atomics) and a
+// different power of two of samples in each phase, so that any sample counted in the wrong phase
+// shows; and pages it must refuse rather than table.
 namespace {
-void write_source_page(const std::string& path, bool with_commit) {
-    std::ofstream f(path);
-    f << "\"Kernel Name\",\"lookback_sat_kernel\"\n"
-         "\"Address\",\"Source\",\"Warp Stall Sampling (All Samples)\",\"stall_barrier\"\n";
-    // (instruction, samples, of them waiting at a barrier); phases in the comments.
-    const struct { const char* text; int samples, barrier; } rows[] = {
-        {"LDC R1, c[0x0][0x28]", 2, 0}, {"BAR.SYNC.DEFER_BLOCKING 0x0", 1, 0},         // start: 3
-        {"UMOV UR5, 0x400", 5, 5},      {"LDGSTS.E.BYPASS.128 [R1], desc[UR8][R2.64]", 1, 0},
-        {"LDGDEPBAR", 0, 0},                                                            // loads: 6 (5)
-        {"FADD R1, R2, R3", 3, 0},      {"DEPBAR.LE SB0, 0x0", 0, 0},                   // register rows: 3
-        {"SHFL.UP PT, R1, R2, 0x1, RZ", 4, 0}, {"BAR.SYNC.DEFER_BLOCKING 0x0", 0, 0},   // shared rows: 4
-        {"FADD R4, R4, R5", 1, 0},      {"BAR.SYNC.DEFER_BLOCKING 0x0", 0, 0},          // row sums: 1
-        {"STG.E.STRONG.GPU desc[UR8][R2.64], R3", 1, 0}, {"BAR.SYNC.DEFER_BLOCKING 0x0", 0, 0},  // publish: 1
-        {"LDG.E.STRONG.GPU R3, desc[UR8][R2.64]", 2, 0}, {"BAR.SYNC.DEFER_BLOCKING 0x0", 0, 0},  // look-back: 2
-        {"LDS R24, [R83+0x4]", 7, 6},   {"ATOMG.E.ADD.STRONG.GPU PT, R6, desc[UR8][R4.64], R3", 0, 0},  // column carries: 7 (6)
-        {"BAR.SYNC.DEFER_BLOCKING 0x0", 0, 0},                                          // next ticket: 0
-        {"STG.E.EF.128 desc[UR8][R78.64], R36", 3, 0}, {"BAR.SYNC.DEFER_BLOCKING 0x0", 0, 0},  // write-out: 3
-        {"EXIT", 1, 0},                                                                 // end: 1
+struct SassRow {
+    std::string text;
+    int samples, barrier, executed;
+};
+std::vector<SassRow> tile_loop_sass() {
+    const std::string bar = "BAR.SYNC.DEFER_BLOCKING 0x0";
+    return {
+        {"LDC R1, c[0x0][0x28]", 0, 0, 1}, {"ATOMG.E.ADD.STRONG.GPU PT, R6, desc[UR8][R4.64], R3", 0, 0, 1},
+        {bar, 1, 0, 100},                                                                  // start: 1
+        {"UMOV UR5, 0x400", 2, 2, 1}, {"LDGSTS.E.BYPASS.128 [R1], desc[UR8][R2.64]", 0, 0, 1},
+        {"LDGDEPBAR", 0, 0, 1}, {"DEPBAR.LE SB0, 0x0", 0, 0, 1},                          // loads, register rows: 2 (2)
+        {"SHFL.UP PT, R1, R2, 0x1, RZ", 4, 0, 1}, {bar, 0, 0, 100},                       // shared rows: 4
+        {"FADD R4, R4, R5", 8, 0, 1}, {bar, 0, 0, 100},                                   // row sums: 8
+        {"STG.E.STRONG.GPU desc[UR8][R2.64], R3", 16, 0, 1}, {bar, 0, 0, 100},            // publish: 16
+        {"LDG.E.STRONG.GPU R3, desc[UR8][R2.64]", 32, 0, 1}, {bar, 0, 0, 97},             // look-back: 32
+        {"LDS R24, [R83+0x4]", 64, 48, 1}, {bar, 0, 0, 3}, {"LDS R25, [R83+0x8]", 0, 0, 1}, {bar, 0, 0, 10},
+        {"ATOMG.E.ADD.STRONG.GPU PT, R7, desc[UR8][R4.64], R3", 0, 0, 1},                // column carries: 64 (48)
+        {"MOV R1, R2", 128, 0, 1}, {bar, 0, 0, 100},                                      // next ticket: 128
+        {"STG.E.EF.128 desc[UR8][R78.64], R36", 256, 0, 1}, {bar, 0, 0, 100},            // write-out: 256
+        {"EXIT", 512, 256, 1},                                                            // loop end: 512 (256)
     };
-    for (const auto& r : rows) {
-        if (!with_commit && std::string(r.text) == "LDGDEPBAR") continue;
-        f << "\"0x0\",\"" << r.text << "\",\"" << r.samples << "\",\"" << r.barrier << "\"\n";
-    }
+}
+void write_source_page(const std::string& path, const std::vector<SassRow>& rows) {
+    std::ofstream f(path);
+    f << "\"Kernel Name\",\"void satlib::lookback_sat_kernel<float, float>(...)\"\n"
+         "\"Address\",\"Source\",\"Warp Stall Sampling (All Samples)\",\"stall_barrier\",\"Instructions Executed\"\n";
+    for (const SassRow& r : rows)
+        f << "\"0x0\",\"" << r.text << "\",\"" << r.samples << "\",\"" << r.barrier << "\",\"" << r.executed << "\"\n";
 }
 }  // namespace
 
 TEST_CASE("ncu_phases.py sums an ncu source page per phase of the tile loop", "[cpu][docs]") {
     const std::string dir = "build/ncu_phases_test";
     sat_test::require_command("rm -rf " + dir + " && mkdir -p " + dir);
-    write_source_page(dir + "/page.csv", true);
-    sat_test::require_command("python3 tools/ncu_phases.py " + dir + "/page.csv --label case --csv " + dir +
-                              "/phases.csv --run 'GPU,1,13.0,2026-01-01'");
+    write_source_page(dir + "/page.csv", tile_loop_sass());
+    const std::string printed = sat_test::require_command("python3 tools/ncu_phases.py " + dir +
+                                                          "/page.csv --label case --csv " + dir +
+                                                          "/phases.csv --run 'GPU,1,13.0,2026-01-01'");
+    sat_test::check_output(printed, {"case: 1023 samples", "look-back                         3.1"});
     const std::string csv = sat_test::require_command("cat " + dir + "/phases.csv");
-    sat_test::check_output(csv, {"gpu,driver,cuda,date,case,phase,samples,total_samples,barrier_samples\n",
-                                 "GPU,1,13.0,2026-01-01,case,start,3,31,0\n",
-                                 "GPU,1,13.0,2026-01-01,case,loads,6,31,5\n",
-                                 "GPU,1,13.0,2026-01-01,case,register rows,3,31,0\n",
-                                 "GPU,1,13.0,2026-01-01,case,shared rows,4,31,0\n",
-                                 "GPU,1,13.0,2026-01-01,case,row sums,1,31,0\n",
-                                 "GPU,1,13.0,2026-01-01,case,publish,1,31,0\n",
-                                 "GPU,1,13.0,2026-01-01,case,look-back,2,31,0\n",
-                                 "GPU,1,13.0,2026-01-01,case,column carries,7,31,6\n",
-                                 "GPU,1,13.0,2026-01-01,case,next ticket,0,31,0\n",
-                                 "GPU,1,13.0,2026-01-01,case,write-out,3,31,0\n",
-                                 "GPU,1,13.0,2026-01-01,case,end,1,31,0\n"});
-    write_source_page(dir + "/no_commit.csv", false);
-    const std::string out = sat_test::require_command("python3 tools/ncu_phases.py " + dir +
-                                                      "/no_commit.csv --label case 2>&1", 1);
-    sat_test::check_output(out, {"found the markers of 1 phases of 10"});
+    CHECK(csv == "gpu,driver,cuda,date,case,phase,samples,total_samples,barrier_samples\n"
+                 "GPU,1,13.0,2026-01-01,case,start,1,1023,0\n"
+                 "GPU,1,13.0,2026-01-01,case,loads and register rows,2,1023,2\n"
+                 "GPU,1,13.0,2026-01-01,case,shared rows,4,1023,0\n"
+                 "GPU,1,13.0,2026-01-01,case,row sums,8,1023,0\n"
+                 "GPU,1,13.0,2026-01-01,case,publish,16,1023,0\n"
+                 "GPU,1,13.0,2026-01-01,case,look-back,32,1023,0\n"
+                 "GPU,1,13.0,2026-01-01,case,column carries,64,1023,48\n"
+                 "GPU,1,13.0,2026-01-01,case,next ticket,128,1023,0\n"
+                 "GPU,1,13.0,2026-01-01,case,write-out,256,1023,0\n"
+                 "GPU,1,13.0,2026-01-01,case,loop end,512,1023,256\n");
+
+    // No cp.async wait: a marker missing.
+    std::vector<SassRow> rows = tile_loop_sass();
+    rows.erase(rows.begin() + 6);
+    write_source_page(dir + "/no_wait.csv", rows);
+    sat_test::check_output(sat_test::require_command("python3 tools/ncu_phases.py " + dir +
+                                                     "/no_wait.csv --label case 2>&1", 1),
+                           {"ncu_phases: 0 DEPBAR.LE instructions, not 1"});
+    // The top strip's barrier laid out before the column loop's: the look-back would end at the
+    // wrong one.
+    rows = tile_loop_sass();
+    std::swap(rows[14].executed, rows[16].executed);
+    write_source_page(dir + "/layout.csv", rows);
+    sat_test::check_output(sat_test::require_command("python3 tools/ncu_phases.py " + dir +
+                                                     "/layout.csv --label case 2>&1", 1),
+                           {"the barrier that ends the look-back is not the column loop's"});
+    // A cell that is not a count, and a missing file: one line each, no traceback.
+    rows = tile_loop_sass();
+    rows[0].samples = -1;
+    write_source_page(dir + "/cell.csv", rows);
+    sat_test::require_command("sed -i 's/\"-1\"/\"1,234\"/' " + dir + "/cell.csv");
+    sat_test::check_output(sat_test::require_command("python3 tools/ncu_phases.py " + dir +
+                                                     "/cell.csv --label case 2>&1", 1),
+                           {"line 3: column 'Warp Stall Sampling (All Samples)' holds '1,234'"}, {"Traceback"});
+    sat_test::check_output(sat_test::require_command("python3 tools/ncu_phases.py " + dir +
+                                                     "/none.csv --label case 2>&1", 1),
+                           {"ncu_phases: cannot read"}, {"Traceback"});
     sat_test::run_command("rm -rf " + dir);
 }

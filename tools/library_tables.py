@@ -894,12 +894,19 @@ def phases_table(path):
     row per phase, a column per profiled case; each cell its share of the case's samples and, in
     brackets, the share of samples of warps waiting at the barrier that opens the phase."""
     rows = read_rows(path)
+    runs = {tuple(r[k] for k in ("gpu", "driver", "cuda", "date")) for r in rows}
+    if len(runs) != 1:
+        raise ValueError(f"{path}: the cases come from {len(runs)} runs; the table names one")
     cases = list(dict.fromkeys(r["case"] for r in rows))
     phases = list(dict.fromkeys(r["phase"] for r in rows))
     cell = {(r["case"], r["phase"]): r for r in rows}
+    missing = [f"{c}: {ph}" for c in cases for ph in phases if (c, ph) not in cell]
+    if missing:
+        raise ValueError(f"{path}: no row for " + ", ".join(missing))
     share = lambda r, k: f'{100 * int(r[k]) / int(r["total_samples"]):.1f}'
     out = [f"{run_line(rows[0])}: warp-state samples per phase of the tile loop, % of the case's samples "
-           "(in brackets: of them, warps waiting at the block barrier that opens the phase)", "",
+           "(in brackets: the part of it that is warps waiting at the block barrier that opens the phase, "
+           "also in % of the case's samples)", "",
            "| phase | " + " | ".join(cases) + " |", "|---|" + "---:|" * len(cases)]
     for ph in phases:
         out.append(f"| {ph} | " + " | ".join(f'{share(cell[c, ph], "samples")} ({share(cell[c, ph], "barrier_samples")})'

@@ -5,70 +5,117 @@ Input: the source page of one Nsight Compute report of lookback_sat_kernel, as S
 (`ncu --section SourceCounters ... -o REP`, then `ncu -i REP.ncu-rep --page source --csv
 --print-source sass > SASS.csv`). Nsight Compute samples every warp's state at a fixed
 interval and counts the samples per instruction. This script adds them up between the
-kernel's markers, in the order the tile loop runs (lib/src/lookback_kernel.cuh):
+kernel's markers, in the SASS order of the tile loop (lib/src/lookback_kernel.cuh):
 
-  start            up to the first block barrier (L2 prefetch, wait for the cleared flags, ticket)
-  loads            up to the cp.async commit (register rows and shared-memory rows issued)
-  register rows    up to the cp.async wait (the register rows' warp scans)
-  shared rows      up to the next barrier (the shared-memory rows' warp scans)
-  row sums         up to the next barrier (warp offsets, R)
-  publish          up to the next barrier (C and R stored, state partial released after it)
-  look-back        up to the next barrier (warp 0 along the tile row, warp 1 up the column)
-  column carries   up to the next ticket's atomic (the column sums added, state done)
-  next ticket      up to the next barrier
-  write-out        up to the next barrier (the next tile's L2 prefetch, the tile's stores)
-  end              the rest (leaving the loop)
+  start              to the first block barrier: the first tile's L2 prefetch, the wait for the
+                     clearing kernel, the first ticket
+  loads and register rows
+                     to the cp.async wait: the tile's loads and the register rows' warp scans
+                     (the compiler places most of these before the cp.async commit)
+  shared rows        to the next barrier: the wait for the cp.async rows and their warp scans
+  row sums           to the next barrier: the register rows' warp offsets, R
+  publish            to the next barrier: C and R stored
+  look-back          to the next barrier, the column loop's first: the release of state partial,
+                     warp 0 along the tile row, warp 1's first window up the tile column
+  column carries     to the next ticket's atomic: the column sums added (the column loop's other
+                     barrier and the top strip's barrier lie here too)
+  next ticket        to the next barrier
+  write-out          to the next barrier: the release of state done, the next tile's L2
+                     prefetch, the tile's stores
+  loop end           the rest: the loop's back edge and what the compiler places after it (the
+                     look-back's out-of-line warp-synchronous paths)
 
-A warp waiting at a barrier is sampled at the instruction after it, so each phase's `barrier`
-column is the time warps spent waiting for the phase before it to finish in other warps.
-The markers are checked: a kernel whose SASS lacks one in this order is an error, not a table.
+A warp waiting at a barrier is sampled at the instruction after it, so each phase's barrier
+share is time its warps spent waiting for the phase before it to end in other warps (in
+column carries also at the top strip's barrier and between windows of the column loop).
+The markers are checked (their number, and that the look-back ends at the barrier most warps
+pass): a kernel whose SASS does not have them as described is refused, not tabled.
 
   tools/ncu_phases.py SASS.csv --label "16384² f32" [--csv OUT --run "gpu,driver,cuda,date"]
 """
 import argparse
 import csv
+import os
 import re
 import sys
 
-PHASES = ["start", "loads", "register rows", "shared rows", "row sums", "publish", "look-back",
-          "column carries", "next ticket", "write-out", "end"]
-# The marker that ends each phase but the last, found in this order in the SASS.
+KERNEL = "lookback_sat_kernel"
+PHASES = ["start", "loads and register rows", "shared rows", "row sums", "publish", "look-back",
+          "column carries", "next ticket", "write-out", "loop end"]
 BARRIER = re.compile(r"\bBAR\.SYNC\b")
-ENDS = [BARRIER, re.compile(r"\bLDGDEPBAR\b"), re.compile(r"\bDEPBAR\.LE\b"), BARRIER, BARRIER, BARRIER,
-        BARRIER, re.compile(r"\bATOMG\.E\.ADD\b"), BARRIER, BARRIER]
+CP_ASYNC_WAIT = re.compile(r"\bDEPBAR\.LE\b")
+TICKET = re.compile(r"\bATOMG\.E\.ADD\b")
+# The marker that ends each phase but the last, met in this order in the SASS.
+ENDS = [BARRIER, CP_ASYNC_WAIT, BARRIER, BARRIER, BARRIER, BARRIER, TICKET, BARRIER, BARRIER]
+# How many of each the kernel has: the phases above, plus the top strip's barrier and the column
+# loop's second barrier (in column carries) and the first ticket's atomic (in start).
+COUNTS = {"BAR.SYNC": (BARRIER, 9), "DEPBAR.LE": (CP_ASYNC_WAIT, 1), "ATOMG.E.ADD": (TICKET, 2)}
+SAMPLES, BARRIER_SAMPLES, EXECUTED = "Warp Stall Sampling (All Samples)", "stall_barrier", "Instructions Executed"
+
+
+class Refused(Exception):
+    """An input this script cannot table; main prints it as one line and exits 1."""
+
+
+def count(cell, name, line):
+    """An integer cell of the source page (empty: 0)."""
+    try:
+        return int(cell or 0)
+    except ValueError:
+        raise Refused(f"line {line}: column '{name}' holds '{cell}', not a count") from None
 
 
 def read_source_page(path):
-    """The SASS rows of one kernel's source page: (instruction text, samples, barrier samples)."""
-    with open(path, newline="") as f:
-        rows = list(csv.reader(f))
+    """The SASS rows of the source page's first kernel, which must be KERNEL: a list of
+    (instruction text, samples, barrier samples, times executed)."""
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            rows = list(csv.reader(f))
+    except (OSError, UnicodeDecodeError) as e:
+        raise Refused(f"cannot read {path}: {e}") from None
     header_at = next((i for i, r in enumerate(rows) if r and r[0] == "Address"), None)
     if header_at is None:
-        sys.exit(f"ncu_phases: {path}: no 'Address' header (not an ncu --page source --csv file)")
+        raise Refused(f"{path}: no 'Address' header (not an ncu --page source --csv file)")
+    names = [r[1] for r in rows[:header_at] if len(r) > 1 and r[0] == "Kernel Name"]
+    if not names or KERNEL not in names[-1]:
+        raise Refused(f"{path}: the kernel is not {KERNEL} ({names[-1] if names else 'no Kernel Name row'})")
     header = rows[header_at]
     col = {name: k for k, name in enumerate(header)}
-    for need in ("Source", "Warp Stall Sampling (All Samples)", "stall_barrier"):
+    for need in ("Source", SAMPLES, BARRIER_SAMPLES, EXECUTED):
         if need not in col:
-            sys.exit(f"ncu_phases: {path}: no column '{need}' (profile with --section SourceCounters)")
+            raise Refused(f"{path}: no column '{need}' (profile with --section SourceCounters)")
     out = []
-    for r in rows[header_at + 1:]:
-        if len(r) < len(header):
-            continue
-        num = lambda name: int(r[col[name]] or 0)
-        out.append((r[col["Source"]].strip(), num("Warp Stall Sampling (All Samples)"), num("stall_barrier")))
+    for line, r in enumerate(rows[header_at + 1:], start=header_at + 2):
+        if r and r[0] in ("Kernel Name", "Address"):
+            break  # the next kernel of a report of several
+        if len(r) != len(header):
+            raise Refused(f"{path}: line {line} has {len(r)} cells, the header {len(header)}")
+        out.append((r[col["Source"]].strip(), count(r[col[SAMPLES]], SAMPLES, line),
+                    count(r[col[BARRIER_SAMPLES]], BARRIER_SAMPLES, line), count(r[col[EXECUTED]], EXECUTED, line)))
     return out
 
 
 def phase_of_each(instructions):
     """The phase index of every instruction, cutting after each marker of ENDS in turn."""
+    for name, (pattern, expected) in COUNTS.items():
+        found = sum(1 for text, *_ in instructions if pattern.search(text))
+        if found != expected:
+            raise Refused(f"{found} {name} instructions, not {expected}: not the kernel's SASS, or its "
+                          "structure changed (see the phases above)")
     phases, phase = [], 0
-    for text, _, _ in instructions:
+    for text, *_ in instructions:
         phases.append(phase)
         if phase < len(ENDS) and ENDS[phase].search(text):
             phase += 1
-    if phase != len(ENDS):
-        sys.exit(f"ncu_phases: found the markers of {phase} phases of {len(ENDS)}: "
-                 f"not the kernel's SASS, or its structure changed (see PHASES)")
+    # The look-back ends at the column loop's first barrier, which every tile below the top strip
+    # passes: the most executed of the barriers from there to the next ticket. Were the top
+    # strip's barrier laid out first, the look-back would end there instead.
+    look_back, carries = PHASES.index("look-back"), PHASES.index("column carries")
+    barriers = [(ex, p) for (text, _, _, ex), p in zip(instructions, phases)
+                if BARRIER.search(text) and p in (look_back, carries)]
+    if barriers[0][1] != look_back or barriers[0][0] < max(ex for ex, _ in barriers):
+        raise Refused("the barrier that ends the look-back is not the column loop's (the most executed "
+                      "one before the next ticket): the compiler laid the loop out otherwise")
     return phases
 
 
@@ -76,37 +123,41 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("sass_csv")
     ap.add_argument("--label", required=True, help="the profiled case, e.g. '16384² f32'")
-    ap.add_argument("--csv", help="append rows to this CSV (header written if new)")
-    ap.add_argument("--run", default=",,,", help="gpu,driver,cuda,date of the run, for --csv")
-    a = ap.parse_args()
-    instructions = read_source_page(a.sass_csv)
-    phases = phase_of_each(instructions)
-    total = sum(s for _, s, _ in instructions)
+    ap.add_argument("--csv", help="append rows to this CSV (header written if new); needs --run")
+    ap.add_argument("--run", help="gpu,driver,cuda,date of the run, for --csv")
+    args = ap.parse_args()
+    run = args.run.split(",") if args.run else []
+    if args.csv and (len(run) != 4 or not all(run)):
+        ap.error("--csv needs --run gpu,driver,cuda,date (four fields, none empty)")
+    try:
+        instructions = read_source_page(args.sass_csv)
+        phases = phase_of_each(instructions)
+    except Refused as e:
+        print(f"ncu_phases: {e}", file=sys.stderr)
+        return 1
+    total = sum(s for _, s, _, _ in instructions)
     if total == 0:
-        sys.exit("ncu_phases: no samples (profile with --section SourceCounters)")
-    samples = [0] * len(PHASES)
-    barrier = [0] * len(PHASES)
-    for (_, s, b), p in zip(instructions, phases):
+        print("ncu_phases: no samples (profile with --section SourceCounters)", file=sys.stderr)
+        return 1
+    samples, barrier = [0] * len(PHASES), [0] * len(PHASES)
+    for (_, s, b, _), p in zip(instructions, phases):
         samples[p] += s
         barrier[p] += b
-    print(f"{a.label}: {total} samples")
-    print(f"{'phase':16s} {'% of samples':>12s} {'% waiting at its barrier':>25s}")
+    print(f"{args.label}: {total} samples")
+    print(f"{'phase':24s} {'% of samples':>12s} {'of them at its barrier':>23s}")
     for name, s, b in zip(PHASES, samples, barrier):
-        print(f"{name:16s} {100 * s / total:12.1f} {100 * b / total:25.1f}")
-    if a.csv:
-        import os
-        new = not os.path.exists(a.csv) or os.path.getsize(a.csv) == 0
-        run = a.run.split(",")
-        if len(run) != 4:
-            sys.exit("ncu_phases: --run takes gpu,driver,cuda,date")
-        with open(a.csv, "a", newline="") as f:
+        print(f"{name:24s} {100 * s / total:12.1f} {100 * b / total:23.1f}")
+    if args.csv:
+        new = not os.path.exists(args.csv) or os.path.getsize(args.csv) == 0
+        with open(args.csv, "a", newline="") as f:
             w = csv.writer(f, lineterminator="\n")
             if new:
                 w.writerow(["gpu", "driver", "cuda", "date", "case", "phase", "samples", "total_samples",
                             "barrier_samples"])
             for name, s, b in zip(PHASES, samples, barrier):
-                w.writerow(run + [a.label, name, s, total, b])
+                w.writerow(run + [args.label, name, s, total, b])
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
