@@ -5,8 +5,8 @@ Builds a tiny bench run in build/test_results: a main CSV (rows of plots/bench_h
 its .json naming a batch CSV, and that batch CSV (rows of docs/data/batch_h200.csv); then checks
 the page's batch table carries those rows' numbers and issue 22's targets, that a .json without a
 batch CSV gets the "Not measured" line instead, that a run of fewer sizes and labs says so and has
-no targets table without 16384 x 16384, that a recorded commit is shown (and SAT_SOURCE_REV
-names it), and that bench.py --help lists --no-batch.
+no targets table without 16384 x 16384, that a recorded commit is shown, in the heading too
+(and SAT_SOURCE_REV names it), and that bench.py --help lists --no-batch.
 Prints one line per failed check; exit 1 when any failed.
 """
 import csv
@@ -111,8 +111,13 @@ check(got == name + " (4096; peers)", f"a run of the peers alone: {got!r}")
 # The source's commit, where the .json records it, is one row of the run's facts; none, no row.
 code, page = page_for({"source": "0123abc + changes"})
 check(code == 0 and "| source | commit 0123abc + changes |" in page.splitlines(), "a recorded commit is not shown")
+check(f"## {meta['gpu']}, {meta['date']}, commit 0123abc + changes" in page.splitlines(),
+      "a recorded commit is not in the run's heading (two runs of one GPU and day would share a name)")
+check(f"### Not measured on the {meta['gpu']}, {meta['date']}, commit 0123abc + changes" in page,
+      "a recorded commit is not in the run's subheadings")
 code, page = page_for({}, drop="source")
 check(code == 0 and "| source |" not in page, "a run without a recorded commit has a source row")
+check(f"## {meta['gpu']}, {meta['date']}" in page.splitlines(), "a run without a recorded commit names one")
 # bench.py's source_revision: SAT_SOURCE_REV where set (a tree copied without .git), else git's.
 probe = ("import sys; sys.path.insert(0, 'tools'); import bench; print(bench.source_revision())")
 named = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT,

@@ -87,11 +87,13 @@ def sizes_and_labs(meta: dict) -> str:
 
 
 def run_name(meta: dict) -> str:
-    """The run's GPU and date; a run that measured less than `make bench` (its .json's narrowed_by,
-    or sizes other than the default ones) adds its sizes and labs."""
+    """The run's GPU and date, and its commit where the .json has one (two runs of one day then
+    have two names); a run that measured less than `make bench` (its .json's narrowed_by, or sizes
+    other than the default ones) adds its sizes and labs."""
     default_sizes = run_sizes(meta) == [str(s) for s in SQUARES] + RECTS
     narrowed = bool(meta.get("narrowed_by")) or not default_sizes
-    return f"{meta['gpu']}, {meta['date']}" + (f" ({sizes_and_labs(meta)})" if narrowed else "")
+    commit = f", commit {meta['source']}" if meta.get("source") else ""
+    return f"{meta['gpu']}, {meta['date']}{commit}" + (f" ({sizes_and_labs(meta)})" if narrowed else "")
 
 
 def run_section(csv_path: Path, meta: dict, rows: list[dict]) -> list[str]:
