@@ -3,6 +3,7 @@
 // regenerating, fails here.
 #include "test_util.h"
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 #include <utility>
@@ -113,6 +114,14 @@ TEST_CASE("ncu_phases.py sums an ncu source page per phase of the tile loop", "[
     sat_test::check_output(sat_test::require_command("python3 tools/ncu_phases.py " + dir +
                                                      "/layout.csv --label case 2>&1", 1),
                            {"the barrier that ends the look-back is not the column loop's"});
+    // The right number of each marker in the wrong order (the cp.async wait after every barrier):
+    // no barrier left for the look-back to end at.
+    rows = tile_loop_sass();
+    std::rotate(rows.begin() + 6, rows.begin() + 7, rows.end());
+    write_source_page(dir + "/order.csv", rows);
+    sat_test::check_output(sat_test::require_command("python3 tools/ncu_phases.py " + dir +
+                                                     "/order.csv --label case 2>&1", 1),
+                           {"the barrier that ends the look-back is not the column loop's"}, {"Traceback"});
     // A cell that is not a count, and a missing file: one line each, no traceback.
     rows = tile_loop_sass();
     rows[0].samples = -1;

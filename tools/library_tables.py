@@ -905,8 +905,8 @@ def phases_table(path):
         raise ValueError(f"{path}: no row for " + ", ".join(missing))
     share = lambda r, k: f'{100 * int(r[k]) / int(r["total_samples"]):.1f}'
     out = [f"{run_line(rows[0])}: warp-state samples per phase of the tile loop, % of the case's samples "
-           "(in brackets: the part of it that is warps waiting at the block barrier that opens the phase, "
-           "also in % of the case's samples)", "",
+           "(in brackets: the part of it that is warps waiting at the block barrier that opens the phase, and "
+           "in column carries at its loop's second barrier and the top strip's, also in % of the case's samples)", "",
            "| phase | " + " | ".join(cases) + " |", "|---|" + "---:|" * len(cases)]
     for ph in phases:
         out.append(f"| {ph} | " + " | ".join(f'{share(cell[c, ph], "samples")} ({share(cell[c, ph], "barrier_samples")})'

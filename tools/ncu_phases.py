@@ -50,6 +50,8 @@ ENDS = [BARRIER, CP_ASYNC_WAIT, BARRIER, BARRIER, BARRIER, BARRIER, TICKET, BARR
 # How many of each the kernel has: the phases above, plus the top strip's barrier and the column
 # loop's second barrier (in column carries) and the first ticket's atomic (in start).
 COUNTS = {"BAR.SYNC": (BARRIER, 9), "DEPBAR.LE": (CP_ASYNC_WAIT, 1), "ATOMG.E.ADD": (TICKET, 2)}
+# The source page's columns this script reads: samples per instruction, the part of them that
+# waits at a barrier, and how often the instruction ran (which barrier most warps pass).
 SAMPLES, BARRIER_SAMPLES, EXECUTED = "Warp Stall Sampling (All Samples)", "stall_barrier", "Instructions Executed"
 
 
@@ -113,7 +115,7 @@ def phase_of_each(instructions):
     look_back, carries = PHASES.index("look-back"), PHASES.index("column carries")
     barriers = [(ex, p) for (text, _, _, ex), p in zip(instructions, phases)
                 if BARRIER.search(text) and p in (look_back, carries)]
-    if barriers[0][1] != look_back or barriers[0][0] < max(ex for ex, _ in barriers):
+    if not barriers or barriers[0][1] != look_back or barriers[0][0] < max(ex for ex, _ in barriers):
         raise Refused("the barrier that ends the look-back is not the column loop's (the most executed "
                       "one before the next ticket): the compiler laid the loop out otherwise")
     return phases
