@@ -114,14 +114,20 @@ TEST_CASE("ncu_phases.py sums an ncu source page per phase of the tile loop", "[
     sat_test::check_output(sat_test::require_command("python3 tools/ncu_phases.py " + dir +
                                                      "/layout.csv --label case 2>&1", 1),
                            {"the barrier that ends the look-back is not the column loop's"});
-    // The right number of each marker in the wrong order (the cp.async wait after every barrier):
-    // no barrier left for the look-back to end at.
+    // The right number of each marker in the wrong order: the cp.async wait after every barrier,
+    // and the next ticket's atomic after the last barrier (the phases after it would be empty).
     rows = tile_loop_sass();
     std::rotate(rows.begin() + 6, rows.begin() + 7, rows.end());
     write_source_page(dir + "/order.csv", rows);
     sat_test::check_output(sat_test::require_command("python3 tools/ncu_phases.py " + dir +
                                                      "/order.csv --label case 2>&1", 1),
-                           {"the barrier that ends the look-back is not the column loop's"}, {"Traceback"});
+                           {"the markers end 2 of the 9 phases they should"}, {"Traceback"});
+    rows = tile_loop_sass();
+    std::rotate(rows.begin() + 19, rows.begin() + 20, rows.end());
+    write_source_page(dir + "/ticket.csv", rows);
+    sat_test::check_output(sat_test::require_command("python3 tools/ncu_phases.py " + dir +
+                                                     "/ticket.csv --label case 2>&1", 1),
+                           {"the markers end 7 of the 9 phases they should"}, {"Traceback"});
     // A cell that is not a count, and a missing file: one line each, no traceback.
     rows = tile_loop_sass();
     rows[0].samples = -1;

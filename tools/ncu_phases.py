@@ -109,13 +109,16 @@ def phase_of_each(instructions):
         phases.append(phase)
         if phase < len(ENDS) and ENDS[phase].search(text):
             phase += 1
+    if phase != len(ENDS):
+        raise Refused(f"the markers end {phase} of the {len(ENDS)} phases they should, in this order: "
+                      "not the kernel's SASS, or its structure changed (see the phases above)")
     # The look-back ends at the column loop's first barrier, which every tile below the top strip
     # passes: the most executed of the barriers from there to the next ticket. Were the top
     # strip's barrier laid out first, the look-back would end there instead.
     look_back, carries = PHASES.index("look-back"), PHASES.index("column carries")
     barriers = [(ex, p) for (text, _, _, ex), p in zip(instructions, phases)
                 if BARRIER.search(text) and p in (look_back, carries)]
-    if not barriers or barriers[0][1] != look_back or barriers[0][0] < max(ex for ex, _ in barriers):
+    if barriers[0][1] != look_back or barriers[0][0] < max(ex for ex, _ in barriers):
         raise Refused("the barrier that ends the look-back is not the column loop's (the most executed "
                       "one before the next ticket): the compiler laid the loop out otherwise")
     return phases
