@@ -243,11 +243,13 @@ __device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i
 }
 
 // Local SAT pieces of the tile: col[v] = sum of the thread's column v over the tile (C of the
-// paper); x[r][v] becomes the prefix of row r from the tile's left edge; shared-memory rows
-// the same (or their offsets, for u8); s_row_sum[r] = sum of tile row r (R of the paper).
+// paper); x[r][v] becomes the prefix of row r from the left edge of the thread's warp;
+// shared-memory rows the same (or their offsets, for u8); s_warps_left[w][r] = the sum of row r
+// over the warps left of warp w; s_row_sum[r] = sum of tile row r (R of the paper).
 template <class S, class In, class A, int V>
 __device__ __forceinline__ void local_tile_scan(bool square, A (&x)[S::RR][V], SmemTile<In, A> sm,
-                                                A (&col)[V], A (*s_warp_total)[S::R], A* s_row_sum) {
+                                                A (&col)[V], A (*s_warp_total)[S::R],
+                                                A (*s_warps_left)[S::R], A* s_row_sum) {
     constexpr int RR = S::RR, RS = S::RS, R = S::R;
     constexpr int C = S::threads * V;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -287,19 +289,15 @@ __device__ __forceinline__ void local_tile_scan(bool square, A (&x)[S::RR][V], S
         if (lane == 31) s_warp_total[warp][RR + r] = inclusive;
     }
     __syncthreads();
-#pragma unroll
-    for (int r = 0; r < RR; ++r) {
-        A before = 0;  // warps to the left in this block (shared-memory rows: in write_tile)
-#pragma unroll
-        for (int w2 = 0; w2 < S::warps - 1; ++w2)
-            if (w2 < warp) before += s_warp_total[w2][r];
-#pragma unroll
-        for (int v = 0; v < V; ++v) x[r][v] += before;
-    }
+    // One thread per row adds up the warps' totals: the row's sum, and on the way each warp's
+    // share of the warps to its left, which write_tile adds (one shared read per row and thread).
     if (threadIdx.x < R) {
         A total = 0;
 #pragma unroll
-        for (int w2 = 0; w2 < S::warps; ++w2) total += s_warp_total[w2][threadIdx.x];
+        for (int w2 = 0; w2 < S::warps; ++w2) {
+            s_warps_left[w2][threadIdx.x] = total;
+            total += s_warp_total[w2][threadIdx.x];
+        }
         s_row_sum[threadIdx.x] = total;
     }
 }
@@ -412,16 +410,16 @@ __device__ __forceinline__ void store_row(Out* out, std::size_t pitch, const Geo
 template <class S, class In, class Out, class A, int V, bool Vec>
 __device__ __forceinline__ void write_tile(Out* out, std::size_t pitch, const Geometry& g, int i0, int c, bool square,
                                            const A (&top)[V], const A (&x)[S::RR][V], SmemTile<In, A> sm,
-                                           const A (*s_warp_total)[S::R], const A* s_row_carry) {
+                                           const A (*s_warps_left)[S::R], const A* s_row_carry) {
     constexpr int RR = S::RR, RS = S::RS;
     constexpr int C = S::threads * V;
-    const int warp = threadIdx.x >> 5;
+    const A* warps_left = s_warps_left[threadIdx.x >> 5];  // row r: the warps left of this one
     A acc[V];
 #pragma unroll
     for (int v = 0; v < V; ++v) acc[v] = top[v];
 #pragma unroll
     for (int r = 0; r < RR; ++r) {
-        const A carry = s_row_carry[r];
+        const A carry = s_row_carry[r] + warps_left[r];
 #pragma unroll
         for (int v = 0; v < V; ++v) acc[v] += carry + x[r][v];
         store_row<Out, A, V, Vec>(out, pitch, g, i0 + r, c, acc);
@@ -430,10 +428,7 @@ __device__ __forceinline__ void write_tile(Out* out, std::size_t pitch, const Ge
     for (int r = 0; r < RS; ++r) {
         A y[V];
         load_smem(sm.rows + std::size_t(r) * C + threadIdx.x * V, y);
-        A carry = s_row_carry[RR + r];  // + the warps to the left
-#pragma unroll
-        for (int w2 = 0; w2 < S::warps - 1; ++w2)
-            if (w2 < warp) carry += s_warp_total[w2][RR + r];
+        A carry = s_row_carry[RR + r] + warps_left[RR + r];
         if constexpr (!scan_in_place<In, A>()) {  // narrow input: raw values, prefix them now
             square_if(square, y);
 #pragma unroll
@@ -507,6 +502,7 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
     __shared__ unsigned s_ticket;
     __shared__ int s_failed;
     __shared__ A s_warp_total[warps][R];  // per-warp partial row sums (row scans)
+    __shared__ A s_warps_left[warps][R];  // their prefix over the warps (write-out)
     __shared__ A s_row_sum[R];            // this tile's row sums
     __shared__ A s_row_carry[R];          // sums of this tile's rows left of it
     __shared__ A s_left_sum;
@@ -573,7 +569,7 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         A col[V];
 #pragma unroll
         for (int v = 0; v < V; ++v) col[v] = 0;
-        local_tile_scan<S, In, A, V>(square, x, sm, col, s_warp_total, s_row_sum);
+        local_tile_scan<S, In, A, V>(square, x, sm, col, s_warp_total, s_warps_left, s_row_sum);
         __syncthreads();
 
         // Publish the aggregates (state partial). Tiles on the left edge have no row carry, so
@@ -671,7 +667,7 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         std::size_t pitch = g.out_pitch, batch_stride = g.out_batch_stride;
         if (both && square) table = sq, pitch = g.sq_pitch, batch_stride = g.sq_batch_stride;
         Out* image_out = Batched ? table + image * batch_stride : table;
-        write_tile<S, In, Out, A, V, Vec>(image_out, pitch, g, i0, c, square, top, x, sm, s_warp_total, s_row_carry);
+        write_tile<S, In, Out, A, V, Vec>(image_out, pitch, g, i0, c, square, top, x, sm, s_warps_left, s_row_carry);
         if (!Batched && trace != nullptr && c < g.cols && c % sat::w == 0)
             for (int r = 0; r < R && i0 + r < g.rows; r += sat::w)
                 sat::record_tile(trace, sat::Shape{g.rows, g.cols}, (i0 + r) / sat::w, c / sat::w);
