@@ -150,6 +150,9 @@
                                 shipped kernel; not kept): docs/library.md; unroll4_write_ab_h200.csv,
                                 the same against a build with only the scan's loop unrolled
                                 (quoted in the prose)
+    docs/data/warps_left_ab_h200.csv  bench_ab --csv as written (the shipped 2-D kernel, which adds
+                                up each row's sums of the warps to the left once per tile, against
+                                the kernel of 13bfef3): docs/library.md
     docs/data/aggregates_first_ab_h200.csv  bench_ab --csv as written (the 2-D kernel's aggregates
                                 published before its local scan; not kept): docs/library.md
     docs/data/early_loads_ab_h100.csv  bench_ab --csv as written (the next tile's loads started during
@@ -1029,6 +1032,12 @@ TABLES = {
                        p, "the shared-memory row loops of the local scan and the write-out unrolled 4 "
                           "times (not kept)"),
                     "unroll4_ab_h200.csv"),
+                   ("WARPS LEFT AB TABLE", lambda p: kernel_2d_ab_table(
+                       p, "the shipped kernel (each row's sums of the warps to the left added up once "
+                          "per tile, one shared-memory read per row in the write-out)",
+                       base="the kernel of 13bfef3 (a loop over the warps to the left for every row "
+                            "and thread)"),
+                    "warps_left_ab_h200.csv"),
                    ("AGGREGATES FIRST AB TABLE", lambda p: kernel_2d_ab_table(
                        p, "the aggregates summed and published before the local scan, which the warps "
                           "do during warp 0's row look-back (not kept)"),
