@@ -140,23 +140,23 @@
                                 library's L2 prefetch and of its per-device caches: docs/library.md
     docs/data/prefetch40_ab_h100.csv  bench_ab --csv as written (a 40 MiB prefetch against the
                                 shipped 24 MiB): docs/library.md
-    docs/data/ticket_ab_h100.csv  bench_ab --csv as written (the shipped 2-D kernel against one that
+    docs/data/ticket_ab_h100.csv  bench_ab --csv as written (the 2-D kernel of 15c4b93 against one that
                                 takes its next ticket when its look-back ends and has one barrier
                                 less; not kept): docs/library.md; ticket_ab_h100_run2.csv, its second
                                 run, and ticket_unroll8_ab_h100.csv (that kernel's column sums
                                 added 8 tiles at a time against 4), as written (quoted in the prose)
     docs/data/unroll4_ab_h200.csv  bench_ab --csv as written (the shared-memory row loops of the
                                 2-D kernel's local scan and write-out unrolled 4 times against the
-                                shipped kernel; not kept): docs/library.md; unroll4_write_ab_h200.csv,
+                                kernel of 5366fca; not kept): docs/library.md; unroll4_write_ab_h200.csv,
                                 the same against a build with only the scan's loop unrolled
                                 (quoted in the prose)
-    docs/data/warps_left_ab_h200.csv  bench_ab --csv as written (the shipped 2-D kernel, which adds
-                                up each row's sums of the warps to the left once per tile, against
-                                the kernel of 13bfef3): docs/library.md
+    docs/data/warps_left_ab_h200.csv  bench_ab --csv as written (the 2-D kernel of ea3ffc4, which
+                                adds up each row's sums of the warps to the left once per tile,
+                                against the kernel of 13bfef3): docs/library.md
     docs/data/aggregates_first_ab_h200.csv  bench_ab --csv as written (the 2-D kernel's aggregates
                                 published before its local scan; not kept): docs/library.md
     docs/data/early_loads_ab_h100.csv  bench_ab --csv as written (the next tile's loads started during
-                                the write-out against the shipped kernel; not kept): docs/library.md;
+                                the write-out against the kernel of 15c4b93; not kept): docs/library.md;
                                 its second run early_loads_ab_h100_run2.csv (quoted in the prose);
                                 early_loads_noprefetch_ab_h100.csv and its _run2, the same without
                                 the L2 prefetch (quoted in the prose, no table)
@@ -164,9 +164,9 @@
                                 after a memset of their flags against launches that overlap the
                                 clear_flags kernel; the H200 run's build overlapped the 2-D launches
                                 only): docs/library.md; their second runs _run2 (quoted in the prose)
-    docs/data/timeline_clear_h100.csv  bench_timeline --csv of the shipped library (quoted in the
+    docs/data/timeline_clear_h100.csv  bench_timeline --csv of the library of e62f8a2 (quoted in the
                                 prose of docs/library.md, no table)
-    docs/data/ws_roles_ab_h200.csv  bench_ab --csv as written (the shipped kernel against a
+    docs/data/ws_roles_ab_h200.csv  bench_ab --csv as written (the kernel of 15c4b93 against a
                                 warp-specialized one for f32: producer, reducer and looker warps;
                                 not kept): docs/library.md; its second run _run2, and
                                 ws_groups_ab_h200.csv and ws_aggregator_ab_h200.csv (two other
@@ -182,7 +182,7 @@
                                 large tiles of 128 threads, as base, against the shipped 256-thread
                                 ones): docs/library.md; shape128x3's second run _run2 (quoted in
                                 the prose)
-    docs/data/strips_ab_h200.csv, strips_ab_h100.csv  bench_ab --csv as written (the shipped kernel
+    docs/data/strips_ab_h200.csv, strips_ab_h100.csv  bench_ab --csv as written (the kernel of 15c4b93
                                 against a strip walk, a ticket per tile row; not kept):
                                 docs/library.md; their second runs _run2 (quoted in the prose)
     plots/sample_bench.csv      an H200 `make bench` run (its metadata in plots/sample_bench.json),
@@ -809,9 +809,10 @@ def thin_rotate_vs_all_table(path):
                     bold="the rows that store rotated pieces in the base only")
 
 
-def kernel_2d_ab_table(path, this, base="the shipped kernel"):
-    """An A/B of a 2-D kernel variant (`this`, not kept) against the shipped kernel on bench_ab's
-    --set targets, whose two thin rows run the same kernel in both builds."""
+def kernel_2d_ab_table(path, this, base):
+    """An A/B of two builds of the 2-D kernel (`base` and `this` name them, each by its commit or
+    as a variant of one) on bench_ab's --set targets, whose two thin rows run the same kernel in
+    both builds."""
     return ab_table(path, base, this, targets_2d_row,
                     bold="the 2-D rows, whose kernels differ (33x4000000 and 4000000x3 are thin)")
 
@@ -829,9 +830,9 @@ def shape128_ab_table(path, shape):
 
 
 def strips_ab_table(path):
-    """The A/B of the strip walk (a ticket per tile row, not kept) against the shipped kernel
+    """The A/B of the strip walk (a ticket per tile row, not kept) against the kernel of 15c4b93
     (docs/library.md), one GPU's run: the launches with at least 3/4 of a round of strips walk."""
-    return ab_table(path, "the shipped kernel (a ticket per tile)",
+    return ab_table(path, "the kernel of 15c4b93 (a ticket per tile)",
                     "a ticket per strip of tiles from 3/4 of a round of strips on (not kept)",
                     lambda r: r["batch"] != "1" or (r["rows"] == r["cols"] and int(r["rows"]) >= 8192 and
                                                     r["type"] in ("f32", "f64", "i32")),
@@ -1026,37 +1027,41 @@ TABLES = {
                    ("HOST TIME TABLE", experiment_table, "host_time_h100.csv"),
                    ("TICKET AB TABLE", lambda p: kernel_2d_ab_table(
                        p, "the next ticket taken when the look-back ends, no barrier between the local "
-                          "scan and the publication (not kept)"),
+                          "scan and the publication (not kept)",
+                       base="the kernel of 15c4b93, its flags cleared by a memset"),
                     "ticket_ab_h100.csv"),
                    ("UNROLL AB TABLE", lambda p: kernel_2d_ab_table(
                        p, "the shared-memory row loops of the local scan and the write-out unrolled 4 "
-                          "times (not kept)"),
+                          "times (not kept)",
+                       base="the kernel of 5366fca"),
                     "unroll4_ab_h200.csv"),
                    ("WARPS LEFT AB TABLE", lambda p: kernel_2d_ab_table(
-                       p, "the shipped kernel (each row's sums of the warps to the left added up once "
-                          "per tile, one shared-memory read per row in the write-out)",
+                       p, "the kernel of ea3ffc4 (each row's sums of the warps to the left added up "
+                          "once per tile, one shared-memory read per row in the write-out)",
                        base="the kernel of 13bfef3 (a loop over the warps to the left for every row "
                             "and thread)"),
                     "warps_left_ab_h200.csv"),
                    ("AGGREGATES FIRST AB TABLE", lambda p: kernel_2d_ab_table(
                        p, "the aggregates summed and published before the local scan, which the warps "
-                          "do during warp 0's row look-back (not kept)"),
+                          "do during warp 0's row look-back (not kept)",
+                       base="the kernel of 5366fca"),
                     "aggregates_first_ab_h200.csv"),
                    ("EARLY LOADS AB TABLE", lambda p: kernel_2d_ab_table(
                        p, "the next tile's loads started as this tile's rows are written (not kept)",
-                       base="the shipped kernel (a tile's loads start after the tile before it is written)"),
+                       base="the kernel of 15c4b93 (a tile's loads start after the tile before it is "
+                            "written), its flags cleared by a memset"),
                     "early_loads_ab_h100.csv"),
                    ("CLEAR FLAGS AB TABLE", lambda p: every_row_ab_table(
                        p, "a memset of the flags before each launch (15c4b93)",
-                       "the shipped clear_flags, which the 2-D and thin launches overlap"),
+                       "clear_flags, which the 2-D and thin launches overlap (the library of e62f8a2)"),
                     "clear_flags_ab_h100.csv"),
                    ("CLEAR FLAGS H200 AB TABLE", lambda p: kernel_2d_ab_table(
                        p, "the 2-D launches overlap clear_flags (the thin ones follow a memset)",
                        base="a memset of the flags before each launch (15c4b93)"),
                     "clear_flags_ab_h200.csv"),
                    ("WARP SPECIALIZED AB TABLE", lambda p: ab_table(
-                       p, "the shipped kernel",
-                       "the warp-specialized kernel for f32 sums wherever the shipped kernel takes its "
+                       p, "the kernel of 15c4b93",
+                       "the warp-specialized kernel for f32 sums wherever that kernel takes its "
                        "large tiles (a producer, a reducer and a looker warp; two groups of 128 threads; "
                        "three stages of 32 × 512; not kept)",
                        lambda r: r["type"] == "f32" and targets_2d_row(r) and

@@ -13,7 +13,9 @@ kernel's markers, in the SASS order of the tile loop (lib/src/lookback_kernel.cu
                      to the cp.async wait: the tile's loads and the register rows' warp scans
                      (the compiler places most of these before the cp.async commit)
   shared rows        to the next barrier: the wait for the cp.async rows and their warp scans
-  row sums           to the next barrier: the register rows' warp offsets, R
+  row sums           to the next barrier: R and each row's sums over the warps to the left
+                     (one thread per row; in the kernel of 13bfef3, also the register rows'
+                     warp offsets, which the phase table of docs/data/phases_h200.csv counts)
   publish            to the next barrier: C and R stored
   look-back          to the next barrier, the column loop's first: the release of state partial,
                      warp 0 along the tile row, warp 1's first window up the tile column
@@ -21,7 +23,8 @@ kernel's markers, in the SASS order of the tile loop (lib/src/lookback_kernel.cu
                      barrier and the top strip's barrier lie here too)
   next ticket        to the next barrier
   write-out          to the next barrier: the release of state done, the next tile's L2
-                     prefetch, the tile's stores
+                     prefetch, the carries (one read of the warps to the left per row) added
+                     and the tile's stores
   loop end           the rest: the loop's back edge and what the compiler places after it (the
                      look-back's out-of-line warp-synchronous paths)
 

@@ -244,8 +244,8 @@ __device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i
 
 // Local SAT pieces of the tile: col[v] = sum of the thread's column v over the tile (C of the
 // paper); x[r][v] becomes the prefix of row r from the left edge of the thread's warp;
-// shared-memory rows the same (or their offsets, for u8); s_warps_left[w][r] = the sum of row r
-// over the warps left of warp w; s_row_sum[r] = sum of tile row r (R of the paper).
+// shared-memory rows the same (or their offsets, for narrower inputs); s_warps_left[w][r] = the
+// sum of row r over the warps left of warp w; s_row_sum[r] = sum of tile row r (R of the paper).
 template <class S, class In, class A, int V>
 __device__ __forceinline__ void local_tile_scan(bool square, A (&x)[S::RR][V], SmemTile<In, A> sm,
                                                 A (&col)[V], A (*s_warp_total)[S::R],
@@ -289,8 +289,8 @@ __device__ __forceinline__ void local_tile_scan(bool square, A (&x)[S::RR][V], S
         if (lane == 31) s_warp_total[warp][RR + r] = inclusive;
     }
     __syncthreads();
-    // One thread per row adds up the warps' totals: the row's sum, and on the way each warp's
-    // share of the warps to its left, which write_tile adds (one shared read per row and thread).
+    // One thread per row adds up the warps' totals into the row's sum R, keeping the running
+    // total before each warp for write_tile: it then reads one value per row, not one per warp.
     if (threadIdx.x < R) {
         A total = 0;
 #pragma unroll
@@ -406,14 +406,15 @@ __device__ __forceinline__ void store_row(Out* out, std::size_t pitch, const Geo
 
 // Add the carries to the local SAT and write the tile: out(i, c) = top(c) + sum over the tile
 // rows r' <= r of (row carry r' + local row prefix (r', c)), where top(c) = SAT of the row above
-// the tile = corner + prefix of the column carries.
+// the tile = corner + prefix of the column carries, and the local row prefix is the warps to the
+// left (s_warps_left) + the prefix within the warp (x, or the shared-memory row).
 template <class S, class In, class Out, class A, int V, bool Vec>
 __device__ __forceinline__ void write_tile(Out* out, std::size_t pitch, const Geometry& g, int i0, int c, bool square,
                                            const A (&top)[V], const A (&x)[S::RR][V], SmemTile<In, A> sm,
                                            const A (*s_warps_left)[S::R], const A* s_row_carry) {
     constexpr int RR = S::RR, RS = S::RS;
     constexpr int C = S::threads * V;
-    const A* warps_left = s_warps_left[threadIdx.x >> 5];  // row r: the warps left of this one
+    const A* warps_left = s_warps_left[threadIdx.x >> 5];  // [r]: row r over the warps left of this one
     A acc[V];
 #pragma unroll
     for (int v = 0; v < V; ++v) acc[v] = top[v];
@@ -502,7 +503,7 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
     __shared__ unsigned s_ticket;
     __shared__ int s_failed;
     __shared__ A s_warp_total[warps][R];  // per-warp partial row sums (row scans)
-    __shared__ A s_warps_left[warps][R];  // their prefix over the warps (write-out)
+    __shared__ A s_warps_left[warps][R];  // [w][r]: row r summed over the warps left of w (write_tile)
     __shared__ A s_row_sum[R];            // this tile's row sums
     __shared__ A s_row_carry[R];          // sums of this tile's rows left of it
     __shared__ A s_left_sum;

@@ -120,10 +120,9 @@ constexpr std::size_t reference_sms = 132;
 #ifndef LAB9_SMALL_TILE_ROUNDS
 #define LAB9_SMALL_TILE_ROUNDS 1  // rounds below which the small tiles are taken (tuning)
 #endif
-// The f64 accumulator's 256-thread tiles serve one image's sums only: their batched kernels and
-// their kernels of sums with squares (92-156 bytes of spills per thread in the kernel of 13bfef3,
-// none in this one; -Xptxas -v, sm_90), and the squares alone, have not been measured against
-// the 128-thread shape, which those launches keep.
+// The f64 accumulator's 256-thread tiles serve one image's sums only: batches, squares and sums
+// with squares have not been measured on them against the 128-thread shape, which those launches
+// keep (docs/lab9.md).
 template <class In, class Out>
 constexpr bool large_tiles_for_one_image_sums_only() { return std::is_same_v<sat::Acc<Out>, double>; }
 
