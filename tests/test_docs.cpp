@@ -99,45 +99,39 @@ TEST_CASE("ncu_phases.py sums an ncu source page per phase of the tile loop", "[
                  "GPU,1,13.0,2026-01-01,case,write-out,256,1023,0\n"
                  "GPU,1,13.0,2026-01-01,case,loop end,512,1023,256\n");
 
+    // The script run on a page that it must refuse: exit 1, `message`, no traceback.
+    auto refused = [&](const std::string& page, const char* message) {
+        sat_test::check_output(sat_test::require_command("python3 tools/ncu_phases.py " + dir + "/" + page +
+                                                         " --label case 2>&1", 1),
+                               {message}, {"Traceback"});
+    };
     // No cp.async wait: a marker missing.
     std::vector<SassRow> rows = tile_loop_sass();
     rows.erase(rows.begin() + 6);
     write_source_page(dir + "/no_wait.csv", rows);
-    sat_test::check_output(sat_test::require_command("python3 tools/ncu_phases.py " + dir +
-                                                     "/no_wait.csv --label case 2>&1", 1),
-                           {"ncu_phases: 0 DEPBAR.LE instructions, not 1"});
+    refused("no_wait.csv", "ncu_phases: 0 DEPBAR.LE instructions, not 1");
     // The top strip's barrier laid out before the column loop's: the look-back would end at the
     // wrong one.
     rows = tile_loop_sass();
     std::swap(rows[14].executed, rows[16].executed);
     write_source_page(dir + "/layout.csv", rows);
-    sat_test::check_output(sat_test::require_command("python3 tools/ncu_phases.py " + dir +
-                                                     "/layout.csv --label case 2>&1", 1),
-                           {"the barrier that ends the look-back is not the column loop's"});
+    refused("layout.csv", "the barrier that ends the look-back is not the column loop's");
     // The right number of each marker in the wrong order: the cp.async wait after every barrier,
     // and the next ticket's atomic after the last barrier (the phases after it would be empty).
     rows = tile_loop_sass();
     std::rotate(rows.begin() + 6, rows.begin() + 7, rows.end());
     write_source_page(dir + "/order.csv", rows);
-    sat_test::check_output(sat_test::require_command("python3 tools/ncu_phases.py " + dir +
-                                                     "/order.csv --label case 2>&1", 1),
-                           {"the markers end 2 of the 9 phases they should"}, {"Traceback"});
+    refused("order.csv", "the markers end 2 of the 9 phases they should");
     rows = tile_loop_sass();
     std::rotate(rows.begin() + 19, rows.begin() + 20, rows.end());
     write_source_page(dir + "/ticket.csv", rows);
-    sat_test::check_output(sat_test::require_command("python3 tools/ncu_phases.py " + dir +
-                                                     "/ticket.csv --label case 2>&1", 1),
-                           {"the markers end 7 of the 9 phases they should"}, {"Traceback"});
+    refused("ticket.csv", "the markers end 7 of the 9 phases they should");
     // A cell that is not a count, and a missing file: one line each, no traceback.
     rows = tile_loop_sass();
     rows[0].samples = -1;
     write_source_page(dir + "/cell.csv", rows);
     sat_test::require_command("sed -i 's/\"-1\"/\"1,234\"/' " + dir + "/cell.csv");
-    sat_test::check_output(sat_test::require_command("python3 tools/ncu_phases.py " + dir +
-                                                     "/cell.csv --label case 2>&1", 1),
-                           {"line 3: column 'Warp Stall Sampling (All Samples)' holds '1,234'"}, {"Traceback"});
-    sat_test::check_output(sat_test::require_command("python3 tools/ncu_phases.py " + dir +
-                                                     "/none.csv --label case 2>&1", 1),
-                           {"ncu_phases: cannot read"}, {"Traceback"});
+    refused("cell.csv", "line 3: column 'Warp Stall Sampling (All Samples)' holds '1,234'");
+    refused("none.csv", "ncu_phases: cannot read");
     sat_test::run_command("rm -rf " + dir);
 }
