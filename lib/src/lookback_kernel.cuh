@@ -24,10 +24,13 @@
 // so the second read is served by L2 and the input crosses DRAM once. The squares' records
 // follow the sums' (as if their tile rows came after the sums' tile rows), and a tile waits only
 // for earlier tiles of its own table, so the rule above holds.
-// Batched: a batch of images in one launch. The tickets run over the images one after the
-// other (ticket t: image t / tiles per image, its tiles row-major), so the rule above still
-// holds; tile rows are counted over the whole batch (records of tile t at index t), and a look
-// up its tile column stops at its image's first tile row.
+// Batched: a batch of images in one launch. The tickets run over the images' tile rows
+// together: tile row 0 of image 0, of image 1, ..., then tile row 1 of every image, each row
+// left to right. A tile's upper neighbour was then handed out images x tiles_x tickets earlier
+// instead of tiles_x (2 for a 1920-column f32 image), so it has usually finished by the time
+// the tile looks up. The rule above still holds (a tile waits only for tiles of its own image
+// above it or left of it). The records stay image after image (tile rows counted over the
+// batch), and a look up its tile column stops at its image's first tile row.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -114,8 +117,9 @@ constexpr bool same_shape() {
     return S1::RR == S2::RR && S1::RS == S2::RS && S1::min_blocks == S2::min_blocks && S1::threads == S2::threads;
 }
 
-// What tiles publish for each other (scratch). Tile t = ticket = tile_row * tiles_x + tile_col,
-// tile rows counted over the batch (image b's are b * tiles_y .. b * tiles_y + tiles_y - 1).
+// What tiles publish for each other (scratch). Tile t = tile_row * tiles_x + tile_col, tile rows
+// counted over the batch (image b's are b * tiles_y .. b * tiles_y + tiles_y - 1); for one image
+// t is the ticket.
 template <class A>
 struct TileRecords {
     unsigned* ticket;   // next ticket to hand out (zeroed)
@@ -512,21 +516,20 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
 
     constexpr bool both = T == Tables::both;
     const unsigned tickets = both ? 2 * g.tiles : g.tiles;
-    // Where a ticket's tile lies: its tile (both: odd tickets are the squares), its tile row
-    // over the batch (indexes the records), its image, that image's first tile row, and the
-    // tile row within the image (places the tile in the image).
-    struct Place { unsigned tile; int batch_ty, tx, image, first_row, ty; };
+    const int images = Batched ? int(g.tiles / (unsigned(g.tiles_x) * unsigned(g.tiles_y))) : 1;
+    // Where a ticket's tile lies: its tile row over the batch (indexes the records), its tile
+    // column, its image, that image's first tile row, and the tile row within the image.
+    // (both: odd tickets are the squares.)
+    struct Place { int batch_ty, tx, image, first_row, ty; };
     auto place_of = [&](unsigned tk) {
         Place p;
-        p.tile = both ? tk >> 1 : tk;
-        p.batch_ty = int(p.tile / unsigned(g.tiles_x));
-        p.tx = int(p.tile % unsigned(g.tiles_x));
-        p.image = 0, p.first_row = 0, p.ty = p.batch_ty;
-        if constexpr (Batched) {
-            p.image = p.batch_ty / g.tiles_y;
-            p.first_row = p.image * g.tiles_y;
-            p.ty = p.batch_ty - p.first_row;
-        }
+        const unsigned tile = both ? tk >> 1 : tk;         // in hand-out order
+        const int band = int(tile / unsigned(g.tiles_x));  // batched: tile row ty of every image, then ty + 1
+        p.tx = int(tile % unsigned(g.tiles_x));
+        p.image = Batched ? band % images : 0;
+        p.ty = Batched ? band / images : band;
+        p.first_row = p.image * g.tiles_y;
+        p.batch_ty = p.first_row + p.ty;
         return p;
     };
     // Warm L2 with the first `rows` rows of a ticket's tile: 16-byte path only, and a squares
@@ -551,7 +554,6 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
     while (ticket < tickets) {
         const bool square = T == Tables::squares || (both && (ticket & 1u));
         const Place here = place_of(ticket);
-        const unsigned tile = here.tile;
         int batch_ty = here.batch_ty, first_row = here.first_row;
         const int tx = here.tx, image = here.image, ty = here.ty;
         if (both && square) {  // the squares' records: after the sums' tile rows
@@ -560,7 +562,7 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         }
         const In* image_in = Batched ? in + image * g.in_batch_stride : in;
         const int i0 = ty * R, c = tx * C + tid * V;  // this thread: rows i0.., columns c..c+V-1
-        const std::size_t t = both ? std::size_t(batch_ty) * g.tiles_x + tx : tile;  // the tile's records
+        const std::size_t t = std::size_t(batch_ty) * g.tiles_x + tx;  // the tile's records
         const bool top_strip = ty == 0, left_edge = tx == 0;
 
         A x[RR][V];

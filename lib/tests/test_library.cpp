@@ -654,6 +654,69 @@ TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-
     }
 }
 
+namespace {
+
+// A batch of images back to back, scanned by `grid` blocks (0: as many as are resident) in one
+// launch; every image is compared with the CPU SAT, exactly. With few blocks, each takes
+// tickets of every image in the order they are handed out (tile row ty of every image, then
+// ty + 1), and must find every tile it waits for already handed out.
+template <class In, class Out>
+void check_batch_on_grid(int batch, int rows, int cols, int grid) {
+    const std::uint64_t seed = sat_test::fresh_seed();
+    INFO("batch of " << batch << " x " << rows << "x" << cols << ", " << sizeof(In) << "->" << sizeof(Out)
+                     << " bytes, grid " << grid << ", seed " << seed);
+    const std::size_t image = std::size_t(rows) * cols, elems = image * std::size_t(batch);
+    std::mt19937_64 rng(seed);
+    const int max_value = std::is_same<In, uint8_t>::value && std::is_integral<Out>::value ? 255 : 3;
+    std::uniform_int_distribution<int> dist(0, max_value);
+    std::vector<In> host_in(elems);
+    for (In& v : host_in) v = In(dist(rng));
+    DeviceArray<In> in(elems);
+    DeviceArray<Out> out(elems);
+    DeviceArray<int> status(1);
+    REQUIRE(cudaMemcpy(in.p, host_in.data(), elems * sizeof(In), cudaMemcpyHostToDevice) == cudaSuccess);
+    REQUIRE(cudaMemset(out.p, sat::poison_byte, elems * sizeof(Out)) == cudaSuccess);
+    REQUIRE(cudaMemset(status.p, 0, sizeof(int)) == cudaSuccess);
+    sat::ScanOptions opt;
+    opt.status = status.p;
+    opt.grid_blocks = grid;
+    opt.batch.count = batch, opt.batch.in_stride = image, opt.batch.out_stride = image;
+    REQUIRE(sat::inclusive_scan_2d(in.p, cols, out.p, cols, rows, cols, 0, opt) == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    int status_word = -1;
+    REQUIRE(cudaMemcpy(&status_word, status.p, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess);
+    REQUIRE(status_word == sat::status_ok);
+    const satlib::testing::LaunchLog log = satlib::testing::launch_log();
+    if (grid > 0) {  // each block takes several tickets
+        CHECK(log.last_grid == unsigned(grid));
+        CHECK(log.last_tiles > log.last_grid);
+    }
+    std::vector<Out> result(elems);
+    REQUIRE(cudaMemcpy(result.data(), out.p, elems * sizeof(Out), cudaMemcpyDeviceToHost) == cudaSuccess);
+    std::size_t wrong = 0;
+    for (int b = 0; b < batch; ++b)
+        sat::for_each_exact_sum(
+            sat::Shape{rows, cols},
+            [&](int i, int j) { return (long long)host_in[b * image + std::size_t(i) * cols + j]; },
+            [&](int i, int j, long long sum) {
+                if (!sat::equals_exact_sum(result[b * image + std::size_t(i) * cols + j], sum)) ++wrong;
+            });
+    REQUIRE(wrong == 0);
+}
+
+}  // namespace
+
+TEST_CASE("library inclusive_scan_2d: a batch on a few blocks, tile rows handed out across the images",
+          "[gpu][library][batch][sanitize]") {
+    SAT_REQUIRE_GPU();
+    // 3 and 4 tile columns, 5 and 4 tile rows an image, ragged edges.
+    for (int grid : {1, 4, 0}) {
+        check_batch_on_grid<float, float>(3, 130, 2100, grid);
+        check_batch_on_grid<double, double>(2, 100, 1300, grid);
+        check_batch_on_grid<uint8_t, int32_t>(5, 100, 1700, grid);
+    }
+}
+
 TEST_CASE("library C ABI: shapes 1x1, primes and thin (1xN, Nx1, 3xN, Nx3, 33xN)", "[gpu][library]") {
     SAT_REQUIRE_GPU();
     const int shapes[][2] = {{1, 1}, {1, 2}, {2, 1}, {97, 89}, {1, 70001}, {70001, 1}, {3, 50003}, {50003, 3}, {33, 40009}};
