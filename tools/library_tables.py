@@ -153,6 +153,9 @@
     docs/data/warps_left_ab_h200.csv  bench_ab --csv as written (the 2-D kernel of ea3ffc4, which
                                 adds up each row's sums of the warps to the left once per tile,
                                 against the kernel of 13bfef3): docs/library.md
+    docs/data/batch_order_ab_h200.csv  bench_ab --csv as written (the 2-D kernel of 2da0c77, which
+                                hands out a batch's tiles a tile row of every image at a time,
+                                against the kernel of 83daaf6): docs/library.md
     docs/data/aggregates_first_ab_h200.csv  bench_ab --csv as written (the 2-D kernel's aggregates
                                 published before its local scan; not kept): docs/library.md
     docs/data/early_loads_ab_h100.csv  bench_ab --csv as written (the next tile's loads started during
@@ -632,12 +635,14 @@ def lab7_table(path):
     return bench_table(path, "7", every_square=False)
 
 
-def batch_table(path, reps=20):
-    """lib/bench/bench_batch.cpp --csv: a batch in one launch, one call per image, sums + squares."""
+def batch_table(path, library, reps=20):
+    """lib/bench/bench_batch.cpp --csv: a batch in one launch, one call per image, sums + squares;
+    `library` names the commit of the library it timed."""
     rows = read_rows(path)
     by = {(r["batch"], r["rows"], r["cols"], r["type"], r["method"]): r for r in rows}
     keys = list(dict.fromkeys((r["batch"], r["rows"], r["cols"], r["type"]) for r in rows))
-    out = [f"{run_line(rows[0])}: `build/lib/bench_batch --reps {reps} --csv`, median of {reps}, L2 flushed before each; "
+    out = [f"{run_line(rows[0])}: `build/lib/bench_batch --reps {reps} --csv` of the library of {library}, "
+           f"median of {reps}, L2 flushed before each; "
            "time ÷ a device-to-device copy of the same bytes (median ms in brackets):", "",
            "| images | type | one call, one launch | one call per image | sums + squares, one call | check |",
            "|---|---|---:|---:|---:|---|"]
@@ -1005,8 +1010,14 @@ TABLES = {
                    ("LIBRARY H200 TABLE", library_table, "library_h200.csv"),
                    ("LARGE SQUARES TABLE", large_squares_table, "large_squares_h100.csv"),
                    ("LARGE SQUARES H200 TABLE", large_squares_table, "large_squares_h200.csv"),
-                   ("BATCH TABLE", batch_table, "batch_h100.csv"),
-                   ("BATCH H200 TABLE", batch_table, "batch_h200.csv"),
+                   ("BATCH TABLE", lambda p: batch_table(p, "b992ac3"), "batch_h100.csv"),
+                   ("BATCH H200 TABLE", lambda p: batch_table(p, "2da0c77"), "batch_h200.csv"),
+                   ("BATCH ORDER AB TABLE", lambda p: ab_table(
+                       p, "the kernel of 83daaf6 (a batch's tiles handed out image after image)",
+                       "the kernel of 2da0c77 (a tile row of every image at a time)",
+                       lambda r: r["batch"] != "1",
+                       bold="the batches (single images take the same tile order in both builds)"),
+                    "batch_order_ab_h200.csv"),
                    ("TIMELINE TABLE", timeline_table, "timeline_h100.csv"),
                    ("NCU TABLE", experiment_table, "ncu_h100.csv"),
                    ("NCU H200 TABLE", experiment_table, "ncu_h200.csv"),
@@ -1266,7 +1277,8 @@ def peers_of(bench_csv, out):
     skipped = f" (the run's time budget skipped 32768² in {listed})" if names else ""
     narrowed = " ".join(meta.get("narrowed_by", []))  # a run of fewer labs: bench.py's options
     run = f"`make bench BENCH_ARGS=\"{narrowed}\"`" if narrowed else "`make bench`"
-    source = (f"{run} ({Path(bench_csv).relative_to(ROOT)}): the peers' rows, median of 20 to 4096², "
+    of = f" of {meta['source']}" if meta.get("source") else ""  # the commit bench.py ran
+    source = (f"{run}{of} ({Path(bench_csv).relative_to(ROOT)}): the peers' rows, median of 20 to 4096², "
               f"10 at 8192², 16384² and the thin shapes, 5 at 32768²{skipped}")
     fields = ["gpu", "driver", "cuda", "date", "variant", "type", "rows", "cols"] + PEER_COLUMNS + ["source"]
     with open(out, "w", newline="") as f:
