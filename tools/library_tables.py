@@ -21,7 +21,12 @@
                                 docs/library.md's Where the time goes
     docs/data/ncu_h200.csv      the same for four f32 rows on an H200: docs/library.md
     docs/data/phases_h200.csv   tools/ncu_phases.py --csv (Nsight Compute's warp-state samples of
-                                the 2-D kernel summed per phase of its tile loop): docs/library.md
+                                the 2-D kernel summed per phase of its tile loop): docs/library.md;
+                                phases_batch_order_h200.csv the same for batches, the kernels of
+                                83daaf6 and 2da0c77 (their case names say which);
+                                stalls_h200.csv the stall reasons of two runs (16384² f32 of
+                                83daaf6, 64 × 1080×1920 f32 of 2da0c77), summed over the
+                                kernel's instructions (quoted in the prose)
     docs/data/timeline_h100.csv lib/bench/bench_timeline.cu --csv (when one call's tiles are written):
                                 docs/library.md
     docs/data/wide_tiles_h100.csv  the library's tile shapes of 128 and of 256 threads, an A/B: docs/lab9.md
@@ -1022,6 +1027,7 @@ TABLES = {
                    ("NCU TABLE", experiment_table, "ncu_h100.csv"),
                    ("NCU H200 TABLE", experiment_table, "ncu_h200.csv"),
                    ("PHASES TABLE", phases_table, "phases_h200.csv"),
+                   ("PHASES BATCH ORDER TABLE", phases_table, "phases_batch_order_h200.csv"),
                    ("MEASURED TABLE", python_table, "python_h200.csv"),
                    ("MEASURED H100 TABLE", python_table, "python_h100.csv"),
                    ("PREFETCH TABLE", experiment_table, "prefetch_h100.csv"),

@@ -7,9 +7,9 @@
 // TileShape). A block starts while the kernel before it clears the tickets and flags
 // (clear_flags, common/lookback.cuh): it warms L2 with the tile of its own index (the first
 // round's tickets are the block indices, in some order) and waits for the flags. A tile
-//   1. takes a ticket (atomicAdd) that says which tile it is: tiles are handed out row-major, so
-//      every tile it will wait for was handed out earlier to a block that is running (no
-//      deadlock for any grid size),
+//   1. takes a ticket (atomicAdd) that says which tile it is: tiles are handed out row-major
+//      (batches: a tile row of every image at a time, below), so every tile it will wait for
+//      was handed out earlier to a block that is running (no deadlock for any grid size),
 //   2. loads its R x C elements (registers and, by cp.async, shared memory; all in flight),
 //   3. publishes its aggregates: R, the sum of each of its rows, and C, the sum of each of its
 //      columns                                                                 -> state partial
@@ -26,9 +26,9 @@
 // for earlier tiles of its own table, so the rule above holds.
 // Batched: a batch of images in one launch. The tickets run over the images' tile rows
 // together: tile row 0 of image 0, of image 1, ..., then tile row 1 of every image, each row
-// left to right. A tile's upper neighbour was then handed out images x tiles_x tickets earlier
-// instead of tiles_x (2 for a 1920-column f32 image), so it has usually finished by the time
-// the tile looks up. The rule above still holds (a tile waits only for tiles of its own image
+// left to right. A tile's upper neighbour is handed out images x tiles_x tickets earlier (image
+// after image it would be tiles_x: 2 for a 1920-column f32 image), so it has usually finished
+// by the time the tile looks up. The rule above still holds (a tile waits only for tiles of its own image
 // above it or left of it). The records stay image after image (tile rows counted over the
 // batch), and a look up its tile column stops at its image's first tile row.
 #pragma once
@@ -119,7 +119,7 @@ constexpr bool same_shape() {
 
 // What tiles publish for each other (scratch). Tile t = tile_row * tiles_x + tile_col, tile rows
 // counted over the batch (image b's are b * tiles_y .. b * tiles_y + tiles_y - 1); for one image
-// t is the ticket.
+// and one table t is the ticket.
 template <class A>
 struct TileRecords {
     unsigned* ticket;   // next ticket to hand out (zeroed)

@@ -687,7 +687,7 @@ void check_batch_on_grid(int batch, int rows, int cols, int grid) {
     REQUIRE(cudaMemcpy(&status_word, status.p, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess);
     REQUIRE(status_word == sat::status_ok);
     const satlib::testing::LaunchLog log = satlib::testing::launch_log();
-    if (grid > 0) {  // each block takes several tickets
+    if (grid > 0) {  // guards of the setup: the grid asked for, and several tickets a block
         CHECK(log.last_grid == unsigned(grid));
         CHECK(log.last_tiles > log.last_grid);
     }
@@ -706,10 +706,11 @@ void check_batch_on_grid(int batch, int rows, int cols, int grid) {
 
 }  // namespace
 
-TEST_CASE("library inclusive_scan_2d: a batch on a few blocks, tile rows handed out across the images",
+TEST_CASE("library inclusive_scan_2d: a batch on a few blocks: deadlock-free and exact",
           "[gpu][library][batch][sanitize]") {
     SAT_REQUIRE_GPU();
-    // 3 and 4 tile columns, 5 and 4 tile rows an image, ragged edges.
+    // Small tiles (f32 512 columns, f64 256, u8 -> i32 512): 5, 6 and 4 tile columns and 5, 4
+    // and 4 tile rows an image, ragged edges.
     for (int grid : {1, 4, 0}) {
         check_batch_on_grid<float, float>(3, 130, 2100, grid);
         check_batch_on_grid<double, double>(2, 100, 1300, grid);
