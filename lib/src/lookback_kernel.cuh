@@ -27,10 +27,10 @@
 // Batched: a batch of images in one launch. The tickets run over the images' tile rows
 // together: tile row 0 of image 0, of image 1, ..., then tile row 1 of every image, each row
 // left to right. A tile's upper neighbour is handed out images x tiles_x tickets earlier (image
-// after image it would be tiles_x: 2 for a 1920-column f32 image), so it has usually finished
-// by the time the tile looks up. The rule above still holds (a tile waits only for tiles of its own image
-// above it or left of it). The records stay image after image (tile rows counted over the
-// batch), and a look up its tile column stops at its image's first tile row.
+// after image it would be tiles_x: 2 for a 1920-column f32 image), so it is far ahead by the
+// time the tile looks up. The rule above still holds (a tile waits only for tiles of its own
+// image above it or left of it). The records stay image after image (tile rows counted over
+// the batch), and a look up its tile column stops at its image's first tile row.
 #pragma once
 
 #include <cuda_runtime.h>
