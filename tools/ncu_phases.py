@@ -15,7 +15,7 @@ kernel's markers, in the SASS order of the tile loop (lib/src/lookback_kernel.cu
   shared rows        to the next barrier: the wait for the cp.async rows and their warp scans
   row sums           to the next barrier: R and each row's sums over the warps to the left
                      (one thread per row; in the kernel of 13bfef3, also the register rows'
-                     warp offsets, which the phase table of docs/data/phases_h200.csv counts)
+                     warp offsets)
   publish            to the next barrier: C and R stored
   look-back          to the next barrier, the column loop's first: the release of state partial,
                      warp 0 along the tile row, warp 1's first window up the tile column
