@@ -55,6 +55,18 @@ struct LibraryCase {
     bool own_scratch = false;                 // pass caller-owned scratch (used twice)
 };
 
+// `n` random integer inputs from `seed`: u8 -> i32 the whole byte range (sums compared modulo
+// 2^32), else small enough that f32 sums are exact.
+template <class In, class Out>
+std::vector<In> exact_input(std::size_t n, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    const int max_value = std::is_same<In, uint8_t>::value && std::is_integral<Out>::value ? 255 : 3;
+    std::uniform_int_distribution<int> dist(0, max_value);
+    std::vector<In> values(n);
+    for (In& v : values) v = In(dist(rng));
+    return values;
+}
+
 // Runs sat::inclusive_scan_2d on a sub-rectangle of larger buffers and compares it with a CPU
 // SAT (64-bit accumulation; integer-valued data small enough that f32 is exact). Elements of
 // the output buffer outside the sub-rectangle must keep their poison.
@@ -67,13 +79,7 @@ void check_library(const LibraryCase& c) {
          << (c.own_scratch ? " own scratch" : "") << ", seed " << seed);
     const std::size_t buffer_rows = std::size_t(c.rows) + 2 * c.row_offset;
     const std::size_t in_elems = buffer_rows * c.in_pitch, out_elems = buffer_rows * c.out_pitch;
-    std::mt19937_64 rng(seed);
-    // Integer values: u8 -> i32 the whole byte range (sums compared modulo 2^32), else small
-    // enough that f32 sums are exact.
-    const int max_value = std::is_same<In, uint8_t>::value && std::is_integral<Out>::value ? 255 : 3;
-    std::uniform_int_distribution<int> dist(0, max_value);
-    std::vector<In> host_in(in_elems);
-    for (In& v : host_in) v = In(dist(rng));
+    const std::vector<In> host_in = exact_input<In, Out>(in_elems, seed);
 
     DeviceArray<In> in(in_elems);
     DeviceArray<Out> out(c.in_place ? 1 : out_elems);
@@ -671,11 +677,7 @@ void check_batch_on_grid(int batch, int rows, int cols, int grid) {
     INFO("batch of " << batch << " x " << rows << "x" << cols << ", " << sizeof(In) << "->" << sizeof(Out)
                      << " bytes, grid " << grid << ", seed " << seed);
     const std::size_t image = std::size_t(rows) * cols, elems = image * std::size_t(batch);
-    std::mt19937_64 rng(seed);
-    const int max_value = std::is_same<In, uint8_t>::value && std::is_integral<Out>::value ? 255 : 3;
-    std::uniform_int_distribution<int> dist(0, max_value);
-    std::vector<In> host_in(elems);
-    for (In& v : host_in) v = In(dist(rng));
+    const std::vector<In> host_in = exact_input<In, Out>(elems, seed);
     DeviceArray<In> in(elems);
     DeviceArray<Out> out(elems);
     DeviceArray<int> status(1);
