@@ -26,7 +26,9 @@
                                 83daaf6 and 2da0c77 (their case names say which);
                                 stalls_h200.csv the stall reasons of two runs (16384² f32 of
                                 83daaf6, 64 × 1080×1920 f32 of 2da0c77), summed over the
-                                kernel's instructions (quoted in the prose)
+                                kernel's instructions (quoted in the prose); polls_h200.csv
+                                the executions of the look-backs' spin loops in the 16384² f32
+                                run (quoted in the prose)
     docs/data/timeline_h100.csv lib/bench/bench_timeline.cu --csv (when one call's tiles are written):
                                 docs/library.md
     docs/data/wide_tiles_h100.csv  the library's tile shapes of 128 and of 256 threads, an A/B: docs/lab9.md
