@@ -538,7 +538,7 @@ TEST_CASE("library C ABI: a batch with more tiles than resident blocks, in one l
     for (const auto& p : pairs) check_abi_batch({p[0], p[1], batch, 65, 65, 0, 0, 3, 0, true}, true);
     check_abi_batch({SATLIB_F32, SATLIB_F32, batch, 65, 65, 1, 0, 0, 0, false}, true);
     check_abi_batch({SATLIB_U8, SATLIB_I32, batch, 65, 65, 0, 0, 0, 0, false}, true);
-    // Sums and squares in one launch, several tile columns an image (1100 columns: 2 to 5,
+    // Sums and squares in one launch, several tile columns an image (1100 columns: 2 or 3,
     // whichever tiles the pair takes): the ticket pairs run a tile row of every image at a time.
     const int wide_batch = int(std::min(sat_test::resident_block_bound(), 600L));
     check_abi_batch({SATLIB_F32, SATLIB_F32, wide_batch, 65, 1100, 0, 0, 0, 0, true}, true);
