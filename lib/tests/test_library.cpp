@@ -67,6 +67,13 @@ std::vector<In> exact_input(std::size_t n, std::uint64_t seed) {
     return values;
 }
 
+// The status word a scan was given: no tile timed out waiting for another.
+void require_status_ok(const int* status) {
+    int status_word = -1;
+    REQUIRE(cudaMemcpy(&status_word, status, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess);
+    REQUIRE(status_word == sat::status_ok);
+}
+
 // Runs sat::inclusive_scan_2d on a sub-rectangle of larger buffers and compares it with a CPU
 // SAT (64-bit accumulation; integer-valued data small enough that f32 is exact). Elements of
 // the output buffer outside the sub-rectangle must keep their poison.
@@ -113,9 +120,7 @@ void check_library(const LibraryCase& c) {
     REQUIRE(sat::inclusive_scan_2d(in.p + first_in, c.in_pitch, out_base + first_out, out_pitch,
                                    c.rows, c.cols, 0, opt) == cudaSuccess);
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-    int status_word = -1;
-    REQUIRE(cudaMemcpy(&status_word, status.p, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess);
-    REQUIRE(status_word == sat::status_ok);
+    require_status_ok(status.p);
 
     const std::size_t result_elems = c.in_place ? in_elems : out_elems;
     std::vector<Out> result(result_elems);
@@ -690,9 +695,7 @@ void check_batch_on_grid(int batch, int rows, int cols, int grid) {
     opt.batch.count = batch, opt.batch.in_stride = image, opt.batch.out_stride = image;
     REQUIRE(sat::inclusive_scan_2d(in.p, cols, out.p, cols, rows, cols, 0, opt) == cudaSuccess);
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-    int status_word = -1;
-    REQUIRE(cudaMemcpy(&status_word, status.p, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess);
-    REQUIRE(status_word == sat::status_ok);
+    require_status_ok(status.p);
     const satlib::testing::LaunchLog log = satlib::testing::launch_log();
     if (grid > 0) {  // guards of the setup: the grid asked for, and several tickets a block
         CHECK(log.last_grid == unsigned(grid));
