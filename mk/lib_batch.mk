@@ -19,3 +19,18 @@ $(eval $(call LIB_BENCH_RULES,bench-batch,bench_batch,lib/bench/bench_batch.cpp,
 $(eval $(call LIB_BENCH_RULES,bench-timeline,bench_timeline,lib/bench/bench_timeline.cu,BENCH_TIMELINE_ARGS))
 build/lib/bench_batch: lib/bench/bench_options.h
 endif
+# make bench-tile-times: each tile's steps in one library call (lib/bench/bench_tile_times.cu),
+# linked against the library compiled with -DSATLIB_TILE_STAMPS (build/lib/stamps/), which
+# stamps every ticket's steps in the kernel's trace.
+ifneq ($(wildcard lib/src/satlib.cu),)
+STAMP_OBJS := $(patsubst lib/src/%.cu,$(LIB_DIR)/stamps/%.o,$(LIB_SRC))
+$(LIB_DIR)/stamps/%.o: lib/src/%.cu $(LIB_HEADERS) mk/lib_batch.mk
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) -DSATLIB_TILE_STAMPS -DSATLIB_VERSION='"$(LIB_VERSION) (tile stamps)"' -c $< -o $@
+build/lib/bench_tile_times: lib/bench/bench_tile_times.cu lib/bench/bench_util.h $(STAMP_OBJS) $(COMMON_OBJS)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) -Ilib/include $(filter-out %.h,$^) -o $@ $(LIBS)
+.PHONY: bench-tile-times
+bench-tile-times: build/lib/bench_tile_times
+	build/lib/bench_tile_times $(BENCH_TILE_TIMES_ARGS)
+endif

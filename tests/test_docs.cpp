@@ -135,3 +135,66 @@ TEST_CASE("ncu_phases.py sums an ncu source page per phase of the tile loop", "[
     refused("none.csv", "ncu_phases: cannot read");
     sat_test::run_command("rm -rf " + dir);
 }
+
+// tools/tile_waits.py (docs/library.md's tile waits table): made-up stamps of bench_tile_times
+// --raw whose every measure has a known value, and a batch whose tiles above are found only
+// through the kernel's ticket order (a tile row of every image at a time).
+namespace {
+// One ticket's stamps in µs, in the file's order (block_start -1: not of the first round).
+using TileStamps = std::vector<double>;
+void write_tile_stamps(const std::string& path, const std::vector<TileStamps>& tickets) {
+    std::ofstream f(path);
+    f << "ticket,ticket_ns,scanned_ns,partial_ns,row_done_ns,carries_ns,done_ns,written_ns,block_start_ns\n";
+    for (std::size_t k = 0; k < tickets.size(); ++k) {
+        f << k;
+        for (double us : tickets[k]) f << "," << (us < 0 ? -1 : static_cast<long long>(us * 1000));
+        f << "\n";
+    }
+}
+}  // namespace
+
+TEST_CASE("tile_waits.py measures the look-backs from a run's tile stamps", "[cpu][docs]") {
+    const std::string dir = "build/tile_waits_test";
+    sat_test::require_command("rm -rf " + dir + " && mkdir -p " + dir + "/raw");
+    {
+        std::ofstream summary(dir + "/summary.csv");
+        summary << "gpu,driver,cuda,date,case,type,tiles,tiles_x\n"
+                   "GPU,1,13.0,2026-01-01,64x1536,f32,6,3\n"
+                   "GPU,1,13.0,2026-01-01,2x64x512,f32,4,1\n";
+    }
+    // One image of 2 tile rows x 3 tiles:     ticket scanned partial row_done carries done written start
+    write_tile_stamps(dir + "/raw/tile_times_64x1536_f32.csv", {{1, 3, 4, 4, 5, 6, 7, 0.5},
+                                                                {1, 3.5, 4.5, 8, 8.5, 9, 10, 0.5},
+                                                                {1, 4, 6, 9, 9.5, 10, 11, 0.5},
+                                                                {2, 5, 7, 7, 10, 11, 12, -1},
+                                                                {2.5, 6, 7.5, 11, 12, 13, 14, -1},
+                                                                {2.5, 6.5, 8, 10, 13, 14, 15, -1}});
+    // Two images of 2 tile rows x 1 tile: tickets 0, 1 are the images' top tiles, 2, 3 the ones
+    // below (image after image, ticket 1 would be image 0's lower tile: up_ready 3, not 2.5).
+    write_tile_stamps(dir + "/raw/tile_times_2x64x512_f32.csv", {{1, 2, 3, 1, 3, 4, 5, 0.5},
+                                                                 {1, 2, 3, 5, 7, 8, 9, 0.5},
+                                                                 {2, 3, 4, 2, 6, 7, 8, -1},
+                                                                 {2, 3, 4, 2, 6, 7, 8, -1}});
+    sat_test::require_command("python3 tools/tile_waits.py " + dir + "/summary.csv " + dir + "/raw " + dir + "/waits.csv");
+    const std::string csv = sat_test::require_command("cat " + dir + "/waits.csv");
+    // row_ready: 3.5 (t1), 3 (t2), 3.5 (t4), 2 (t5), tile column 1: 3.5, the last: 2.5; row_step:
+    // 3.5, 1, 3.5, -1; up_ready: 3, 1, 3.
+    CHECK(csv == "gpu,driver,cuda,date,case,type,tiles,tiles_x,ticket_wait_us,load_p10_us,load_med_us,load_p90_us,"
+                 "partial_spread_med_us,row_ready_med_us,row_ready_p90_us,row_ready_first_med_us,"
+                 "row_ready_last_med_us,row_step_med_us,up_ready_med_us,up_ready_p90_us\n"
+                 "GPU,1,13.0,2026-01-01,64x1536,f32,6,3,0.50,2.50,3.00,4.00,1.50,3.25,3.50,3.50,2.50,2.25,3.00,3.00\n"
+                 "GPU,1,13.0,2026-01-01,2x64x512,f32,4,1,0.50,1.00,1.00,1.00,0.00,,,,,,2.50,4.00\n");
+
+    // Stamps that are not whole tile rows, and a ticket without a step's stamp: one line, exit 1.
+    write_tile_stamps(dir + "/raw/tile_times_64x1536_f32.csv", {{1, 3, 4, 4, 5, 6, 7, 0.5}});
+    sat_test::check_output(sat_test::require_command("python3 tools/tile_waits.py " + dir + "/summary.csv " + dir +
+                                                     "/raw " + dir + "/waits.csv 2>&1", 1),
+                           {"tile_waits: 1 tickets are not whole tile rows of 1 image(s) of 2 tile rows"}, {"Traceback"});
+    write_tile_stamps(dir + "/raw/tile_times_64x1536_f32.csv", {{1, 3, 4, 4, 5, 6, 7, 0.5}, {1, 3, 4, -1, 5, 6, 7, 0.5}});
+    sat_test::require_command("sed -i 's/^64x1536/32x1536/; s/,64x1536,/,32x1536,/' " + dir + "/summary.csv && mv " +
+                              dir + "/raw/tile_times_64x1536_f32.csv " + dir + "/raw/tile_times_32x1536_f32.csv");
+    sat_test::check_output(sat_test::require_command("python3 tools/tile_waits.py " + dir + "/summary.csv " + dir +
+                                                     "/raw " + dir + "/waits.csv 2>&1", 1),
+                           {"tile_waits: ticket 1 has no stamp for a step"}, {"Traceback"});
+    sat_test::run_command("rm -rf " + dir);
+}

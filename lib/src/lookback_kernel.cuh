@@ -483,6 +483,20 @@ constexpr std::size_t smem_bytes() {
            (scan_in_place<In, A>() ? 0 : std::size_t(RS) * S::threads * sizeof(A));
 }
 
+// Tile stamps (a measurement build only: bench_tile_times, compiled with -DSATLIB_TILE_STAMPS):
+// `trace` then holds tile_stamps %globaltimer stamps per ticket, in the order of TileStamp, instead
+// of the 32 x 32 pieces' stamps; one thread of the block writes each.
+enum TileStamp { stamp_ticket, stamp_scanned, stamp_partial, stamp_row_done, stamp_carries, stamp_done,
+                 stamp_written, stamp_block_start, tile_stamps };
+#ifdef SATLIB_TILE_STAMPS
+constexpr bool tile_stamps_on = true;
+#else
+constexpr bool tile_stamps_on = false;
+#endif
+__device__ __forceinline__ void stamp_tile(unsigned long long* trace, unsigned ticket, TileStamp what) {
+    if (tile_stamps_on && trace != nullptr) trace[std::size_t(ticket) * tile_stamps + what] = sat::globaltimer();
+}
+
 // The single-pass SAT kernel: a persistent grid of any size; each block takes tickets until
 // the tiles run out. Vec: 16-byte accesses are aligned (checked on the host). Batched: several
 // images (one image: false). T: the tables it writes (both: the squares into `sq`). S: the tile
@@ -543,11 +557,16 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
     // tile of this block's index while the flags are cleared (only a hint: it reads nothing the
     // kernel before writes), then wait for that kernel (programmatic dependent launch; launched
     // without one, the wait returns at once).
+    const unsigned long long block_start = tile_stamps_on ? sat::globaltimer() : 0;
     prefetch_ticket(blockIdx.x, R);
     wait_for_cleared_flags();
     if (tid == 0) {
         s_ticket = atomicAdd(rec.ticket, 1u);
         s_failed = 0;
+        if (tile_stamps_on && trace != nullptr && s_ticket < tickets) {
+            trace[std::size_t(s_ticket) * tile_stamps + stamp_block_start] = block_start;
+            stamp_tile(trace, s_ticket, stamp_ticket);
+        }
     }
     __syncthreads();
     unsigned ticket = s_ticket;
@@ -574,6 +593,7 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         for (int v = 0; v < V; ++v) col[v] = 0;
         local_tile_scan<S, In, A, V>(square, x, sm, col, s_warp_total, s_warps_left, s_row_sum);
         __syncthreads();
+        if (tid == 0) stamp_tile(trace, ticket, stamp_scanned);
 
         // Publish the aggregates (state partial). Tiles on the left edge have no row carry, so
         // they publish their row prefixes at once; the top strip has no column carry, so its
@@ -594,8 +614,11 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         __syncthreads();
         // Flags are released by the last warp: a release waits for the block's writes to
         // land, and warps 0 and 1 have look-backs to start.
-        if (tid == release_thread)
+        if (tid == release_thread) {
             publish_state(rec.state + t, left_edge ? (top_strip ? done : row_done) : partial);
+            stamp_tile(trace, ticket, stamp_partial);
+            if (left_edge) stamp_tile(trace, ticket, stamp_row_done);
+        }
 
         // Look back: warp 0 along the tile row while warp `poll_warp` examines the first
         // window up the tile column; then the whole block adds the column sums it found.
@@ -603,6 +626,7 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
             const bool ok = row_look_back<R>(rec, g, batch_ty, tx, top_strip, s_row_sum, s_row_carry,
                                           &s_left_sum, status);
             if (!ok && lane == 0) s_failed = 1;
+            if (lane == 0) stamp_tile(trace, ticket, stamp_row_done);
         }
         A carry[V];  // sum of each of this thread's columns above the tile
         A corner = 0;  // sum of everything above and left of the tile
@@ -633,6 +657,7 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
             }
         }
 
+        if (tid == 0) stamp_tile(trace, ticket, stamp_carries);
         // top(c) = corner + prefix of the column carries: the SAT row just above the tile.
         A top[V];
         top[0] = carry[0];
@@ -654,10 +679,16 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         // Every thread has read s_ticket at the top of the loop (barriers since), so it can
         // carry the next ticket now; the next tile's rows are fetched into L2 while this one is
         // written.
-        if (tid == ticket_thread) s_ticket = atomicAdd(rec.ticket, 1u);
+        if (tid == ticket_thread) {
+            s_ticket = atomicAdd(rec.ticket, 1u);
+            if (s_ticket < tickets) stamp_tile(trace, s_ticket, stamp_ticket);
+        }
         __syncthreads();
         const unsigned next_ticket = s_ticket;
-        if (tid == release_thread && !top_strip) publish_state(rec.state + t, done);
+        if (tid == release_thread) {
+            if (!top_strip) publish_state(rec.state + t, done);
+            stamp_tile(trace, ticket, stamp_done);
+        }
         prefetch_ticket(next_ticket, prefetch_rows<S, In, V>());
         A before = corner;
 #pragma unroll
@@ -671,7 +702,8 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         if (both && square) table = sq, pitch = g.sq_pitch, batch_stride = g.sq_batch_stride;
         Out* image_out = Batched ? table + image * batch_stride : table;
         write_tile<S, In, Out, A, V, Vec>(image_out, pitch, g, i0, c, square, top, x, sm, s_warps_left, s_row_carry);
-        if (!Batched && trace != nullptr && c < g.cols && c % sat::w == 0)
+        if (tid == 0) stamp_tile(trace, ticket, stamp_written);
+        if (!tile_stamps_on && !Batched && trace != nullptr && c < g.cols && c % sat::w == 0)
             for (int r = 0; r < R && i0 + r < g.rows; r += sat::w)
                 sat::record_tile(trace, sat::Shape{g.rows, g.cols}, (i0 + r) / sat::w, c / sat::w);
 

@@ -292,7 +292,7 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
     constexpr bool both = T == Tables::both;
     if (both && (sq == nullptr || sq_pitch < std::size_t(cols) || opt.trace != nullptr)) return cudaErrorInvalidValue;
     if (in == nullptr || out == nullptr || in_pitch < std::size_t(cols) ||
-        out_pitch < std::size_t(cols) || !aligned(opt.values, 16) || (im.count > 1 && opt.trace != nullptr))
+        out_pitch < std::size_t(cols) || !aligned(opt.values, 16) || (im.count > 1 && opt.trace != nullptr && !tile_stamps_on))
         return cudaErrorInvalidValue;
     int* status = opt.status;
     cudaError_t err = cudaSuccess;

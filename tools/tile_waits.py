@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""How long the 2-D kernel's look-backs take once what they wait for has been published, from
+the per-ticket stamps of `build/lib/bench_tile_times --raw DIR` (lib/bench/bench_tile_times.cu).
+
+    tile_waits.py SUMMARY_CSV RAW_DIR OUT_CSV
+
+SUMMARY_CSV is the same run's `--csv` file: its rows name the cases and types and carry the
+run's GPU, driver, CUDA version and date, which OUT_CSV repeats. Per case, in µs (median, and
+90th percentile where named), over the tiles:
+  ticket_wait       a first-round block's start until its ticket: the wait for the kernel that
+                    clears the flags (programmatic dependent launch)
+  load p10/med/p90  ticket -> loads scanned
+  partial_spread    per tile row: the last tile's partial - the first one's
+  row_ready         row_done - the moment its row carry could be known: its own partial, and some
+                    tile to its left at row_done with every tile between at partial
+  row_ready_first, row_ready_last  row_ready of the tiles of tile column 1 and of the last one
+  row_step          row_done - (its own partial and the left neighbour's row_done, the later)
+  up_ready          carries - the moment its column window could end: its own row_done and every
+                    tile of its window above (up to 32, inside its image) at row_done
+"""
+import csv
+import statistics
+import sys
+from pathlib import Path
+
+TILE_ROWS = 32  # R of every tile shape of the 2-D kernel
+WINDOW = 32     # tiles a look-back examines at once
+STAMPS = ("ticket", "scanned", "partial", "row_done", "carries", "done", "written", "block_start")
+
+
+def quantile(values, f):
+    v = sorted(values)
+    return v[min(len(v) - 1, int(f * (len(v) - 1) + 0.5))]
+
+
+def case_shape(case):
+    """'1080x1920' -> (1, 1080, 1920); '64x1080x1920' -> (64, 1080, 1920)."""
+    parts = [int(p) for p in case.split("x")]
+    return (1, *parts) if len(parts) == 2 else tuple(parts)
+
+
+def read_stamps(path):
+    """Per ticket, the stamps in µs (None where the kernel wrote none: -1 in the file)."""
+    rows = []
+    for r in csv.DictReader(open(path)):
+        rows.append({s: (int(r[s + "_ns"]) / 1000 if int(r[s + "_ns"]) >= 0 else None) for s in STAMPS})
+    return rows
+
+
+def place(ticket, tiles_x, images):
+    """The kernel's place_of: tickets run over a tile row of every image at a time."""
+    band, tx = divmod(ticket, tiles_x)
+    return band % images, band // images, tx  # image, tile row, tile column
+
+
+def waits(stamps, images, rows):
+    """tiles_x, and each measure's values over the tiles (lists, named as in OUT_CSV)."""
+    tiles_y = -(-rows // TILE_ROWS)
+    tiles_x, left_over = divmod(len(stamps), tiles_y * images)
+    if left_over or tiles_x == 0:
+        raise ValueError(f"{len(stamps)} tickets are not whole tile rows of {images} image(s) of {tiles_y} tile rows")
+    missing = [k for k, s in enumerate(stamps) if any(s[name] is None for name in STAMPS[:-1])]
+    if missing:
+        raise ValueError(f"ticket {missing[0]} has no stamp for a step")
+    tile = {place(k, tiles_x, images): s for k, s in enumerate(stamps)}
+    m = {"ticket_wait": [], "load": [], "partial_spread": [], "row_ready": [], "row_ready_first": [],
+         "row_ready_last": [], "row_step": [], "up_ready": []}
+    for s in stamps:
+        if s["block_start"] is not None:
+            m["ticket_wait"].append(s["ticket"] - s["block_start"])
+        m["load"].append(s["scanned"] - s["ticket"])
+    for b in range(images):
+        for ty in range(tiles_y):
+            row = [tile[b, ty, tx] for tx in range(tiles_x)]
+            m["partial_spread"].append(max(t["partial"] for t in row) - min(t["partial"] for t in row))
+            for tx in range(1, tiles_x):
+                here = row[tx]
+                # The earliest chain: tile j at row_done, tiles j+1 .. tx-1 at partial.
+                ready, between = None, 0.0
+                for j in range(tx - 1, -1, -1):
+                    chain = max(row[j]["row_done"], between)
+                    ready = chain if ready is None else min(ready, chain)
+                    between = max(between, row[j]["partial"])
+                row_ready = here["row_done"] - max(here["partial"], ready)
+                m["row_ready"].append(row_ready)
+                if tx == 1:
+                    m["row_ready_first"].append(row_ready)
+                if tx == tiles_x - 1:
+                    m["row_ready_last"].append(row_ready)
+                m["row_step"].append(here["row_done"] - max(here["partial"], row[tx - 1]["row_done"]))
+            for tx in range(tiles_x):
+                if ty == 0:
+                    continue
+                here = tile[b, ty, tx]
+                window = [tile[b, a, tx]["row_done"] for a in range(max(0, ty - WINDOW), ty)]
+                m["up_ready"].append(here["carries"] - max([here["row_done"]] + window))
+    return tiles_x, m
+
+
+def main(argv):
+    if len(argv) != 4:
+        print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
+        return 2
+    summary, raw_dir, out_path = argv[1], Path(argv[2]), argv[3]
+    columns = ["gpu", "driver", "cuda", "date", "case", "type", "tiles", "tiles_x", "ticket_wait_us", "load_p10_us",
+               "load_med_us", "load_p90_us", "partial_spread_med_us", "row_ready_med_us", "row_ready_p90_us",
+               "row_ready_first_med_us", "row_ready_last_med_us", "row_step_med_us", "up_ready_med_us", "up_ready_p90_us"]
+    out = []
+    try:
+        cases = [(r, case_shape(r["case"])) for r in csv.DictReader(open(summary))]
+        runs = [(r, waits(read_stamps(raw_dir / f"tile_times_{r['case']}_{r['type']}.csv"), images, rows))
+                for r, (images, rows, _) in cases]
+    except (OSError, ValueError, KeyError) as e:
+        print(f"tile_waits: {e}", file=sys.stderr)
+        return 1
+    for r, (tiles_x, m) in runs:
+        med = lambda k: f"{statistics.median(m[k]):.2f}" if m[k] else ""
+        q = lambda k, f: f"{quantile(m[k], f):.2f}" if m[k] else ""
+        out.append([r["gpu"], r["driver"], r["cuda"], r["date"], r["case"], r["type"], r["tiles"], str(tiles_x),
+                    med("ticket_wait"), q("load", 0.1), med("load"), q("load", 0.9), med("partial_spread"),
+                    med("row_ready"), q("row_ready", 0.9), med("row_ready_first"), med("row_ready_last"), med("row_step"), med("up_ready"), q("up_ready", 0.9)])
+    with open(out_path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(columns)
+        w.writerows(out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
