@@ -31,6 +31,15 @@
                                 run (quoted in the prose)
     docs/data/timeline_h100.csv lib/bench/bench_timeline.cu --csv (when one call's tiles are written):
                                 docs/library.md
+    docs/data/tile_times_h200.csv  lib/bench/bench_tile_times.cu --csv (each tile's steps in one
+                                call, median and 90th percentile over the tiles): docs/library.md;
+                                tile_waits_h200.csv, tools/tile_waits.py on the same run's --raw
+                                stamps (the look-backs' time after their inputs were published);
+                                tile_times_unroll_h200.csv, bench_tile_times --csv of the
+                                latency_unroll build (quoted in the prose)
+    docs/data/latency_unroll_ab_h200.csv  bench_ab --set targets --csv as written (two changes for
+                                the latency of a block alone on its SM, against the kernel of
+                                43b3a2f; not kept): docs/library.md
     docs/data/wide_tiles_h100.csv  the library's tile shapes of 128 and of 256 threads, an A/B: docs/lab9.md
     docs/data/lab9_batch_h100.csv  ./lab9-ref and build/peers --variant satlib with --batch: docs/lab9.md
     docs/data/lab8x_h200.csv    ./lab8x-ref's two handout runs (harness CSV, the run's metadata in
@@ -682,6 +691,53 @@ def timeline_table(path):
     return "\n".join(out)
 
 
+def case_label(case):
+    """bench_tile_times' case names: '1080x1920' -> '1080×1920', '64x1080x1920' -> '64 × 1080×1920'."""
+    parts = case.split("x")
+    return (f"{parts[0]} × " if len(parts) == 3 else "") + "×".join(parts[-2:])
+
+
+def tile_times_table(path):
+    """lib/bench/bench_tile_times.cu --csv: each step of the 2-D kernel's tile loop, per case the
+    median and (in brackets) the 90th percentile over its tiles, in µs."""
+    rows = read_rows(path)
+    steps = ("start", "load", "publish", "left", "up", "above", "write", "tile")
+    out = [f"{run_line(rows[0])}: `build/lib/bench_tile_times --csv` (the library built with "
+           "`-DSATLIB_TILE_STAMPS`); µs per tile, median (90th percentile) over the case's tiles; of five calls "
+           "between two one-thread kernels, L2 flushed, the one whose last tile was written first; last and end: "
+           "µs from the kernel before the call until the last tile's stores are issued and until the kernel after "
+           "the call runs", "",
+           "| case | type | tiles | " + " | ".join(steps) + " | last | end |",
+           "|---|---|---:|" + "---:|" * (len(steps) + 2)]
+    for r in rows:
+        cells = [f'{float(r[s + "_med_us"]):.1f} ({float(r[s + "_p90_us"]):.1f})' for s in steps]
+        out.append(f"| {case_label(r['case'])} | {type_label(r['type'])} | {r['tiles']} | " + " | ".join(cells) +
+                   f" | {r['last_written_us']} | {r['end_us']} |")
+    return "\n".join(out)
+
+
+def tile_waits_table(path):
+    """tools/tile_waits.py's CSV: how long the look-backs take once what they wait for has been
+    published, from the per-ticket stamps of one bench_tile_times run, in µs."""
+    rows = read_rows(path)
+    out = [f"{run_line(rows[0])}: `tools/tile_waits.py` on the stamps of the run above; µs, medians over the "
+           "tiles (90th percentile in brackets); row ready, up ready: the row look-back's end (row_done) and "
+           "the column look-back's (the block's carries) after the moment everything they wait for was "
+           "published; column 1, last column: row ready of the tiles of tile column 1 and of the last tile "
+           "column; row step: row_done after the left neighbour's row_done and the tile's own partial", "",
+           "| case | type | tiles per tile row | first ticket wait | load p10–p90 | partial spread per tile row | "
+           "row ready | column 1 | last column | row step | up ready |",
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        cell = lambda k: r[k] if r[k] else "–"
+        out.append(f"| {case_label(r['case'])} | {type_label(r['type'])} | {r['tiles_x']} | {r['ticket_wait_us']} | "
+                   f"{r['load_p10_us']}–{r['load_p90_us']} | {r['partial_spread_med_us']} | "
+                   f"{cell('row_ready_med_us')} ({cell('row_ready_p90_us')}) | {cell('row_ready_first_med_us')} | "
+                   f"{cell('row_ready_last_med_us')} | {cell('row_step_med_us')} | "
+                   f"{r['up_ready_med_us']} ({r['up_ready_p90_us']}) |")
+    return "\n".join(out)
+
+
 def tiles_table(path):
     """The library's 2-D look-back at image sizes with one tile shape for every type (a sweep):
     rows in registers + rows in shared memory x blocks per SM; "tuned" is the per-type shape."""
@@ -1026,6 +1082,15 @@ TABLES = {
                        bold="the batches (single images take the same tile order in both builds)"),
                     "batch_order_ab_h200.csv"),
                    ("TIMELINE TABLE", timeline_table, "timeline_h100.csv"),
+                   ("TILE TIMES TABLE", tile_times_table, "tile_times_h200.csv"),
+                   ("TILE WAITS TABLE", tile_waits_table, "tile_waits_h200.csv"),
+                   ("LATENCY UNROLL AB TABLE", lambda p: ab_table(
+                       p, "the kernel of 43b3a2f",
+                       "the column sums of a window added without an early exit (f32 and u8 → i32 accumulators: "
+                       "in groups of 4, loads in flight together; f64 and i32: one at a time) and the "
+                       "shared-memory rows' scans unrolled by 4 (f32 and u8 → i32; not kept)", targets_2d_row,
+                       bold="the 2-D rows, whose kernels differ (33x4000000 and 4000000x3 are thin)"),
+                    "latency_unroll_ab_h200.csv"),
                    ("NCU TABLE", experiment_table, "ncu_h100.csv"),
                    ("NCU H200 TABLE", experiment_table, "ncu_h200.csv"),
                    ("PHASES TABLE", phases_table, "phases_h200.csv"),
