@@ -137,8 +137,10 @@ TEST_CASE("ncu_phases.py sums an ncu source page per phase of the tile loop", "[
 }
 
 // tools/tile_waits.py (docs/library.md's tile waits table): made-up stamps of bench_tile_times
-// --raw whose every measure has a known value, and a batch whose tiles above are found only
-// through the kernel's ticket order (a tile row of every image at a time).
+// --raw whose every measure has a known value: a small image, a batch whose tiles above are
+// found only through the kernel's ticket order (a tile row of every image at a time), and an
+// image of 66 x 34 tiles whose look-backs' windows (32 tiles) leave out a late first tile row
+// and tile column.
 namespace {
 // One ticket's stamps in µs, in the file's order (block_start -1: not of the first round).
 using TileStamps = std::vector<double>;
@@ -151,17 +153,29 @@ void write_tile_stamps(const std::string& path, const std::vector<TileStamps>& t
         f << "\n";
     }
 }
+// 66 tile rows x 34 tiles: tile column 0 reaches partial (and row_done) at 100 µs, the others at
+// 10 and 150; tile row 0 reaches row_done at 300. Only windows of 32 tiles leave them out: the last
+// tile column's row_ready is 140 (not 50), and tile rows 33.. have up_ready 151 or 201 (not 1).
+std::vector<TileStamps> windowed_stamps() {
+    std::vector<TileStamps> tickets;
+    for (int ty = 0; ty < 66; ++ty)
+        for (int tx = 0; tx < 34; ++tx) {
+            const double partial = tx == 0 ? 100 : 10, row_done = ty == 0 ? 300 : (tx == 0 ? 100 : 150);
+            const double start = tickets.size() < 10 ? 0.5 : -1;
+            tickets.push_back({1, 2, partial, row_done, 301, 302, 303, start});
+        }
+    return tickets;
+}
 }  // namespace
 
 TEST_CASE("tile_waits.py measures the look-backs from a run's tile stamps", "[cpu][docs]") {
     const std::string dir = "build/tile_waits_test";
     sat_test::require_command("rm -rf " + dir + " && mkdir -p " + dir + "/raw");
-    {
-        std::ofstream summary(dir + "/summary.csv");
-        summary << "gpu,driver,cuda,date,case,type,tiles,tiles_x\n"
-                   "GPU,1,13.0,2026-01-01,64x1536,f32,6,3\n"
-                   "GPU,1,13.0,2026-01-01,2x64x512,f32,4,1\n";
-    }
+    const std::string header = "gpu,driver,cuda,date,case,type,tiles,tiles_x\n";
+    auto write_summary = [&](const std::string& rows) { std::ofstream(dir + "/summary.csv") << header << rows; };
+    write_summary("GPU,1,13.0,2026-01-01,64x1536,f32,6,3\n"
+                  "GPU,1,13.0,2026-01-01,2x64x512,f32,4,1\n"
+                  "GPU,1,13.0,2026-01-01,2112x17408,f32,2244,34\n");
     // One image of 2 tile rows x 3 tiles:     ticket scanned partial row_done carries done written start
     write_tile_stamps(dir + "/raw/tile_times_64x1536_f32.csv", {{1, 3, 4, 4, 5, 6, 7, 0.5},
                                                                 {1, 3.5, 4.5, 8, 8.5, 9, 10, 0.5},
@@ -170,31 +184,39 @@ TEST_CASE("tile_waits.py measures the look-backs from a run's tile stamps", "[cp
                                                                 {2.5, 6, 7.5, 11, 12, 13, 14, -1},
                                                                 {2.5, 6.5, 8, 10, 13, 14, 15, -1}});
     // Two images of 2 tile rows x 1 tile: tickets 0, 1 are the images' top tiles, 2, 3 the ones
-    // below (image after image, ticket 1 would be image 0's lower tile: up_ready 3, not 2.5).
+    // below: up_ready 4 and 5 (image after image, ticket 1 would be image 0's lower tile: 2 and 8).
     write_tile_stamps(dir + "/raw/tile_times_2x64x512_f32.csv", {{1, 2, 3, 1, 3, 4, 5, 0.5},
                                                                  {1, 2, 3, 5, 7, 8, 9, 0.5},
                                                                  {2, 3, 4, 2, 6, 7, 8, -1},
-                                                                 {2, 3, 4, 2, 6, 7, 8, -1}});
-    sat_test::require_command("python3 tools/tile_waits.py " + dir + "/summary.csv " + dir + "/raw " + dir + "/waits.csv");
+                                                                 {2, 3, 4, 2, 10, 11, 12, -1}});
+    write_tile_stamps(dir + "/raw/tile_times_2112x17408_f32.csv", windowed_stamps());
+    const std::string run = "python3 tools/tile_waits.py " + dir + "/summary.csv " + dir + "/raw " + dir + "/waits.csv";
+    sat_test::require_command(run);
     const std::string csv = sat_test::require_command("cat " + dir + "/waits.csv");
-    // row_ready: 3.5 (t1), 3 (t2), 3.5 (t4), 2 (t5), tile column 1: 3.5, the last: 2.5; row_step:
-    // 3.5, 1, 3.5, -1; up_ready: 3, 1, 3.
+    // Medians by nearest rank. The small image: load 2 .. 4; partial spread 2 and 1; row_ready
+    // 3.5, 3 (tile column 2), 3.5, 2 (tile column 2); row_step 3.5, 1, 3.5, -1; up_ready 3, 1, 3;
+    // release 1, 0.5, 0.5, 1, 1, 1.
     CHECK(csv == "gpu,driver,cuda,date,case,type,tiles,tiles_x,ticket_wait_us,load_p10_us,load_med_us,load_p90_us,"
                  "partial_spread_med_us,row_ready_med_us,row_ready_p90_us,row_ready_first_med_us,"
-                 "row_ready_last_med_us,row_step_med_us,up_ready_med_us,up_ready_p90_us\n"
-                 "GPU,1,13.0,2026-01-01,64x1536,f32,6,3,0.50,2.50,3.00,4.00,1.50,3.25,3.50,3.50,2.50,2.25,3.00,3.00\n"
-                 "GPU,1,13.0,2026-01-01,2x64x512,f32,4,1,0.50,1.00,1.00,1.00,0.00,,,,,,2.50,4.00\n");
+                 "row_ready_last_med_us,row_step_med_us,up_ready_med_us,up_ready_p90_us,release_med_us\n"
+                 "GPU,1,13.0,2026-01-01,64x1536,f32,6,3,0.50,2.50,3.00,4.00,2.00,3.50,3.50,3.50,3.00,3.50,3.00,3.00,"
+                 "1.00\n"
+                 "GPU,1,13.0,2026-01-01,2x64x512,f32,4,1,0.50,1.00,1.00,1.00,0.00,,,,,,5.00,5.00,1.00\n"
+                 "GPU,1,13.0,2026-01-01,2112x17408,f32,2244,34,0.50,1.00,1.00,1.00,90.00,50.00,50.00,50.00,140.00,"
+                 "0.00,151.00,151.00,1.00\n");
 
-    // Stamps that are not whole tile rows, and a ticket without a step's stamp: one line, exit 1.
+    // A summary whose tile counts differ from the stamps', stamps that are not whole tile rows,
+    // and a ticket without a step's stamp: one line each, exit 1.
+    auto refused = [&](const char* message) {
+        sat_test::check_output(sat_test::require_command(run + " 2>&1", 1), {message}, {"Traceback"});
+    };
+    write_summary("GPU,1,13.0,2026-01-01,64x1536,f32,6,2\n");
+    refused("tile_waits: 64x1536 f32: the summary says 6 tiles, 2 per tile row; the stamps have 6, 3 per tile row");
+    write_summary("GPU,1,13.0,2026-01-01,64x1536,f32,1,1\n");
     write_tile_stamps(dir + "/raw/tile_times_64x1536_f32.csv", {{1, 3, 4, 4, 5, 6, 7, 0.5}});
-    sat_test::check_output(sat_test::require_command("python3 tools/tile_waits.py " + dir + "/summary.csv " + dir +
-                                                     "/raw " + dir + "/waits.csv 2>&1", 1),
-                           {"tile_waits: 1 tickets are not whole tile rows of 1 image(s) of 2 tile rows"}, {"Traceback"});
-    write_tile_stamps(dir + "/raw/tile_times_64x1536_f32.csv", {{1, 3, 4, 4, 5, 6, 7, 0.5}, {1, 3, 4, -1, 5, 6, 7, 0.5}});
-    sat_test::require_command("sed -i 's/^64x1536/32x1536/; s/,64x1536,/,32x1536,/' " + dir + "/summary.csv && mv " +
-                              dir + "/raw/tile_times_64x1536_f32.csv " + dir + "/raw/tile_times_32x1536_f32.csv");
-    sat_test::check_output(sat_test::require_command("python3 tools/tile_waits.py " + dir + "/summary.csv " + dir +
-                                                     "/raw " + dir + "/waits.csv 2>&1", 1),
-                           {"tile_waits: ticket 1 has no stamp for a step"}, {"Traceback"});
+    refused("tile_waits: 1 tickets are not whole tile rows of 1 image(s) of 2 tile rows");
+    write_summary("GPU,1,13.0,2026-01-01,32x1536,f32,2,2\n");
+    write_tile_stamps(dir + "/raw/tile_times_32x1536_f32.csv", {{1, 3, 4, 4, 5, 6, 7, 0.5}, {1, 3, 4, -1, 5, 6, 7, 0.5}});
+    refused("tile_waits: ticket 1 has no stamp for a step");
     sat_test::run_command("rm -rf " + dir);
 }

@@ -703,10 +703,11 @@ def tile_times_table(path):
     rows = read_rows(path)
     steps = ("start", "load", "publish", "left", "up", "above", "write", "tile")
     out = [f"{run_line(rows[0])}: `build/lib/bench_tile_times --csv` (the library built with "
-           "`-DSATLIB_TILE_STAMPS`); µs per tile, median (90th percentile) over the case's tiles; of five calls "
-           "between two one-thread kernels, L2 flushed, the one whose last tile was written first; last and end: "
-           "µs from the kernel before the call until the last tile's stores are issued and until the kernel after "
-           "the call runs", "",
+           "`-DSATLIB_TILE_STAMPS`); µs per tile, median (90th percentile) over the case's tiles (start: over the "
+           "first round's; left: the left edge's zeros included; above: 0 where the tile above was earlier); of "
+           "five calls between two one-thread kernels, L2 flushed, the one whose last tile was written first; last "
+           "and end: µs from the kernel before the call until the last tile's stores are issued (thread 0's) and "
+           "until the kernel after the call runs", "",
            "| case | type | tiles | " + " | ".join(steps) + " | last | end |",
            "|---|---|---:|" + "---:|" * (len(steps) + 2)]
     for r in rows:
@@ -721,20 +722,22 @@ def tile_waits_table(path):
     published, from the per-ticket stamps of one bench_tile_times run, in µs."""
     rows = read_rows(path)
     out = [f"{run_line(rows[0])}: `tools/tile_waits.py` on the stamps of the run above; µs, medians over the "
-           "tiles (90th percentile in brackets); row ready, up ready: the row look-back's end (row_done) and "
-           "the column look-back's (the block's carries) after the moment everything they wait for was "
-           "published; column 1, last column: row ready of the tiles of tile column 1 and of the last tile "
-           "column; row step: row_done after the left neighbour's row_done and the tile's own partial", "",
-           "| case | type | tiles per tile row | first ticket wait | load p10–p90 | partial spread per tile row | "
-           "row ready | column 1 | last column | row step | up ready |",
-           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+           "tiles (90th percentile in brackets); first ticket wait: first-round blocks only; partial spread: "
+           "per tile row, median over the tile rows; row ready: row_done after the latest partial of the tile "
+           "and the up to 32 tiles to its left; column 1, last column: row ready in tile column 1 and in the "
+           "last tile column; row step: row_done after the later of the tile's partial and its left "
+           "neighbour's row_done; up ready: the carries (thread 0's) after the later of the tile's row_done "
+           "and its first window's (up to 32 tiles above); release: done after the carries", "",
+           "| case | type | tiles per tile row | first ticket wait | load p10–p90 | partial spread | "
+           "row ready | column 1 | last column | row step | up ready | release |",
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         cell = lambda k: r[k] if r[k] else "–"
         out.append(f"| {case_label(r['case'])} | {type_label(r['type'])} | {r['tiles_x']} | {r['ticket_wait_us']} | "
                    f"{r['load_p10_us']}–{r['load_p90_us']} | {r['partial_spread_med_us']} | "
                    f"{cell('row_ready_med_us')} ({cell('row_ready_p90_us')}) | {cell('row_ready_first_med_us')} | "
                    f"{cell('row_ready_last_med_us')} | {cell('row_step_med_us')} | "
-                   f"{r['up_ready_med_us']} ({r['up_ready_p90_us']}) |")
+                   f"{r['up_ready_med_us']} ({r['up_ready_p90_us']}) | {r['release_med_us']} |")
     return "\n".join(out)
 
 

@@ -5,30 +5,39 @@ the per-ticket stamps of `build/lib/bench_tile_times --raw DIR` (lib/bench/bench
     tile_waits.py SUMMARY_CSV RAW_DIR OUT_CSV
 
 SUMMARY_CSV is the same run's `--csv` file: its rows name the cases and types and carry the
-run's GPU, driver, CUDA version and date, which OUT_CSV repeats. Per case, in µs (median, and
-90th percentile where named), over the tiles:
-  ticket_wait       a first-round block's start until its ticket: the wait for the kernel that
-                    clears the flags (programmatic dependent launch)
-  load p10/med/p90  ticket -> loads scanned
+run's GPU, driver, CUDA version and date, which OUT_CSV repeats. Per case, in µs, over the tiles
+(medians and percentiles by nearest rank, as bench_tile_times computes them):
+  ticket_wait       a first-round block's start until its ticket (the L2 prefetch of its first
+                    tile, the wait for the kernel that clears the flags and the ticket's atomic)
+  load p10/med/p90  ticket -> loads scanned (a block's later tickets are taken before it writes
+                    out its previous tile, so this includes that write-out)
   partial_spread    per tile row: the last tile's partial - the first one's
-  row_ready         row_done - the moment its row carry could be known: its own partial, and some
-                    tile to its left at row_done with every tile between at partial
+  row_ready         row_done - the latest partial among the tile and the tiles of its first
+                    window (up to 32 to its left): a row look-back waits for every tile of its
+                    window to reach partial (a row of more than 33 tiles may need more windows)
   row_ready_first, row_ready_last  row_ready of the tiles of tile column 1 and of the last one
   row_step          row_done - (its own partial and the left neighbour's row_done, the later)
-  up_ready          carries - the moment its column window could end: its own row_done and every
-                    tile of its window above (up to 32, inside its image) at row_done
+  up_ready          carries - its own row_done and the latest row_done of its first window above
+                    (up to 32 tiles, inside its image); a look-back that needs a second window
+                    counts it as wait
+  release           done - carries: the column prefixes published, the next ticket's atomic, a
+                    barrier and the release of done
 """
 import csv
-import statistics
 import sys
 from pathlib import Path
 
 TILE_ROWS = 32  # R of every tile shape of the 2-D kernel
 WINDOW = 32     # tiles a look-back examines at once
 STAMPS = ("ticket", "scanned", "partial", "row_done", "carries", "done", "written", "block_start")
+COLUMNS = ["gpu", "driver", "cuda", "date", "case", "type", "tiles", "tiles_x", "ticket_wait_us", "load_p10_us",
+           "load_med_us", "load_p90_us", "partial_spread_med_us", "row_ready_med_us", "row_ready_p90_us",
+           "row_ready_first_med_us", "row_ready_last_med_us", "row_step_med_us", "up_ready_med_us", "up_ready_p90_us",
+           "release_med_us"]
 
 
 def quantile(values, f):
+    """Nearest rank, as lib/bench/bench_tile_times.cu's percentile()."""
     v = sorted(values)
     return v[min(len(v) - 1, int(f * (len(v) - 1) + 0.5))]
 
@@ -63,34 +72,29 @@ def waits(stamps, images, rows):
     if missing:
         raise ValueError(f"ticket {missing[0]} has no stamp for a step")
     tile = {place(k, tiles_x, images): s for k, s in enumerate(stamps)}
-    m = {"ticket_wait": [], "load": [], "partial_spread": [], "row_ready": [], "row_ready_first": [],
-         "row_ready_last": [], "row_step": [], "up_ready": []}
+    m = {k: [] for k in ("ticket_wait", "load", "partial_spread", "row_ready", "row_ready_first", "row_ready_last",
+                         "row_step", "up_ready", "release")}
     for s in stamps:
         if s["block_start"] is not None:
             m["ticket_wait"].append(s["ticket"] - s["block_start"])
         m["load"].append(s["scanned"] - s["ticket"])
+        m["release"].append(s["done"] - s["carries"])
     for b in range(images):
         for ty in range(tiles_y):
             row = [tile[b, ty, tx] for tx in range(tiles_x)]
             m["partial_spread"].append(max(t["partial"] for t in row) - min(t["partial"] for t in row))
             for tx in range(1, tiles_x):
                 here = row[tx]
-                # The earliest chain: tile j at row_done, tiles j+1 .. tx-1 at partial.
-                ready, between = None, 0.0
-                for j in range(tx - 1, -1, -1):
-                    chain = max(row[j]["row_done"], between)
-                    ready = chain if ready is None else min(ready, chain)
-                    between = max(between, row[j]["partial"])
-                row_ready = here["row_done"] - max(here["partial"], ready)
-                m["row_ready"].append(row_ready)
+                ready = max(t["partial"] for t in row[max(0, tx - WINDOW):tx + 1])
+                m["row_ready"].append(here["row_done"] - ready)
                 if tx == 1:
-                    m["row_ready_first"].append(row_ready)
+                    m["row_ready_first"].append(here["row_done"] - ready)
                 if tx == tiles_x - 1:
-                    m["row_ready_last"].append(row_ready)
+                    m["row_ready_last"].append(here["row_done"] - ready)
                 m["row_step"].append(here["row_done"] - max(here["partial"], row[tx - 1]["row_done"]))
+            if ty == 0:
+                continue
             for tx in range(tiles_x):
-                if ty == 0:
-                    continue
                 here = tile[b, ty, tx]
                 window = [tile[b, a, tx]["row_done"] for a in range(max(0, ty - WINDOW), ty)]
                 m["up_ready"].append(here["carries"] - max([here["row_done"]] + window))
@@ -102,26 +106,26 @@ def main(argv):
         print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
         return 2
     summary, raw_dir, out_path = argv[1], Path(argv[2]), argv[3]
-    columns = ["gpu", "driver", "cuda", "date", "case", "type", "tiles", "tiles_x", "ticket_wait_us", "load_p10_us",
-               "load_med_us", "load_p90_us", "partial_spread_med_us", "row_ready_med_us", "row_ready_p90_us",
-               "row_ready_first_med_us", "row_ready_last_med_us", "row_step_med_us", "up_ready_med_us", "up_ready_p90_us"]
     out = []
     try:
-        cases = [(r, case_shape(r["case"])) for r in csv.DictReader(open(summary))]
-        runs = [(r, waits(read_stamps(raw_dir / f"tile_times_{r['case']}_{r['type']}.csv"), images, rows))
-                for r, (images, rows, _) in cases]
+        for r in csv.DictReader(open(summary)):
+            images, rows, _ = case_shape(r["case"])
+            stamps = read_stamps(raw_dir / f"tile_times_{r['case']}_{r['type']}.csv")
+            tiles_x, m = waits(stamps, images, rows)
+            if int(r["tiles"]) != len(stamps) or int(r["tiles_x"]) != tiles_x:
+                raise ValueError(f"{r['case']} {r['type']}: the summary says {r['tiles']} tiles, {r['tiles_x']} per "
+                                 f"tile row; the stamps have {len(stamps)}, {tiles_x} per tile row")
+            cell = lambda k, f=0.5: f"{quantile(m[k], f):.2f}" if m[k] else ""
+            out.append([r["gpu"], r["driver"], r["cuda"], r["date"], r["case"], r["type"], r["tiles"], r["tiles_x"],
+                        cell("ticket_wait"), cell("load", 0.1), cell("load"), cell("load", 0.9), cell("partial_spread"),
+                        cell("row_ready"), cell("row_ready", 0.9), cell("row_ready_first"), cell("row_ready_last"),
+                        cell("row_step"), cell("up_ready"), cell("up_ready", 0.9), cell("release")])
     except (OSError, ValueError, KeyError) as e:
         print(f"tile_waits: {e}", file=sys.stderr)
         return 1
-    for r, (tiles_x, m) in runs:
-        med = lambda k: f"{statistics.median(m[k]):.2f}" if m[k] else ""
-        q = lambda k, f: f"{quantile(m[k], f):.2f}" if m[k] else ""
-        out.append([r["gpu"], r["driver"], r["cuda"], r["date"], r["case"], r["type"], r["tiles"], str(tiles_x),
-                    med("ticket_wait"), q("load", 0.1), med("load"), q("load", 0.9), med("partial_spread"),
-                    med("row_ready"), q("row_ready", 0.9), med("row_ready_first"), med("row_ready_last"), med("row_step"), med("up_ready"), q("up_ready", 0.9)])
     with open(out_path, "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
-        w.writerow(columns)
+        w.writerow(COLUMNS)
         w.writerows(out)
     return 0
 

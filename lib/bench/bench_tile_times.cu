@@ -5,24 +5,27 @@
 //
 // Linked against the library compiled with -DSATLIB_TILE_STAMPS: every ticket of the 2-D kernel
 // then records %globaltimer when it is taken, when its loads are scanned, when it publishes its
-// aggregates (partial), its row carries (row_done) and its column prefixes (done), when its
-// carries are in, and when its stores are issued (TileStamp, lib/src/lookback_kernel.cuh). A call
-// runs between two one-thread kernels that read %globaltimer; the run of five whose last tile
-// was written earliest is kept (L2 flushed before each). Per case, the median and 90th
-// percentile over the tiles of each step, in µs:
+// aggregates (partial), its row carries (row_done) and its column prefixes (done), when thread 0
+// has its carries, and when thread 0's stores are issued (TileStamp and the stamp_tile calls,
+// lib/src/lookback_kernel.cuh, say which thread stamps what). A call runs between two one-thread
+// kernels that read %globaltimer; the run of five whose last tile was written earliest is kept
+// (L2 flushed before each; a first call before them is not kept). Per case, the median and 90th
+// percentile (nearest rank) over the tiles of each step, in µs:
 //   start    the block's start (first round of tickets) after the stamp kernel before the call
-//   load     ticket -> scanned: the tile's loads in and its local scan done
+//   load     ticket -> scanned: the tile's loads in and its local scan done (a block takes its
+//            next ticket before it writes out its current tile, so after a block's first tile
+//            this includes that write-out)
 //   publish  scanned -> partial
 //   left     partial -> row_done: the row look-back (0 on the left edge)
-//   up       partial -> carries: both look-backs, up to the block's barrier after them
+//   up       partial -> carries: both look-backs and thread 0's adds of the column sums
 //   above    how long after this tile's partial the tile above reached row_done (0 when earlier):
 //            the part of `up` spent waiting for the neighbour the column window needs first
-//   write    done -> stores issued
-//   tile     ticket -> stores issued
+//   write    done -> thread 0's stores issued
+//   tile     ticket -> thread 0's stores issued
 // and the call's end (last tile written, after the stamp before). Input zero: the kernel's work
 // does not depend on the values, and nothing is checked here (the tests do). --raw DIR writes each
 // case's stamps, in ns after the stamp before the call, one row per ticket
-// (DIR/tile_times_<case>_<type>.csv).
+// (DIR/tile_times_<case>_<type>.csv: tools/tile_waits.py's input).
 #include <cuda_runtime.h>
 
 #include <algorithm>

@@ -486,8 +486,17 @@ constexpr std::size_t smem_bytes() {
 // Tile stamps (a measurement build only: bench_tile_times, compiled with -DSATLIB_TILE_STAMPS):
 // `trace` then holds tile_stamps %globaltimer stamps per ticket, in the order of TileStamp, instead
 // of the 32 x 32 pieces' stamps; one thread of the block writes each.
-enum TileStamp { stamp_ticket, stamp_scanned, stamp_partial, stamp_row_done, stamp_carries, stamp_done,
-                 stamp_written, stamp_block_start, tile_stamps };
+enum TileStamp {
+    stamp_ticket,       // taken (a block's later tickets: before it writes out the tile before)
+    stamp_scanned,      // thread 0, after the barrier that ends the local scan
+    stamp_partial,      // the releasing thread, after releasing partial
+    stamp_row_done,     // lane 0 of warp 0, after its row look-back (the left edge: with partial)
+    stamp_carries,      // thread 0, after its own adds of the column sums (no barrier after it)
+    stamp_done,         // the releasing thread, after releasing done
+    stamp_written,      // thread 0, its stores issued
+    stamp_block_start,  // a block of the first round starts
+    tile_stamps
+};
 #ifdef SATLIB_TILE_STAMPS
 constexpr bool tile_stamps_on = true;
 #else
