@@ -179,7 +179,7 @@ TEST_CASE("tile_waits.py measures the look-backs from a run's tile stamps", "[cp
     // One image of 2 tile rows x 3 tiles:     ticket scanned partial row_done carries done written start
     write_tile_stamps(dir + "/raw/tile_times_64x1536_f32.csv", {{1, 3, 4, 4, 5, 6, 7, 0.5},
                                                                 {1, 3.5, 4.5, 8, 8.5, 9, 10, 0.5},
-                                                                {1, 4, 6, 9, 9.5, 10, 11, 0.5},
+                                                                {1.5, 4, 6, 9, 9.5, 10, 11, 0.5},
                                                                 {2, 5, 7, 7, 10, 11, 12, -1},
                                                                 {2.5, 6, 7.5, 11, 12, 13, 14, -1},
                                                                 {2.5, 6.5, 8, 10, 13, 14, 15, -1}});
@@ -193,16 +193,16 @@ TEST_CASE("tile_waits.py measures the look-backs from a run's tile stamps", "[cp
     const std::string run = "python3 tools/tile_waits.py " + dir + "/summary.csv " + dir + "/raw " + dir + "/waits.csv";
     sat_test::require_command(run);
     const std::string csv = sat_test::require_command("cat " + dir + "/waits.csv");
-    // Medians by nearest rank. The small image: load 2 .. 4; partial spread 2 and 1; row_ready
+    // Medians by nearest rank. The small image: first-round tickets at 1 and 1.5; load 2 .. 4; partial spread 2 and 1; row_ready
     // 3.5, 3 (tile column 2), 3.5, 2 (tile column 2); row_step 3.5, 1, 3.5, -1; up_ready 3, 1, 3;
     // release 1, 0.5, 0.5, 1, 1, 1.
-    CHECK(csv == "gpu,driver,cuda,date,case,type,tiles,tiles_x,ticket_wait_us,load_p10_us,load_med_us,load_p90_us,"
-                 "partial_spread_med_us,row_ready_med_us,row_ready_p90_us,row_ready_first_med_us,"
+    CHECK(csv == "gpu,driver,cuda,date,case,type,tiles,tiles_x,ticket_wait_us,first_tickets_us,load_p10_us,load_med_us,"
+                 "load_p90_us,partial_spread_med_us,row_ready_med_us,row_ready_p90_us,row_ready_first_med_us,"
                  "row_ready_last_med_us,row_step_med_us,up_ready_med_us,up_ready_p90_us,release_med_us\n"
-                 "GPU,1,13.0,2026-01-01,64x1536,f32,6,3,0.50,2.50,3.00,4.00,2.00,3.50,3.50,3.50,3.00,3.50,3.00,3.00,"
+                 "GPU,1,13.0,2026-01-01,64x1536,f32,6,3,0.50,0.50,2.50,3.00,4.00,2.00,3.50,3.50,3.50,3.00,3.50,3.00,3.00,"
                  "1.00\n"
-                 "GPU,1,13.0,2026-01-01,2x64x512,f32,4,1,0.50,1.00,1.00,1.00,0.00,,,,,,5.00,5.00,1.00\n"
-                 "GPU,1,13.0,2026-01-01,2112x17408,f32,2244,34,0.50,1.00,1.00,1.00,90.00,50.00,50.00,50.00,140.00,"
+                 "GPU,1,13.0,2026-01-01,2x64x512,f32,4,1,0.50,0.00,1.00,1.00,1.00,0.00,,,,,,5.00,5.00,1.00\n"
+                 "GPU,1,13.0,2026-01-01,2112x17408,f32,2244,34,0.50,0.00,1.00,1.00,1.00,90.00,50.00,50.00,50.00,140.00,"
                  "0.00,151.00,151.00,1.00\n");
 
     // A summary whose tile counts differ from the stamps', stamps that are not whole tile rows,

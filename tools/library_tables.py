@@ -722,19 +722,20 @@ def tile_waits_table(path):
     published, from the per-ticket stamps of one bench_tile_times run, in µs."""
     rows = read_rows(path)
     out = [f"{run_line(rows[0])}: `tools/tile_waits.py` on the stamps of the run above; µs, medians over the "
-           "tiles (90th percentile in brackets); first ticket wait: first-round blocks only; partial spread: "
+           "tiles (90th percentile in brackets); first ticket wait: first-round blocks only; first tickets: the "
+           "first round's last ticket taken after its first; partial spread: "
            "per tile row, median over the tile rows; row ready: row_done after the latest partial of the tile "
            "and the up to 32 tiles to its left; column 1, last column: row ready in tile column 1 and in the "
            "last tile column; row step: row_done after the later of the tile's partial and its left "
            "neighbour's row_done; up ready: the carries (thread 0's) after the later of the tile's row_done "
            "and its first window's (up to 32 tiles above); release: done after the carries", "",
-           "| case | type | tiles per tile row | first ticket wait | load p10–p90 | partial spread | "
+           "| case | type | tiles per tile row | first ticket wait | first tickets | load p10–p90 | partial spread | "
            "row ready | column 1 | last column | row step | up ready | release |",
-           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         cell = lambda k: r[k] if r[k] else "–"
         out.append(f"| {case_label(r['case'])} | {type_label(r['type'])} | {r['tiles_x']} | {r['ticket_wait_us']} | "
-                   f"{r['load_p10_us']}–{r['load_p90_us']} | {r['partial_spread_med_us']} | "
+                   f"{r['first_tickets_us']} | {r['load_p10_us']}–{r['load_p90_us']} | {r['partial_spread_med_us']} | "
                    f"{cell('row_ready_med_us')} ({cell('row_ready_p90_us')}) | {cell('row_ready_first_med_us')} | "
                    f"{cell('row_ready_last_med_us')} | {cell('row_step_med_us')} | "
                    f"{r['up_ready_med_us']} ({r['up_ready_p90_us']}) | {r['release_med_us']} |")

@@ -9,6 +9,7 @@ run's GPU, driver, CUDA version and date, which OUT_CSV repeats. Per case, in µ
 (medians and percentiles by nearest rank, as bench_tile_times computes them):
   ticket_wait       a first-round block's start until its ticket (the L2 prefetch of its first
                     tile, the wait for the kernel that clears the flags and the ticket's atomic)
+  first_tickets     the first round's last ticket - its first (when they were taken)
   load p10/med/p90  ticket -> loads scanned (a block's later tickets are taken before it writes
                     out its previous tile, so this includes that write-out)
   partial_spread    per tile row: the last tile's partial - the first one's
@@ -30,7 +31,7 @@ from pathlib import Path
 TILE_ROWS = 32  # R of every tile shape of the 2-D kernel
 WINDOW = 32     # tiles a look-back examines at once
 STAMPS = ("ticket", "scanned", "partial", "row_done", "carries", "done", "written", "block_start")
-COLUMNS = ["gpu", "driver", "cuda", "date", "case", "type", "tiles", "tiles_x", "ticket_wait_us", "load_p10_us",
+COLUMNS = ["gpu", "driver", "cuda", "date", "case", "type", "tiles", "tiles_x", "ticket_wait_us", "first_tickets_us", "load_p10_us",
            "load_med_us", "load_p90_us", "partial_spread_med_us", "row_ready_med_us", "row_ready_p90_us",
            "row_ready_first_med_us", "row_ready_last_med_us", "row_step_med_us", "up_ready_med_us", "up_ready_p90_us",
            "release_med_us"]
@@ -72,13 +73,15 @@ def waits(stamps, images, rows):
     if missing:
         raise ValueError(f"ticket {missing[0]} has no stamp for a step")
     tile = {place(k, tiles_x, images): s for k, s in enumerate(stamps)}
-    m = {k: [] for k in ("ticket_wait", "load", "partial_spread", "row_ready", "row_ready_first", "row_ready_last",
+    m = {k: [] for k in ("ticket_wait", "first_tickets", "load", "partial_spread", "row_ready", "row_ready_first", "row_ready_last",
                          "row_step", "up_ready", "release")}
     for s in stamps:
         if s["block_start"] is not None:
             m["ticket_wait"].append(s["ticket"] - s["block_start"])
         m["load"].append(s["scanned"] - s["ticket"])
         m["release"].append(s["done"] - s["carries"])
+    first_round = [s["ticket"] for s in stamps if s["block_start"] is not None]
+    m["first_tickets"] = [max(first_round) - min(first_round)] if first_round else []
     for b in range(images):
         for ty in range(tiles_y):
             row = [tile[b, ty, tx] for tx in range(tiles_x)]
@@ -117,7 +120,7 @@ def main(argv):
                                  f"tile row; the stamps have {len(stamps)}, {tiles_x} per tile row")
             cell = lambda k, f=0.5: f"{quantile(m[k], f):.2f}" if m[k] else ""
             out.append([r["gpu"], r["driver"], r["cuda"], r["date"], r["case"], r["type"], r["tiles"], r["tiles_x"],
-                        cell("ticket_wait"), cell("load", 0.1), cell("load"), cell("load", 0.9), cell("partial_spread"),
+                        cell("ticket_wait"), cell("first_tickets"), cell("load", 0.1), cell("load"), cell("load", 0.9), cell("partial_spread"),
                         cell("row_ready"), cell("row_ready", 0.9), cell("row_ready_first"), cell("row_ready_last"),
                         cell("row_step"), cell("up_ready"), cell("up_ready", 0.9), cell("release")])
     except (OSError, ValueError, KeyError) as e:
