@@ -51,9 +51,7 @@ constexpr int min_tile_cols = 512;  // the narrowest tile: 128 threads x 4 colum
 
 struct Case {
     int images, rows, cols;
-    std::string name() const {
-        return (images > 1 ? std::to_string(images) + "x" : "") + std::to_string(rows) + "x" + std::to_string(cols);
-    }
+    std::string name() const { return sat::shape_text(sat::Shape{rows, cols}, images); }  // "Bx1080x1920"
 };
 
 double percentile(std::vector<double> v, double f) {
@@ -185,10 +183,10 @@ int main(int argc, char** argv) {
             try {
                 for (std::string s : sat::split_list(argv[++k], ',')) {
                     int images = 1;
-                    const std::size_t x1 = s.find('x'), x2 = x1 == std::string::npos ? x1 : s.find('x', x1 + 1);
-                    if (x2 != std::string::npos) {
-                        images = int(sat::parse_integer("--cases", s.substr(0, x1), 1, 65535));
-                        s = s.substr(x1 + 1);
+                    const std::size_t x = s.find('x');
+                    if (x != std::string::npos && s.find('x', x + 1) != std::string::npos) {  // Bx in front
+                        images = int(sat::parse_integer("--cases", s.substr(0, x), 1, 65535));
+                        s = s.substr(x + 1);
                     }
                     const sat::Shape shape = sat::parse_shape("--cases", s);
                     cases.push_back({images, shape.rows, shape.cols});
