@@ -142,11 +142,13 @@ TEST_CASE("ncu_phases.py sums an ncu source page per phase of the tile loop", "[
 // image of 66 x 34 tiles whose look-backs' windows (32 tiles) leave out a late first tile row
 // and tile column.
 namespace {
-// One ticket's stamps in µs, in the file's order (block_start -1: not of the first round).
+// One ticket's stamps in µs, in the file's order (block_start, prefetched, flags_clear -1: not
+// of the first round).
 using TileStamps = std::vector<double>;
 void write_tile_stamps(const std::string& path, const std::vector<TileStamps>& tickets) {
     std::ofstream f(path);
-    f << "ticket,ticket_ns,scanned_ns,partial_ns,row_done_ns,carries_ns,done_ns,written_ns,block_start_ns\n";
+    f << "ticket,ticket_ns,scanned_ns,partial_ns,row_done_ns,carries_ns,done_ns,written_ns,block_start_ns,prefetched_ns,"
+         "flags_clear_ns,loads_start_ns\n";
     for (std::size_t k = 0; k < tickets.size(); ++k) {
         f << k;
         for (double us : tickets[k]) f << "," << (us < 0 ? -1 : static_cast<long long>(us * 1000));
@@ -161,8 +163,8 @@ std::vector<TileStamps> windowed_stamps() {
     for (int ty = 0; ty < 66; ++ty)
         for (int tx = 0; tx < 34; ++tx) {
             const double partial = tx == 0 ? 100 : 10, row_done = ty == 0 ? 300 : (tx == 0 ? 100 : 150);
-            const double start = tickets.size() < 10 ? 0.5 : -1;
-            tickets.push_back({1, 2, partial, row_done, 301, 302, 303, start});
+            const bool first = tickets.size() < 10;
+            tickets.push_back({1, 2, partial, row_done, 301, 302, 303, first ? 0.5 : -1, first ? 0.6 : -1, first ? 0.75 : -1, 1});
         }
     return tickets;
 }
@@ -176,34 +178,39 @@ TEST_CASE("tile_waits.py measures the look-backs from a run's tile stamps", "[cp
     write_summary("GPU,1,13.0,2026-01-01,64x1536,f32,6,3\n"
                   "GPU,1,13.0,2026-01-01,2x64x512,f32,4,1\n"
                   "GPU,1,13.0,2026-01-01,2112x17408,f32,2244,34\n");
-    // One image of 2 tile rows x 3 tiles:     ticket scanned partial row_done carries done written start
-    write_tile_stamps(dir + "/raw/tile_times_64x1536_f32.csv", {{1, 3, 4, 4, 5, 6, 7, 0.5},
-                                                                {1, 3.5, 4.5, 8, 8.5, 9, 10, 0.5},
-                                                                {1.5, 4, 6, 9, 9.5, 10, 11, 0.5},
-                                                                {2, 5, 7, 7, 10, 11, 12, -1},
-                                                                {2.5, 6, 7.5, 11, 12, 13, 14, -1},
-                                                                {2.5, 6.5, 8, 10, 13, 14, 15, -1}});
+    // One image of 2 tile rows x 3 tiles: ticket scanned partial row_done carries done written,
+    // then start prefetched flags_clear (the first round) and loads_start.
+    write_tile_stamps(dir + "/raw/tile_times_64x1536_f32.csv", {{1, 3, 4, 4, 5, 6, 7, 0.5, 0.6, 0.75, 1.5},
+                                                                {1, 3.5, 4.5, 8, 8.5, 9, 10, 0.5, 0.6, 0.75, 1},
+                                                                {1.5, 4, 6, 9, 9.5, 10, 11, 0.5, 0.6, 0.75, 2},
+                                                                {2, 5, 7, 7, 10, 11, 12, -1, -1, -1, 3},
+                                                                {2.5, 6, 7.5, 11, 12, 13, 14, -1, -1, -1, 3},
+                                                                {2.5, 6.5, 8, 10, 13, 14, 15, -1, -1, -1, 4}});
     // Two images of 2 tile rows x 1 tile: tickets 0, 1 are the images' top tiles, 2, 3 the ones
     // below: up_ready 4 and 5 (image after image, ticket 1 would be image 0's lower tile: 2 and 8).
-    write_tile_stamps(dir + "/raw/tile_times_2x64x512_f32.csv", {{1, 2, 3, 1, 3, 4, 5, 0.5},
-                                                                 {1, 2, 3, 5, 7, 8, 9, 0.5},
-                                                                 {2, 3, 4, 2, 6, 7, 8, -1},
-                                                                 {2, 3, 4, 2, 10, 11, 12, -1}});
+    write_tile_stamps(dir + "/raw/tile_times_2x64x512_f32.csv", {{1, 2, 3, 1, 3, 4, 5, 0.5, 0.6, 0.75, 1},
+                                                                 {1, 2, 3, 5, 7, 8, 9, 0.5, 0.6, 0.75, 1},
+                                                                 {2, 3, 4, 2, 6, 7, 8, -1, -1, -1, 2},
+                                                                 {2, 3, 4, 2, 10, 11, 12, -1, -1, -1, 2}});
     write_tile_stamps(dir + "/raw/tile_times_2112x17408_f32.csv", windowed_stamps());
     const std::string run = "python3 tools/tile_waits.py " + dir + "/summary.csv " + dir + "/raw " + dir + "/waits.csv";
     sat_test::require_command(run);
     const std::string csv = sat_test::require_command("cat " + dir + "/waits.csv");
-    // Medians by nearest rank. The small image: first-round tickets at 1 and 1.5; load 2 .. 4; partial spread 2 and 1; row_ready
+    // Medians by nearest rank. The small image: ticket waits 0.5, 0.5, 1 (prefetch 0.1, flags 0.15,
+    // atomic 0.25, 0.25, 0.75); first-round tickets at 1 and 1.5; drain 1, 0.5, 1.5; load 1.5, 2.5,
+    // 2, 2, 3, 2.5; partial spread 2 and 1; row_ready
     // 3.5, 3 (tile column 2), 3.5, 2 (tile column 2); row_step 3.5, 1, 3.5, -1; up_ready 3, 1, 3;
     // release 1, 0.5, 0.5, 1, 1, 1.
-    CHECK(csv == "gpu,driver,cuda,date,case,type,tiles,tiles_x,ticket_wait_us,first_tickets_us,load_p10_us,load_med_us,"
+    CHECK(csv == "gpu,driver,cuda,date,case,type,tiles,tiles_x,ticket_wait_us,prefetch_issue_us,flags_wait_us,"
+                 "ticket_atomic_us,first_tickets_us,drain_med_us,load_p10_us,load_med_us,"
                  "load_p90_us,partial_spread_med_us,row_ready_med_us,row_ready_p90_us,row_ready_first_med_us,"
                  "row_ready_last_med_us,row_step_med_us,up_ready_med_us,up_ready_p90_us,release_med_us\n"
-                 "GPU,1,13.0,2026-01-01,64x1536,f32,6,3,0.50,0.50,2.50,3.00,4.00,2.00,3.50,3.50,3.50,3.00,3.50,3.00,3.00,"
+                 "GPU,1,13.0,2026-01-01,64x1536,f32,6,3,0.50,0.10,0.15,0.25,0.50,1.00,2.00,2.50,3.00,2.00,3.50,3.50,3.50,"
+                 "3.00,3.50,3.00,3.00,1.00\n"
+                 "GPU,1,13.0,2026-01-01,2x64x512,f32,4,1,0.50,0.10,0.15,0.25,0.00,0.00,1.00,1.00,1.00,0.00,,,,,,5.00,5.00,"
                  "1.00\n"
-                 "GPU,1,13.0,2026-01-01,2x64x512,f32,4,1,0.50,0.00,1.00,1.00,1.00,0.00,,,,,,5.00,5.00,1.00\n"
-                 "GPU,1,13.0,2026-01-01,2112x17408,f32,2244,34,0.50,0.00,1.00,1.00,1.00,90.00,50.00,50.00,50.00,140.00,"
-                 "0.00,151.00,151.00,1.00\n");
+                 "GPU,1,13.0,2026-01-01,2112x17408,f32,2244,34,0.50,0.10,0.15,0.25,0.00,0.00,1.00,1.00,1.00,90.00,50.00,"
+                 "50.00,50.00,140.00,0.00,151.00,151.00,1.00\n");
 
     // A summary whose tile counts differ from the stamps', stamps that are not whole tile rows,
     // and a ticket without a step's stamp: one line each, exit 1.
@@ -213,10 +220,14 @@ TEST_CASE("tile_waits.py measures the look-backs from a run's tile stamps", "[cp
     write_summary("GPU,1,13.0,2026-01-01,64x1536,f32,6,2\n");
     refused("tile_waits: 64x1536 f32: the summary says 6 tiles, 2 per tile row; the stamps have 6, 3 per tile row");
     write_summary("GPU,1,13.0,2026-01-01,64x1536,f32,1,1\n");
-    write_tile_stamps(dir + "/raw/tile_times_64x1536_f32.csv", {{1, 3, 4, 4, 5, 6, 7, 0.5}});
+    write_tile_stamps(dir + "/raw/tile_times_64x1536_f32.csv", {{1, 3, 4, 4, 5, 6, 7, 0.5, 0.6, 0.75, 1}});
     refused("tile_waits: 1 tickets are not whole tile rows of 1 image(s) of 2 tile rows");
     write_summary("GPU,1,13.0,2026-01-01,32x1536,f32,2,2\n");
-    write_tile_stamps(dir + "/raw/tile_times_32x1536_f32.csv", {{1, 3, 4, 4, 5, 6, 7, 0.5}, {1, 3, 4, -1, 5, 6, 7, 0.5}});
+    write_tile_stamps(dir + "/raw/tile_times_32x1536_f32.csv",
+                      {{1, 3, 4, 4, 5, 6, 7, 0.5, 0.6, 0.75, 1}, {1, 3, 4, -1, 5, 6, 7, 0.5, 0.6, 0.75, 1}});
     refused("tile_waits: ticket 1 has no stamp for a step");
+    write_tile_stamps(dir + "/raw/tile_times_32x1536_f32.csv",
+                      {{1, 3, 4, 4, 5, 6, 7, 0.5, 0.6, 0.75, 1}, {1, 3, 4, 4, 5, 6, 7, 0.5, -1, 0.75, 1}});
+    refused("tile_waits: ticket 1 has some of a first-round block's stamps, not all");
     sat_test::run_command("rm -rf " + dir);
 }

@@ -704,7 +704,7 @@ def tile_times_table(path):
     steps = ("start", "load", "publish", "left", "up", "above", "write", "tile")
     out = [f"{run_line(rows[0])}: `build/lib/bench_tile_times --csv` (the library built with "
            "`-DSATLIB_TILE_STAMPS`); µs per tile, median (90th percentile) over the case's tiles (start: over the "
-           "first round's; left: the left edge's zeros included; above: 0 where the tile above was earlier); of "
+           "first round's; load: from the top of the tile loop, which follows the write-out of the block's tile before; left: the left edge's zeros included; above: 0 where the tile above was earlier); of "
            "five calls between two one-thread kernels, L2 flushed, the one whose last tile was written first; last "
            "and end: µs from the kernel before the call until the last tile's stores are issued (thread 0's) and "
            "until the kernel after the call runs", "",
@@ -722,20 +722,25 @@ def tile_waits_table(path):
     published, from the per-ticket stamps of one bench_tile_times run, in µs."""
     rows = read_rows(path)
     out = [f"{run_line(rows[0])}: `tools/tile_waits.py` on the stamps of the run above; µs, medians over the "
-           "tiles (90th percentile in brackets); first ticket wait: first-round blocks only; first tickets: the "
-           "first round's last ticket taken after its first; partial spread: "
+           "tiles (90th percentile in brackets); first ticket wait: first-round blocks only, from the block's start, "
+           "and its parts (thread 0's): the L2 prefetch issued, the wait for the kernel that clears the flags, the "
+           "ticket's atomic; first tickets: the first round's last ticket taken after its first; drain: a later "
+           "ticket until the top of the tile loop (the block's write-out of its tile before, and a barrier); load: "
+           "the top of the tile loop until the local scan's end; partial spread: "
            "per tile row, median over the tile rows; row ready: row_done after the latest partial of the tile "
            "and the up to 32 tiles to its left; column 1, last column: row ready in tile column 1 and in the "
            "last tile column; row step: row_done after the later of the tile's partial and its left "
            "neighbour's row_done; up ready: the carries (thread 0's) after the later of the tile's row_done "
            "and its first window's (up to 32 tiles above); release: done after the carries", "",
-           "| case | type | tiles per tile row | first ticket wait | first tickets | load p10–p90 | partial spread | "
-           "row ready | column 1 | last column | row step | up ready | release |",
-           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+           "| case | type | tiles per tile row | first ticket wait | prefetch + flags + atomic | first tickets | drain | "
+           "load p10–p90 | partial spread | row ready | column 1 | last column | row step | up ready | release |",
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         cell = lambda k: r[k] if r[k] else "–"
         out.append(f"| {case_label(r['case'])} | {type_label(r['type'])} | {r['tiles_x']} | {r['ticket_wait_us']} | "
-                   f"{r['first_tickets_us']} | {r['load_p10_us']}–{r['load_p90_us']} | {r['partial_spread_med_us']} | "
+                   f"{r['prefetch_issue_us']} + {r['flags_wait_us']} + {r['ticket_atomic_us']} | "
+                   f"{r['first_tickets_us']} | {cell('drain_med_us')} | {r['load_p10_us']}–{r['load_p90_us']} | "
+                   f"{r['partial_spread_med_us']} | "
                    f"{cell('row_ready_med_us')} ({cell('row_ready_p90_us')}) | {cell('row_ready_first_med_us')} | "
                    f"{cell('row_ready_last_med_us')} | {cell('row_step_med_us')} | "
                    f"{r['up_ready_med_us']} ({r['up_ready_p90_us']}) | {r['release_med_us']} |")

@@ -7,11 +7,14 @@ the per-ticket stamps of `build/lib/bench_tile_times --raw DIR` (lib/bench/bench
 SUMMARY_CSV is the same run's `--csv` file: its rows name the cases and types and carry the
 run's GPU, driver, CUDA version and date, which OUT_CSV repeats. Per case, in µs, over the tiles
 (medians and percentiles by nearest rank, as bench_tile_times computes them):
-  ticket_wait       a first-round block's start until its ticket (the L2 prefetch of its first
-                    tile, the wait for the kernel that clears the flags and the ticket's atomic)
+  ticket_wait       a first-round block's start until its ticket, in three parts (thread 0's):
+    prefetch_issue    start -> its L2 prefetch of the first tile issued
+    flags_wait        -> past griddepcontrol.wait (the kernel that clears the flags)
+    ticket_atomic     -> the ticket taken (the atomic on one word)
   first_tickets     the first round's last ticket - its first (when they were taken)
-  load p10/med/p90  ticket -> loads scanned (a block's later tickets are taken before it writes
-                    out its previous tile, so this includes that write-out)
+  drain             a later ticket -> the top of the tile loop: the block's write-out of its
+                    tile before (it takes the next ticket first) and the barrier after it
+  load p10/med/p90  loads start (the top of the tile loop) -> scanned
   partial_spread    per tile row: the last tile's partial - the first one's
   row_ready         row_done - the latest partial among the tile and the tiles of its first
                     window (up to 32 to its left): a row look-back waits for every tile of its
@@ -30,8 +33,11 @@ from pathlib import Path
 
 TILE_ROWS = 32  # R of every tile shape of the 2-D kernel
 WINDOW = 32     # tiles a look-back examines at once
-STAMPS = ("ticket", "scanned", "partial", "row_done", "carries", "done", "written", "block_start")
-COLUMNS = ["gpu", "driver", "cuda", "date", "case", "type", "tiles", "tiles_x", "ticket_wait_us", "first_tickets_us", "load_p10_us",
+STAMPS = ("ticket", "scanned", "partial", "row_done", "carries", "done", "written", "block_start", "prefetched",
+          "flags_clear", "loads_start")
+FIRST_ROUND_ONLY = ("block_start", "prefetched", "flags_clear")
+COLUMNS = ["gpu", "driver", "cuda", "date", "case", "type", "tiles", "tiles_x", "ticket_wait_us", "prefetch_issue_us", "flags_wait_us",
+           "ticket_atomic_us", "first_tickets_us", "drain_med_us", "load_p10_us",
            "load_med_us", "load_p90_us", "partial_spread_med_us", "row_ready_med_us", "row_ready_p90_us",
            "row_ready_first_med_us", "row_ready_last_med_us", "row_step_med_us", "up_ready_med_us", "up_ready_p90_us",
            "release_med_us"]
@@ -69,16 +75,25 @@ def waits(stamps, images, rows):
     tiles_x, left_over = divmod(len(stamps), tiles_y * images)
     if left_over or tiles_x == 0:
         raise ValueError(f"{len(stamps)} tickets are not whole tile rows of {images} image(s) of {tiles_y} tile rows")
-    missing = [k for k, s in enumerate(stamps) if any(s[name] is None for name in STAMPS[:-1])]
+    missing = [k for k, s in enumerate(stamps) if any(s[name] is None for name in STAMPS if name not in FIRST_ROUND_ONLY)]
     if missing:
         raise ValueError(f"ticket {missing[0]} has no stamp for a step")
+    partial_start = [k for k, s in enumerate(stamps) if len({s[name] is None for name in FIRST_ROUND_ONLY}) > 1]
+    if partial_start:
+        raise ValueError(f"ticket {partial_start[0]} has some of a first-round block's stamps, not all")
     tile = {place(k, tiles_x, images): s for k, s in enumerate(stamps)}
-    m = {k: [] for k in ("ticket_wait", "first_tickets", "load", "partial_spread", "row_ready", "row_ready_first", "row_ready_last",
+    m = {k: [] for k in ("ticket_wait", "prefetch_issue", "flags_wait", "ticket_atomic", "first_tickets", "drain", "load",
+                         "partial_spread", "row_ready", "row_ready_first", "row_ready_last",
                          "row_step", "up_ready", "release")}
     for s in stamps:
         if s["block_start"] is not None:
             m["ticket_wait"].append(s["ticket"] - s["block_start"])
-        m["load"].append(s["scanned"] - s["ticket"])
+            m["prefetch_issue"].append(s["prefetched"] - s["block_start"])
+            m["flags_wait"].append(s["flags_clear"] - s["prefetched"])
+            m["ticket_atomic"].append(s["ticket"] - s["flags_clear"])
+        else:
+            m["drain"].append(s["loads_start"] - s["ticket"])
+        m["load"].append(s["scanned"] - s["loads_start"])
         m["release"].append(s["done"] - s["carries"])
     first_round = [s["ticket"] for s in stamps if s["block_start"] is not None]
     m["first_tickets"] = [max(first_round) - min(first_round)] if first_round else []
@@ -120,7 +135,8 @@ def main(argv):
                                  f"tile row; the stamps have {len(stamps)}, {tiles_x} per tile row")
             cell = lambda k, f=0.5: f"{quantile(m[k], f):.2f}" if m[k] else ""
             out.append([r["gpu"], r["driver"], r["cuda"], r["date"], r["case"], r["type"], r["tiles"], r["tiles_x"],
-                        cell("ticket_wait"), cell("first_tickets"), cell("load", 0.1), cell("load"), cell("load", 0.9), cell("partial_spread"),
+                        cell("ticket_wait"), cell("prefetch_issue"), cell("flags_wait"), cell("ticket_atomic"),
+                        cell("first_tickets"), cell("drain"), cell("load", 0.1), cell("load"), cell("load", 0.9), cell("partial_spread"),
                         cell("row_ready"), cell("row_ready", 0.9), cell("row_ready_first"), cell("row_ready_last"),
                         cell("row_step"), cell("up_ready"), cell("up_ready", 0.9), cell("release")])
     except (OSError, ValueError, KeyError) as e:

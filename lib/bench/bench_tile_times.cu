@@ -4,17 +4,19 @@
 //     build/lib/bench_tile_times [--cases [Bx]RxC,...] [--csv FILE] [--raw DIR]
 //
 // Linked against the library compiled with -DSATLIB_TILE_STAMPS: every ticket of the 2-D kernel
-// then records %globaltimer when it is taken, when its loads are scanned, when it publishes its
-// aggregates (partial), its row carries (row_done) and its column prefixes (done), when thread 0
-// has its carries, and when thread 0's stores are issued (TileStamp and the stamp_tile calls,
-// lib/src/lookback_kernel.cuh, say which thread stamps what). A call runs between two one-thread
+// then records %globaltimer when it is taken, when its loads start and when they are scanned,
+// when it publishes its aggregates (partial), its row carries (row_done) and its column prefixes
+// (done), when thread 0 has its carries, and when thread 0's stores are issued; a first-round
+// block also records its start, its L2 prefetch issued and its wait for the flags' clearing
+// passed (TileStamp and the stamp_tile calls, lib/src/lookback_kernel.cuh, say which thread
+// stamps what). A call runs between two one-thread
 // kernels that read %globaltimer; the run of five whose last tile was written earliest is kept
 // (L2 flushed before each; a first call before them is not kept). Per case, the median and 90th
 // percentile (nearest rank) over the tiles of each step, in µs:
 //   start    the block's start (first round of tickets) after the stamp kernel before the call
-//   load     ticket -> scanned: the tile's loads in and its local scan done (a block takes its
-//            next ticket before it writes out its current tile, so after a block's first tile
-//            this includes that write-out)
+//   load     loads start (the top of the tile loop) -> scanned: the tile's loads in and its local
+//            scan done (a block's later tickets are taken before it writes out the tile before:
+//            that write-out lies between the ticket and the loads' start, tools/tile_waits.py's drain)
 //   publish  scanned -> partial
 //   left     partial -> row_done: the row look-back (0 on the left edge)
 //   up       partial -> carries: both look-backs and thread 0's adds of the column sums
@@ -45,7 +47,10 @@ namespace {
 __global__ void stamp(unsigned long long* at) { *at = sat::globaltimer(); }
 
 // The kernel's stamps per ticket, in the order of satlib::TileStamp.
-enum { ticket_at, scanned_at, partial_at, row_done_at, carries_at, done_at, written_at, block_start_at, stamps_per_tile };
+enum { ticket_at, scanned_at, partial_at, row_done_at, carries_at, done_at, written_at,
+       block_start_at, prefetched_at, flags_clear_at,  // a first-round block's (0 for later tickets)
+       loads_start_at, stamps_per_tile };
+bool first_round_only(int s) { return s >= block_start_at && s <= flags_clear_at; }
 constexpr int tile_rows = 32;     // R of every tile shape (TileShape, SmallTileShape)
 constexpr int min_tile_cols = 512;  // the narrowest tile: 128 threads x 4 columns
 
@@ -108,8 +113,8 @@ void tile_times(const Case& c, const char* type, FILE* csv, const std::string& r
                          c.name() + " (a batch in several launches is not traced)");
     const int tiles_x = int(per_image_row);
     for (std::size_t k = 0; k < tickets; ++k)
-        for (int s = 0; s < stamps_per_tile - 1; ++s)  // block_start: the first round only
-            if (best[k * stamps_per_tile + s] == 0)
+        for (int s = 0; s < stamps_per_tile; ++s)
+            if (!first_round_only(s) && best[k * stamps_per_tile + s] == 0)
                 throw sat::Error("bench_tile_times: ticket " + std::to_string(k) + " is missing stamp " + std::to_string(s));
     auto at = [&](std::size_t k, int s) { return double(best[k * stamps_per_tile + s] - best_before) * 1e-3; };
     // The ticket of the tile above ticket k (the kernel's place_of: a tile row of every image at a
@@ -124,7 +129,7 @@ void tile_times(const Case& c, const char* type, FILE* csv, const std::string& r
     std::vector<double> start, load, publish, left, up, waited_above, write, tile;
     for (std::size_t k = 0; k < tickets; ++k) {
         if (best[k * stamps_per_tile + block_start_at] != 0) start.push_back(at(k, block_start_at));
-        load.push_back(at(k, scanned_at) - at(k, ticket_at));
+        load.push_back(at(k, scanned_at) - at(k, loads_start_at));
         publish.push_back(at(k, partial_at) - at(k, scanned_at));
         left.push_back(at(k, row_done_at) - at(k, partial_at));
         up.push_back(at(k, carries_at) - at(k, partial_at));
@@ -154,7 +159,8 @@ void tile_times(const Case& c, const char* type, FILE* csv, const std::string& r
         const std::string path = raw_dir + "/tile_times_" + c.name() + "_" + type + ".csv";
         FILE* f = std::fopen(path.c_str(), "w");
         if (f == nullptr) throw sat::Error("bench_tile_times: cannot write " + path);
-        std::fprintf(f, "ticket,ticket_ns,scanned_ns,partial_ns,row_done_ns,carries_ns,done_ns,written_ns,block_start_ns\n");
+        std::fprintf(f, "ticket,ticket_ns,scanned_ns,partial_ns,row_done_ns,carries_ns,done_ns,written_ns,block_start_ns,"
+                        "prefetched_ns,flags_clear_ns,loads_start_ns\n");
         for (std::size_t k = 0; k < tickets; ++k) {
             std::fprintf(f, "%zu", k);
             for (int s = 0; s < stamps_per_tile; ++s) {

@@ -463,8 +463,12 @@ constexpr int prefetch_rows() {
 template <class S, class In, int V>
 __device__ __forceinline__ void prefetch_tile_l2(const In* in, const Geometry& g, int i0, int col0, int rows) {
 #if __CUDA_ARCH__ >= 900
-    const int i = i0 + int(threadIdx.x);
-    if (int(threadIdx.x) >= rows || i >= g.rows || col0 >= g.cols) return;
+    // Row r from lane r / warps of warp r % warps: a warp issues its lanes' bulk prefetches one
+    // after another, so spread over every warp they hold up no warp for long.
+    constexpr int warps = S::threads / 32;
+    const int r = int(threadIdx.x % 32) * warps + int(threadIdx.x / 32);
+    const int i = i0 + r;
+    if (r >= rows || i >= g.rows || col0 >= g.cols) return;
     const char* first = reinterpret_cast<const char*>(in + std::size_t(i) * g.in_pitch + col0);
     const char* last = first + std::size_t(min(S::threads * V, g.cols - col0)) * sizeof(In);
     const std::uintptr_t a = (reinterpret_cast<std::uintptr_t>(first) + 15) & ~std::uintptr_t(15);
@@ -494,7 +498,10 @@ enum TileStamp {
     stamp_carries,      // thread 0, after its own adds of the column sums (no barrier after it)
     stamp_done,         // the releasing thread, after releasing done
     stamp_written,      // thread 0, its stores issued
-    stamp_block_start,  // a block of the first round starts
+    stamp_block_start,  // a block of the first round starts (thread 0)
+    stamp_prefetched,   // the first round: thread 0, its L2 prefetch of the tile issued
+    stamp_flags_clear,  // the first round: thread 0, past the wait for the kernel that clears the flags
+    stamp_loads_start,  // thread 0, the top of the tile loop (after the barrier that ends the write-out before)
     tile_stamps
 };
 #ifdef SATLIB_TILE_STAMPS
@@ -568,12 +575,16 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
     // without one, the wait returns at once).
     const unsigned long long block_start = tile_stamps_on ? sat::globaltimer() : 0;
     prefetch_ticket(blockIdx.x, R);
+    const unsigned long long prefetched = tile_stamps_on ? sat::globaltimer() : 0;
     wait_for_cleared_flags();
+    const unsigned long long flags_clear = tile_stamps_on ? sat::globaltimer() : 0;
     if (tid == 0) {
         s_ticket = atomicAdd(rec.ticket, 1u);
         s_failed = 0;
         if (tile_stamps_on && trace != nullptr && s_ticket < tickets) {
-            trace[std::size_t(s_ticket) * tile_stamps + stamp_block_start] = block_start;
+            unsigned long long* first = trace + std::size_t(s_ticket) * tile_stamps;
+            first[stamp_block_start] = block_start, first[stamp_prefetched] = prefetched;
+            first[stamp_flags_clear] = flags_clear;
             stamp_tile(trace, s_ticket, stamp_ticket);
         }
     }
@@ -593,6 +604,7 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         const std::size_t t = std::size_t(batch_ty) * g.tiles_x + tx;  // the tile's records
         const bool top_strip = ty == 0, left_edge = tx == 0;
 
+        if (tid == 0) stamp_tile(trace, ticket, stamp_loads_start);
         A x[RR][V];
         load_tile<S, In, A, V, Vec>(image_in, g, i0, c, square, x, sm);
 
