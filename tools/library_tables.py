@@ -37,6 +37,15 @@
                                 stamps (the look-backs' time after their inputs were published);
                                 tile_times_unroll_h200.csv, bench_tile_times --csv of the
                                 latency_unroll build (quoted in the prose)
+    docs/data/tile_times_prefetch_base_h200.csv, tile_waits_prefetch_base_h200.csv  the same two
+                                files for the kernel of e9b045e (quoted in the prose)
+    docs/data/prefetch_spread_ab_h200.csv  bench_ab --set targets --csv as written (a tile's L2
+                                prefetch spread over the warps, against the kernel of e9b045e):
+                                docs/library.md; its second run _run2 (quoted in the prose)
+    docs/data/row_loads_ab_h200.csv  bench_ab --set targets --csv as written (row sums loaded 8 at
+                                a time, against the kernel of 025fbc5; not kept): docs/library.md;
+                                tile_waits_row_loads_h200.csv, tile_waits.py of e9b045e on that
+                                build's stamps (quoted in the prose)
     docs/data/latency_unroll_ab_h200.csv  bench_ab --set targets --csv as written (two changes for
                                 the latency of a block alone on its SM, against the kernel of
                                 43b3a2f; not kept): docs/library.md
@@ -1100,6 +1109,19 @@ TABLES = {
                        "shared-memory rows' scans unrolled by 4 (f32 and u8 → i32; not kept)", targets_2d_row,
                        bold="the 2-D rows, whose kernels differ (33x4000000 and 4000000x3 are thin)"),
                     "latency_unroll_ab_h200.csv"),
+                   ("PREFETCH SPREAD AB TABLE", lambda p: ab_table(
+                       p, "the kernel of e9b045e (a tile's L2 prefetch issued by warp 0, a row per lane)",
+                       "the kernel of ef25d8d (row r issued by lane r / warps of warp r % warps)", targets_2d_row,
+                       bold="the 2-D rows, whose kernels differ (33x4000000 and 4000000x3 are thin)"),
+                    "prefetch_spread_ab_h200.csv"),
+                   ("ROW LOADS AB TABLE", lambda p: ab_table(
+                       p, "the kernel of 025fbc5",
+                       "a window's row sums loaded 8 at a time, without an early exit (f32 and u8 → i32 "
+                       "accumulators; not kept)",
+                       lambda r: targets_2d_row(r) and r["type"] in ("f32", "u8i32"),
+                       bold="the f32 and u8 → i32 2-D rows, whose kernels differ (f64 and i32 keep the loop of "
+                       "the base; 33x4000000 and 4000000x3 are thin)"),
+                    "row_loads_ab_h200.csv"),
                    ("NCU TABLE", experiment_table, "ncu_h100.csv"),
                    ("NCU H200 TABLE", experiment_table, "ncu_h200.csv"),
                    ("PHASES TABLE", phases_table, "phases_h200.csv"),
