@@ -181,8 +181,8 @@ TEST_CASE("tile_waits.py measures the look-backs from a run's tile stamps", "[cp
     // One image of 2 tile rows x 3 tiles: ticket scanned partial row_done carries done written,
     // then start prefetched flags_clear (the first round) and loads_start.
     write_tile_stamps(dir + "/raw/tile_times_64x1536_f32.csv", {{1, 3, 4, 4, 5, 6, 7, 0.5, 0.6, 0.75, 1.5},
-                                                                {1, 3.5, 4.5, 8, 8.5, 9, 10, 0.5, 0.6, 0.75, 1},
-                                                                {1.5, 4, 6, 9, 9.5, 10, 11, 0.5, 0.6, 0.75, 2},
+                                                                {1, 3.5, 4.5, 8, 8.5, 9, 10, 0.5, 0.7, 0.8, 1},
+                                                                {1.5, 4, 6, 9, 9.5, 10, 11, 0.5, 0.9, 1, 2},
                                                                 {2, 5, 7, 7, 10, 11, 12, -1, -1, -1, 3},
                                                                 {2.5, 6, 7.5, 11, 12, 13, 14, -1, -1, -1, 3},
                                                                 {2.5, 6.5, 8, 10, 13, 14, 15, -1, -1, -1, 4}});
@@ -196,8 +196,8 @@ TEST_CASE("tile_waits.py measures the look-backs from a run's tile stamps", "[cp
     const std::string run = "python3 tools/tile_waits.py " + dir + "/summary.csv " + dir + "/raw " + dir + "/waits.csv";
     sat_test::require_command(run);
     const std::string csv = sat_test::require_command("cat " + dir + "/waits.csv");
-    // Medians by nearest rank. The small image: ticket waits 0.5, 0.5, 1 (prefetch 0.1, flags 0.15,
-    // atomic 0.25, 0.25, 0.75); first-round tickets at 1 and 1.5; drain 1, 0.5, 1.5; load 1.5, 2.5,
+    // Medians by nearest rank. The small image: ticket waits 0.5, 0.5, 1 (prefetch 0.1, 0.2, 0.4;
+    // flags 0.15, 0.1, 0.1; atomic 0.25, 0.2, 0.5); first-round tickets at 1 and 1.5; drain 1, 0.5, 1.5; load 1.5, 2.5,
     // 2, 2, 3, 2.5; partial spread 2 and 1; row_ready
     // 3.5, 3 (tile column 2), 3.5, 2 (tile column 2); row_step 3.5, 1, 3.5, -1; up_ready 3, 1, 3;
     // release 1, 0.5, 0.5, 1, 1, 1.
@@ -205,7 +205,7 @@ TEST_CASE("tile_waits.py measures the look-backs from a run's tile stamps", "[cp
                  "ticket_atomic_us,first_tickets_us,drain_med_us,load_p10_us,load_med_us,"
                  "load_p90_us,partial_spread_med_us,row_ready_med_us,row_ready_p90_us,row_ready_first_med_us,"
                  "row_ready_last_med_us,row_step_med_us,up_ready_med_us,up_ready_p90_us,release_med_us\n"
-                 "GPU,1,13.0,2026-01-01,64x1536,f32,6,3,0.50,0.10,0.15,0.25,0.50,1.00,2.00,2.50,3.00,2.00,3.50,3.50,3.50,"
+                 "GPU,1,13.0,2026-01-01,64x1536,f32,6,3,0.50,0.20,0.10,0.25,0.50,1.00,2.00,2.50,3.00,2.00,3.50,3.50,3.50,"
                  "3.00,3.50,3.00,3.00,1.00\n"
                  "GPU,1,13.0,2026-01-01,2x64x512,f32,4,1,0.50,0.10,0.15,0.25,0.00,0.00,1.00,1.00,1.00,0.00,,,,,,5.00,5.00,"
                  "1.00\n"

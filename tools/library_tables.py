@@ -35,10 +35,13 @@
                                 call, median and 90th percentile over the tiles): docs/library.md;
                                 tile_waits_h200.csv, tools/tile_waits.py on the same run's --raw
                                 stamps (the look-backs' time after their inputs were published);
+                                tile_times_31afd94_h200.csv, the same for the kernel of 31afd94
+                                (`load` from the ticket; quoted in the prose);
                                 tile_times_unroll_h200.csv, bench_tile_times --csv of the
                                 latency_unroll build (quoted in the prose)
     docs/data/tile_times_prefetch_base_h200.csv, tile_waits_prefetch_base_h200.csv  the same two
-                                files for the kernel of e9b045e (quoted in the prose)
+                                files for the kernel of e9b045e built with the stamps of ef25d8d
+                                (quoted in the prose)
     docs/data/prefetch_spread_ab_h200.csv  bench_ab --set targets --csv as written (a tile's L2
                                 prefetch spread over the warps, against the kernel of e9b045e):
                                 docs/library.md; its second run _run2 (quoted in the prose)
@@ -733,21 +736,23 @@ def tile_waits_table(path):
     out = [f"{run_line(rows[0])}: `tools/tile_waits.py` on the stamps of the run above; µs, medians over the "
            "tiles (90th percentile in brackets); first ticket wait: first-round blocks only, from the block's start, "
            "and its parts (thread 0's): the L2 prefetch issued, the wait for the kernel that clears the flags, the "
-           "ticket's atomic; first tickets: the first round's last ticket taken after its first; drain: a later "
-           "ticket until the top of the tile loop (the block's write-out of its tile before, and a barrier); load: "
+           "ticket's atomic (each part's own median: they need not add up to the wait); first tickets: the first "
+           "round's last ticket taken after its first; drain: a later ticket until the top of the tile loop (a "
+           "barrier, the release of done, the next tile's prefetch issue, the write-out of the tile before and a "
+           "barrier); load: "
            "the top of the tile loop until the local scan's end; partial spread: "
            "per tile row, median over the tile rows; row ready: row_done after the latest partial of the tile "
            "and the up to 32 tiles to its left; column 1, last column: row ready in tile column 1 and in the "
            "last tile column; row step: row_done after the later of the tile's partial and its left "
            "neighbour's row_done; up ready: the carries (thread 0's) after the later of the tile's row_done "
            "and its first window's (up to 32 tiles above); release: done after the carries", "",
-           "| case | type | tiles per tile row | first ticket wait | prefetch + flags + atomic | first tickets | drain | "
+           "| case | type | tiles per tile row | first ticket wait | prefetch, flags, atomic | first tickets | drain | "
            "load p10–p90 | partial spread | row ready | column 1 | last column | row step | up ready | release |",
            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         cell = lambda k: r[k] if r[k] else "–"
         out.append(f"| {case_label(r['case'])} | {type_label(r['type'])} | {r['tiles_x']} | {r['ticket_wait_us']} | "
-                   f"{r['prefetch_issue_us']} + {r['flags_wait_us']} + {r['ticket_atomic_us']} | "
+                   f"{r['prefetch_issue_us']}, {r['flags_wait_us']}, {r['ticket_atomic_us']} | "
                    f"{r['first_tickets_us']} | {cell('drain_med_us')} | {r['load_p10_us']}–{r['load_p90_us']} | "
                    f"{r['partial_spread_med_us']} | "
                    f"{cell('row_ready_med_us')} ({cell('row_ready_p90_us')}) | {cell('row_ready_first_med_us')} | "

@@ -12,8 +12,9 @@ run's GPU, driver, CUDA version and date, which OUT_CSV repeats. Per case, in µ
     flags_wait        -> past griddepcontrol.wait (the kernel that clears the flags)
     ticket_atomic     -> the ticket taken (the atomic on one word)
   first_tickets     the first round's last ticket - its first (when they were taken)
-  drain             a later ticket -> the top of the tile loop: the block's write-out of its
-                    tile before (it takes the next ticket first) and the barrier after it
+  drain             a later ticket -> the top of the tile loop: the end of the block's tile
+                    before (it takes the next ticket first): a barrier, the release of done, the
+                    next tile's L2 prefetch issue, the write-out and the barrier after it
   load p10/med/p90  loads start (the top of the tile loop) -> scanned
   partial_spread    per tile row: the last tile's partial - the first one's
   row_ready         row_done - the latest partial among the tile and the tiles of its first

@@ -16,7 +16,8 @@
 //   start    the block's start (first round of tickets) after the stamp kernel before the call
 //   load     loads start (the top of the tile loop) -> scanned: the tile's loads in and its local
 //            scan done (a block's later tickets are taken before it writes out the tile before:
-//            that write-out lies between the ticket and the loads' start, tools/tile_waits.py's drain)
+//            the end of that tile, its write-out included, lies between the ticket and the loads'
+//            start, tools/tile_waits.py's drain)
 //   publish  scanned -> partial
 //   left     partial -> row_done: the row look-back (0 on the left edge)
 //   up       partial -> carries: both look-backs and thread 0's adds of the column sums

@@ -463,8 +463,8 @@ constexpr int prefetch_rows() {
 template <class S, class In, int V>
 __device__ __forceinline__ void prefetch_tile_l2(const In* in, const Geometry& g, int i0, int col0, int rows) {
 #if __CUDA_ARCH__ >= 900
-    // Row r from lane r / warps of warp r % warps: a warp issues its lanes' bulk prefetches one
-    // after another, so spread over every warp they hold up no warp for long.
+    // Row r from lane r / warps of warp r % warps: every warp issues a few rows, rather than
+    // warp 0 (the first ticket, the row look-back) all of them (docs/library.md, Spread over the warps).
     constexpr int warps = S::threads / 32;
     const int r = int(threadIdx.x % 32) * warps + int(threadIdx.x / 32);
     const int i = i0 + r;
