@@ -49,6 +49,9 @@
                                 a time, against the kernel of 025fbc5; not kept): docs/library.md;
                                 tile_waits_row_loads_h200.csv, tile_waits.py of e9b045e on that
                                 build's stamps (quoted in the prose)
+    docs/data/first_round_tickets_ab_h200.csv  bench_ab --set targets --csv as written (the first
+                                round's tickets from the block indices, against the kernel of
+                                ef25d8d; not kept): docs/library.md; its second run _run2 (quoted)
     docs/data/latency_unroll_ab_h200.csv  bench_ab --set targets --csv as written (two changes for
                                 the latency of a block alone on its SM, against the kernel of
                                 43b3a2f; not kept): docs/library.md
@@ -1127,6 +1130,11 @@ TABLES = {
                        bold="the f32 and u8 → i32 2-D rows, whose kernels differ (f64 and i32 keep the loop of "
                        "the base; 33x4000000 and 4000000x3 are thin)"),
                     "row_loads_ab_h200.csv"),
+                   ("FIRST ROUND TICKETS AB TABLE", lambda p: ab_table(
+                       p, "the kernel of ef25d8d",
+                       "the first round's tickets the block indices, no atomic (not kept)", targets_2d_row,
+                       bold="the 2-D rows, whose kernels differ (33x4000000 and 4000000x3 are thin)"),
+                    "first_round_tickets_ab_h200.csv"),
                    ("NCU TABLE", experiment_table, "ncu_h100.csv"),
                    ("NCU H200 TABLE", experiment_table, "ncu_h200.csv"),
                    ("PHASES TABLE", phases_table, "phases_h200.csv"),
