@@ -1110,17 +1110,14 @@ TABLES = {
                    ("TIMELINE TABLE", timeline_table, "timeline_h100.csv"),
                    ("TILE TIMES TABLE", tile_times_table, "tile_times_h200.csv"),
                    ("TILE WAITS TABLE", tile_waits_table, "tile_waits_h200.csv"),
-                   ("LATENCY UNROLL AB TABLE", lambda p: ab_table(
-                       p, "the kernel of 43b3a2f",
-                       "the column sums of a window added without an early exit (f32 and u8 → i32 accumulators: "
+                   ("LATENCY UNROLL AB TABLE", lambda p: kernel_2d_ab_table(
+                       p, "the column sums of a window added without an early exit (f32 and u8 → i32 accumulators: "
                        "in groups of 4, loads in flight together; f64 and i32: one at a time) and the "
-                       "shared-memory rows' scans unrolled by 4 (f32 and u8 → i32; not kept)", targets_2d_row,
-                       bold="the 2-D rows, whose kernels differ (33x4000000 and 4000000x3 are thin)"),
+                       "shared-memory rows' scans unrolled by 4 (f32 and u8 → i32; not kept)", "the kernel of 43b3a2f"),
                     "latency_unroll_ab_h200.csv"),
-                   ("PREFETCH SPREAD AB TABLE", lambda p: ab_table(
-                       p, "the kernel of e9b045e (a tile's L2 prefetch issued by warp 0, a row per lane)",
-                       "the kernel of ef25d8d (row r issued by lane r / warps of warp r % warps)", targets_2d_row,
-                       bold="the 2-D rows, whose kernels differ (33x4000000 and 4000000x3 are thin)"),
+                   ("PREFETCH SPREAD AB TABLE", lambda p: kernel_2d_ab_table(
+                       p, "the kernel of ef25d8d (row r issued by lane r / warps of warp r % warps)",
+                       "the kernel of e9b045e (a tile's L2 prefetch issued by warp 0, a row per lane)"),
                     "prefetch_spread_ab_h200.csv"),
                    ("ROW LOADS AB TABLE", lambda p: ab_table(
                        p, "the kernel of 025fbc5",
@@ -1130,10 +1127,8 @@ TABLES = {
                        bold="the f32 and u8 → i32 2-D rows, whose kernels differ (f64 and i32 keep the loop of "
                        "the base; 33x4000000 and 4000000x3 are thin)"),
                     "row_loads_ab_h200.csv"),
-                   ("FIRST ROUND TICKETS AB TABLE", lambda p: ab_table(
-                       p, "the kernel of ef25d8d",
-                       "the first round's tickets the block indices, no atomic (not kept)", targets_2d_row,
-                       bold="the 2-D rows, whose kernels differ (33x4000000 and 4000000x3 are thin)"),
+                   ("FIRST ROUND TICKETS AB TABLE", lambda p: kernel_2d_ab_table(
+                       p, "the first round's tickets the block indices, no atomic (not kept)", "the kernel of ef25d8d"),
                     "first_round_tickets_ab_h200.csv"),
                    ("NCU TABLE", experiment_table, "ncu_h100.csv"),
                    ("NCU H200 TABLE", experiment_table, "ncu_h200.csv"),
