@@ -52,6 +52,10 @@
     docs/data/first_round_tickets_ab_h200.csv  bench_ab --set targets --csv as written (the first
                                 round's tickets from the block indices, against the kernel of
                                 ef25d8d; not kept): docs/library.md; its second run _run2 (quoted)
+    docs/data/likely_next_ab_h200.csv  bench_ab --set targets --csv as written (warps 2 and up
+                                prefetch the likely next tile into L2, against the kernel of
+                                772e189; not kept): docs/library.md; its second run _run2 and
+                                tile_times_likely_next_h200.csv, that build's bench_tile_times (quoted)
     docs/data/latency_unroll_ab_h200.csv  bench_ab --set targets --csv as written (two changes for
                                 the latency of a block alone on its SM, against the kernel of
                                 43b3a2f; not kept): docs/library.md
@@ -1100,7 +1104,7 @@ TABLES = {
                    ("LARGE SQUARES TABLE", large_squares_table, "large_squares_h100.csv"),
                    ("LARGE SQUARES H200 TABLE", large_squares_table, "large_squares_h200.csv"),
                    ("BATCH TABLE", lambda p: batch_table(p, "b992ac3"), "batch_h100.csv"),
-                   ("BATCH H200 TABLE", lambda p: batch_table(p, "2da0c77"), "batch_h200.csv"),
+                   ("BATCH H200 TABLE", lambda p: batch_table(p, "888fdb4"), "batch_h200.csv"),
                    ("BATCH ORDER AB TABLE", lambda p: ab_table(
                        p, "the kernel of 83daaf6 (a batch's tiles handed out image after image)",
                        "the kernel of 2da0c77 (a tile row of every image at a time)",
@@ -1130,6 +1134,10 @@ TABLES = {
                    ("FIRST ROUND TICKETS AB TABLE", lambda p: kernel_2d_ab_table(
                        p, "the first round's tickets the block indices, no atomic (not kept)", "the kernel of ef25d8d"),
                     "first_round_tickets_ab_h200.csv"),
+                   ("LIKELY NEXT AB TABLE", lambda p: kernel_2d_ab_table(
+                       p, "warps 2 and up prefetch the likely next tile (ticket + grid size) into L2 at partial "
+                       "(not kept)", "the kernel of 772e189 (ef25d8d's)"),
+                    "likely_next_ab_h200.csv"),
                    ("NCU TABLE", experiment_table, "ncu_h100.csv"),
                    ("NCU H200 TABLE", experiment_table, "ncu_h200.csv"),
                    ("PHASES TABLE", phases_table, "phases_h200.csv"),
