@@ -52,6 +52,10 @@
     docs/data/first_round_tickets_ab_h200.csv  bench_ab --set targets --csv as written (the first
                                 round's tickets from the block indices, against the kernel of
                                 ef25d8d; not kept): docs/library.md; its second run _run2 (quoted)
+    docs/data/prefetch_budget_ab_h200.csv  bench_ab --set targets --csv of the shipped 24 MiB
+                                in-loop prefetch against builds of LAB9_PREFETCH_MB 12, 16 and 32,
+                                seeds 47 and 48, each row led by the base's budget and the seed:
+                                docs/library.md
     docs/data/likely_next_ab_h200.csv  bench_ab --set targets --csv as written (warps 2 and up
                                 prefetch the likely next tile into L2, against the kernel of
                                 772e189; not kept): docs/library.md; its second run _run2 and
@@ -915,6 +919,32 @@ def kernel_2d_ab_table(path, this, base):
                     bold="the 2-D rows, whose kernels differ (33x4000000 and 4000000x3 are thin)")
 
 
+def prefetch_budget_table(path):
+    """The in-loop prefetch's budget swept on one GPU: bench_ab runs of the shipped 24 MiB (this)
+    against builds of other LAB9_PREFETCH_MB (base), two seeds each, one CSV with the base's
+    budget and the seed in front of each bench_ab row."""
+    rows = read_rows(path)
+    budgets = sorted({int(r["base_prefetch_mib"]) for r in rows})
+    seeds = sorted({r["seed"] for r in rows})
+    cases = list(dict.fromkeys((r["batch"], r["rows"], r["cols"], r["type"]) for r in rows))
+    by = {(int(r["base_prefetch_mib"]), r["seed"], r["batch"], r["rows"], r["cols"], r["type"]): r for r in rows}
+    out = [f"{run_line(rows[0])}: `bench_ab --set targets --reps 11`, seeds {' and '.join(seeds)}; "
+           f"this = the shipped 24 MiB ÷ base = a build with the budget of the column, one cell per seed; "
+           "**bold**: the 2-D rows of more than one round of tiles, which prefetch inside the tile loop "
+           "(one 1920×1080 image is one round; 33x4000000 and 4000000x3 are thin)", "",
+           "| shape | type | " + " | ".join(f"24 ÷ {mb} MiB" for mb in budgets) + " | checks |",
+           "|---|---|" + "---:|" * len(budgets) + "---|"]
+    for batch, n_rows, n_cols, t in cases:
+        got = [[by[(mb, seed, batch, n_rows, n_cols, t)] for seed in seeds] for mb in budgets]
+        cells = [(f"{batch} × " if batch != "1" else "") + f"{n_rows}x{n_cols}", type_label(t)]
+        cells += [", ".join(f'{float(r["this_per_base"]):.3f}' for r in runs) for runs in got]
+        cells.append("PASS" if all(r["check"] == "PASS" for runs in got for r in runs) else "FAIL")
+        if targets_2d_row({"rows": n_rows}) and not (batch == "1" and n_rows == "1080"):
+            cells = [f"**{c}**" for c in cells]
+        out.append("| " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
 def shape128_ab_table(path, shape):
     """The A/B of f32's large tiles of 128 threads (`shape`, the base, not kept) against the
     shipped 256-thread ones (docs/library.md), one GPU's run: the f32 rows that take large tiles
@@ -1138,6 +1168,7 @@ TABLES = {
                        p, "warps 2 and up prefetch the likely next tile (ticket + grid size) into L2 at partial "
                        "(not kept)", "the kernel of 772e189 (ef25d8d's)"),
                     "likely_next_ab_h200.csv"),
+                   ("PREFETCH BUDGET TABLE", prefetch_budget_table, "prefetch_budget_ab_h200.csv"),
                    ("NCU TABLE", experiment_table, "ncu_h100.csv"),
                    ("NCU H200 TABLE", experiment_table, "ncu_h200.csv"),
                    ("PHASES TABLE", phases_table, "phases_h200.csv"),
