@@ -13,11 +13,12 @@ $(1): build/lib/$(2)
 	build/lib/$(2) $$($(4))
 build/lib/$(2): $(3) lib/bench/bench_util.h $$(LIB_OBJS) $$(COMMON_OBJS)
 	@mkdir -p $$(@D)
-	$$(NVCC) $$(NVFLAGS) -Ilib/include $$(filter-out %.h,$$^) -o $$@ $$(LIBS)
+	$$(NVCC) $$(NVFLAGS) -Ilib/include $$(filter-out %.h %.cuh,$$^) -o $$@ $$(LIBS)
 endef
 $(eval $(call LIB_BENCH_RULES,bench-batch,bench_batch,lib/bench/bench_batch.cpp,BENCH_BATCH_ARGS))
 $(eval $(call LIB_BENCH_RULES,bench-timeline,bench_timeline,lib/bench/bench_timeline.cu,BENCH_TIMELINE_ARGS))
 build/lib/bench_batch: lib/bench/bench_options.h
+build/lib/bench_timeline: lib/bench/bracket_stamps.cuh
 endif
 # make bench-tile-times: each tile's steps in one library call (lib/bench/bench_tile_times.cu),
 # linked against the library compiled with -DSATLIB_TILE_STAMPS (build/lib/stamps/), which
@@ -27,9 +28,10 @@ STAMP_OBJS := $(patsubst lib/src/%.cu,$(LIB_DIR)/stamps/%.o,$(LIB_SRC))
 $(LIB_DIR)/stamps/%.o: lib/src/%.cu $(LIB_HEADERS) mk/lib_batch.mk
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -DSATLIB_TILE_STAMPS -DSATLIB_VERSION='"$(LIB_VERSION) (tile stamps)"' -c $< -o $@
-build/lib/bench_tile_times: lib/bench/bench_tile_times.cu lib/bench/bench_util.h $(STAMP_OBJS) $(COMMON_OBJS)
+build/lib/bench_tile_times: lib/bench/bench_tile_times.cu lib/bench/bench_util.h lib/bench/bracket_stamps.cuh $(STAMP_OBJS) \
+                            $(COMMON_OBJS)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVFLAGS) -Ilib/include $(filter-out %.h,$^) -o $@ $(LIBS)
+	$(NVCC) $(NVFLAGS) -Ilib/include $(filter-out %.h %.cuh,$^) -o $@ $(LIBS)
 .PHONY: bench-tile-times
 bench-tile-times: build/lib/bench_tile_times
 	build/lib/bench_tile_times $(BENCH_TILE_TIMES_ARGS)

@@ -86,6 +86,10 @@
     docs/data/lines_h100.csv    one line by CUB against the chunks, an A/B: docs/thin.md
     docs/data/line_pointer_ab_h200.csv  bench_ab --set lines --csv as written (CUB given the
                                 input pointer against a widening transform iterator): docs/thin.md
+    docs/data/line_words_ab_h200.csv  bench_ab --set lines --csv as written (u8 -> i32 lines in
+                                words of four against 0356b57's element by element): docs/thin.md;
+                                its second run _run2 and line_words_struct_ab_h200.csv (+ _run2),
+                                the same A/B of the 8-byte struct variant (quoted)
     docs/data/thin_loads_ab_h200.csv, thin_chunk96_ab_h200.csv, thin_loads_in_flight_ab_h200.csv
                                 bench_ab --set thin --csv as written (16-byte input loads against
                                 the chunks before them; 96 KB chunks and 16 loads in flight
@@ -1268,6 +1272,11 @@ TABLES = {
                     "the input pointer, widened as CUB loads it (shipped)", lambda r: r["type"] == "u8i32",
                     bold="the u8 → i32 rows, whose scans differ (f32, f64 and i32 take the pointer in both)"),
                  "line_pointer_ab_h200.csv"),
+                ("LINE WORDS AB TABLE", lambda p: ab_table(
+                    p, "the library of 0356b57 (every line element by element)",
+                    "u8 → i32 lines in words of four (shipped)", lambda r: r["type"] == "u8i32",
+                    bold="the u8 → i32 rows, whose scans differ (f32, f64 and i32 are scanned element by element in both)"),
+                 "line_words_ab_h200.csv"),
                 ("THIN TABLE", thin_table, "thin_h100.csv"),
                 ("THIN LOADS AB TABLE", lambda p: ab_table(
                     p, "u8 loaded 4 bytes at a time", "16-byte input loads (the shipped chunks)",

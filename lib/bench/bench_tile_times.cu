@@ -38,14 +38,13 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "bracket_stamps.cuh"
 #include "device.cuh"
 #include "gpu_timing.h"
 #include "harness.h"
 #include "sat.hpp"
 
 namespace {
-
-__global__ void stamp(unsigned long long* at) { *at = sat::globaltimer(); }
 
 // The kernel's stamps per ticket, in the order of satlib::TileStamp.
 enum { ticket_at, scanned_at, partial_at, row_done_at, carries_at, done_at, written_at,
@@ -72,13 +71,14 @@ void tile_times(const Case& c, const char* type, FILE* csv, const std::string& r
     const int tiles_y = sat::ceil_div(c.rows, tile_rows);
     const std::size_t max_tickets = std::size_t(tiles_y) * sat::ceil_div(c.cols, min_tile_cols) * c.images;
     sat::DeviceBuffer in(all * sizeof(In)), out(all * sizeof(Out));
-    sat::DeviceBuffer trace(max_tickets * stamps_per_tile * sizeof(unsigned long long)), edges(2 * sizeof(unsigned long long));
+    sat::DeviceBuffer trace(max_tickets * stamps_per_tile * sizeof(unsigned long long));
     SAT_CUDA(cudaMemset(in.ptr, 0, all * sizeof(In)));
     const sat::ScanScratchSize need = sat::inclusive_scan_2d_scratch<In, Out>(c.rows, c.cols, c.images);
     sat::DeviceBuffer state(need.state_bytes), values(need.value_bytes);
     cudaStream_t stream = nullptr;
     SAT_CUDA(cudaStreamCreate(&stream));
     sat::L2Flusher flusher;
+    bench::BracketStamps edges;
     sat::ScanOptions opt;  // the caller's scratch, its flags cleared by the call (as `make bench` calls it)
     opt.state = state.ptr;
     opt.values = values.ptr;
@@ -92,13 +92,13 @@ void tile_times(const Case& c, const char* type, FILE* csv, const std::string& r
         SAT_CUDA(cudaMemset(trace.ptr, 0, max_tickets * stamps_per_tile * sizeof(unsigned long long)));
         SAT_CUDA(cudaDeviceSynchronize());
         flusher.flush(stream);
-        stamp<<<1, 1, 0, stream>>>(edges.as<unsigned long long>());
-        SAT_CUDA(sat::inclusive_scan_2d(in.as<In>(), c.cols, out.as<Out>(), c.cols, c.rows, c.cols, stream, opt));
-        stamp<<<1, 1, 0, stream>>>(edges.as<unsigned long long>() + 1);
+        edges.around(stream, [&] {
+            SAT_CUDA(sat::inclusive_scan_2d(in.as<In>(), c.cols, out.as<Out>(), c.cols, c.rows, c.cols, stream, opt));
+        });
         SAT_CUDA(cudaStreamSynchronize(stream));
-        std::vector<unsigned long long> t(max_tickets * stamps_per_tile), edge(2);
+        std::vector<unsigned long long> t(max_tickets * stamps_per_tile);
         SAT_CUDA(cudaMemcpy(t.data(), trace.ptr, t.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-        SAT_CUDA(cudaMemcpy(edge.data(), edges.ptr, sizeof edge[0] * 2, cudaMemcpyDeviceToHost));
+        const auto edge = edges.read();
         unsigned long long last = 0;
         for (std::size_t k = 0; k < max_tickets; ++k) last = std::max(last, t[k * stamps_per_tile + written_at]);
         if (rep > 0 && last - edge[0] < best_end) best = t, best_end = last - edge[0], best_before = edge[0], best_after = edge[1];

@@ -24,14 +24,13 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "bracket_stamps.cuh"
 #include "device.cuh"
 #include "gpu_timing.h"
 #include "harness.h"
 #include "sat.hpp"
 
 namespace {
-
-__global__ void stamp(unsigned long long* at) { *at = sat::globaltimer(); }
 
 struct Case {
     int rows, cols;
@@ -44,7 +43,7 @@ void timeline(const Case& c, const char* type, FILE* csv, const std::string& run
     const std::size_t pieces = std::size_t(pieces_y) * pieces_x;
     const std::size_t copy_bytes = n * (sizeof(In) + sizeof(Out)) / 2;  // read and written: the call's bytes
     sat::DeviceBuffer in(n * sizeof(In)), out(n * sizeof(Out)), copy_src(copy_bytes), copy_dst(copy_bytes);
-    sat::DeviceBuffer trace(pieces * sizeof(unsigned long long)), stamps(2 * sizeof(unsigned long long));
+    sat::DeviceBuffer trace(pieces * sizeof(unsigned long long));
     SAT_CUDA(cudaMemset(in.ptr, 0, n * sizeof(In)));
     cudaStream_t stream = nullptr;
     SAT_CUDA(cudaStreamCreate(&stream));
@@ -61,19 +60,18 @@ void timeline(const Case& c, const char* type, FILE* csv, const std::string& run
 
     // Traced calls; the one whose last piece came earliest.
     opt.trace = trace.as<unsigned long long>();
+    bench::BracketStamps stamps;
     std::vector<double> best;
     double best_end = 0;
     for (int rep = 0; rep < 5; ++rep) {
         SAT_CUDA(cudaMemset(trace.ptr, 0, pieces * sizeof(unsigned long long)));
         SAT_CUDA(cudaDeviceSynchronize());
         flusher.flush(stream);
-        stamp<<<1, 1, 0, stream>>>(stamps.as<unsigned long long>());
-        call();
-        stamp<<<1, 1, 0, stream>>>(stamps.as<unsigned long long>() + 1);
+        stamps.around(stream, call);
         SAT_CUDA(cudaStreamSynchronize(stream));
-        std::vector<unsigned long long> t(pieces), edge(2);
+        std::vector<unsigned long long> t(pieces);
         SAT_CUDA(cudaMemcpy(t.data(), trace.ptr, pieces * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-        SAT_CUDA(cudaMemcpy(edge.data(), stamps.ptr, 2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+        const auto edge = stamps.read();
         std::vector<double> us;
         for (unsigned long long v : t)
             if (v != 0) us.push_back(double(v - edge[0]) * 1e-3);

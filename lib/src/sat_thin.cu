@@ -27,6 +27,8 @@
 
 #include <cub/device/device_scan.cuh>
 #include <cuda/std/functional>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/iterator/tabulate_output_iterator.h>
 
 #include <algorithm>
 #include <cstring>
@@ -990,16 +992,58 @@ template <class In, class Out>
 cudaError_t cub_line_scan(void* temp, std::size_t& temp_bytes, const In* in, Out* out, int n, cudaStream_t stream) {
     return cub::DeviceScan::InclusiveScan(temp, temp_bytes, in, out, cuda::std::plus<Acc<Out>>{}, n, stream);
 }
+
+// u8 -> i32 in words of four: CUB scans the n / 4 byte sums of the input's 32-bit words (a
+// 4-byte load per item, where element by element it loads 1 byte), and each item's output
+// writes the word's four sums as one 16-byte store: the sum through the word less the bytes
+// after each element (the word read again, from L1 or L2). Sums wrap as the element path's.
+struct WordByteSum {
+    __host__ __device__ uint32_t operator()(uint32_t word) const {
+        return (word & 0xffu) + (word >> 8 & 0xffu) + (word >> 16 & 0xffu) + (word >> 24);
+    }
+};
+struct WriteWordSums {
+    const uint32_t* words;
+    int4* quads;
+    __host__ __device__ void operator()(std::ptrdiff_t k, uint32_t through_word) const {
+        const uint32_t word = words[k];
+        const uint32_t s3 = through_word, s2 = s3 - (word >> 24), s1 = s2 - (word >> 16 & 0xffu),
+                       s0 = s1 - (word >> 8 & 0xffu);
+        quads[k] = make_int4(int(s0), int(s1), int(s2), int(s3));
+    }
+};
+cudaError_t cub_word_scan(void* temp, std::size_t& temp_bytes, const uint8_t* in, int32_t* out, int n,
+                          cudaStream_t stream) {
+    const auto* words = reinterpret_cast<const uint32_t*>(in);
+    const auto sums = thrust::make_transform_iterator(words, WordByteSum{});
+    const auto quads = thrust::make_tabulate_output_iterator(WriteWordSums{words, reinterpret_cast<int4*>(out)});
+    return cub::DeviceScan::InclusiveScan(temp, temp_bytes, sums, quads, cuda::std::plus<uint32_t>{}, n / 4, stream);
+}
 }  // namespace
 
 template <class In, class Out>
+bool line_in_words(const In* in, const Out* out, int n) {
+    if constexpr (std::is_same_v<In, uint8_t> && std::is_same_v<Out, int32_t>)
+        return n > 0 && n % 4 == 0 && reinterpret_cast<std::uintptr_t>(in) % 4 == 0 &&
+               reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
+    return false;
+}
+
+template <class In, class Out>
 std::size_t line_scratch_bytes(int n) {
-    std::size_t bytes = 0;
+    std::size_t bytes = 0, word_bytes = 0;
     if (n < 1 || cub_line_scan<In, Out>(nullptr, bytes, nullptr, nullptr, n, 0) != cudaSuccess) {
         cudaGetLastError();  // no device: not an error of the caller's next call
         return 0;
     }
-    return bytes;
+    // Either path: the pointers, which pick it, are not known here.
+    if constexpr (std::is_same_v<In, uint8_t> && std::is_same_v<Out, int32_t>) {
+        if (n >= 4 && cub_word_scan(nullptr, word_bytes, nullptr, nullptr, n, 0) != cudaSuccess) {
+            cudaGetLastError();
+            return 0;
+        }
+    }
+    return std::max(bytes, word_bytes);
 }
 
 template <class In, class Out>
@@ -1007,11 +1051,16 @@ cudaError_t line_scan(const In* in, Out* out, int n, cudaStream_t stream, void* 
     if (n < 0 || (n > 0 && (in == nullptr || out == nullptr))) return cudaErrorInvalidValue;
     if (n == 0) return cudaSuccess;
     std::size_t bytes = 0;
-    cudaError_t err = cub_line_scan<In, Out>(nullptr, bytes, in, out, n, stream);
+    auto cub_scan = [&](void* temp) {
+        if constexpr (std::is_same_v<In, uint8_t> && std::is_same_v<Out, int32_t>)
+            if (line_in_words(in, out, n)) return cub_word_scan(temp, bytes, in, out, n, stream);
+        return cub_line_scan<In, Out>(temp, bytes, in, out, n, stream);
+    };
+    cudaError_t err = cub_scan(nullptr);
     if (err != cudaSuccess) return err;
     const bool own = scratch == nullptr;
     if (own && (err = cudaMallocAsync(&scratch, bytes, stream)) != cudaSuccess) return err;
-    err = cub_line_scan<In, Out>(scratch, bytes, in, out, n, stream);
+    err = cub_scan(scratch);
     if (own) {
         const cudaError_t free_err = cudaFreeAsync(scratch, stream);
         if (err == cudaSuccess) err = free_err;
@@ -1023,6 +1072,7 @@ cudaError_t line_scan(const In* in, Out* out, int n, cudaStream_t stream, void* 
     template bool applicable<In, Out>(int, int);                                              \
     template std::size_t scratch_bytes<In, Out>(int, int, int);                               \
     template std::size_t line_scratch_bytes<In, Out>(int);                                    \
+    template bool line_in_words<In, Out>(const In*, const Out*, int);                         \
     template cudaError_t blocks_per_sm<In, Out>(int, int, int, int*, int*);                   \
     template cudaError_t line_scan<In, Out>(const In*, Out*, int, cudaStream_t, void*);       \
     template cudaError_t scan<In, Out>(const In*, std::size_t, Out*, std::size_t, int, int,   \

@@ -90,6 +90,11 @@ bool is_line(int rows, int cols, std::size_t in_pitch, std::size_t out_pitch);
 // device, which uses the scratch it is given; only a null scratch makes it allocate its own.
 template <class In, class Out>
 std::size_t line_scratch_bytes(int n);
+// Whether line_scan hands CUB words of four elements (u8 -> i32 only: n a multiple of 4, `in`
+// 4-byte and `out` 16-byte aligned), which it loads 4 bytes and stores 16 at a time; else CUB
+// scans element by element.
+template <class In, class Out>
+bool line_in_words(const In* in, const Out* out, int n);
 // scratch: at least line_scratch_bytes(n), or nullptr (allocated and freed stream-ordered).
 template <class In, class Out>
 cudaError_t line_scan(const In* in, Out* out, int n, cudaStream_t stream, void* scratch);

@@ -244,6 +244,26 @@ TEST_CASE("library inclusive_scan_2d: one line (CUB's 1-D scan), in place, own s
     }
 }
 
+TEST_CASE("library inclusive_scan_2d: a u8 -> i32 line in words of four, and where it cannot be", "[gpu][library][thin]") {
+    SAT_REQUIRE_GPU();
+    // CUB scans words of four u8 where the length is a multiple of 4, the input 4-byte and the
+    // output 16-byte aligned (sat_thin.cu, takes_words); every other line element by element.
+    const LibraryCase words[] = {
+        {1, 4000036, 4000040, 4000040, 1, 0},  // many of CUB's tiles, both aligned at row 1
+        {4000036, 1, 1, 1, 0, 0},              // the same as a column
+        {1, 4, 4, 4, 0, 0},                    // one word
+        {1, 8, 8, 8, 0, 0},
+        {1, 4000036, 4000040, 4000040, 1, 1},  // input 1 byte, output 4 bytes past alignment
+        {1, 4000036, 4000040, 4000042, 1, 0},  // input aligned, output 8 bytes past
+        {1, 4000038, 4000040, 4000040, 1, 0},  // a length not a multiple of 4
+    };
+    for (LibraryCase c : words) {
+        check_library<uint8_t, int32_t>(c);
+        c.own_scratch = true;  // the scratch inclusive_scan_2d_scratch sizes, used twice
+        check_library<uint8_t, int32_t>(c);
+    }
+}
+
 TEST_CASE("library inclusive_scan_2d: argument checks and scratch sizes", "[cpu][library]") {
     // No GPU needed: bad arguments are refused before anything is launched.
     const float* in = reinterpret_cast<const float*>(std::uintptr_t(256));
@@ -317,12 +337,24 @@ TEST_CASE("library: which shapes are lines, their scratch covers CUB's, bad line
     const cudaError_t idle = cudaGetLastError();  // cudaSuccess with a device
     CHECK(sat::thin::line_scratch_bytes<float, float>(0) == 0);
     CHECK(sat::thin::line_scratch_bytes<float, float>(-1) == 0);
-    for (int n : {1, 7, 4001, 4000037}) {
+    for (int n : {1, 4, 7, 4001, 4000036, 4000037}) {
         check_line_scratch<float, float>(n, idle);
         check_line_scratch<int32_t, int32_t>(n, idle);
         check_line_scratch<uint8_t, int32_t>(n, idle);
         check_line_scratch<uint16_t, double>(n, idle);
     }
+    // u8 -> i32 lines in words of four: whole words, the input 4-byte, the output 16-byte aligned.
+    const auto* u8 = reinterpret_cast<const uint8_t*>(std::uintptr_t(4096));
+    auto* i32 = reinterpret_cast<int32_t*>(std::uintptr_t(8192));
+    CHECK(sat::thin::line_in_words(u8, i32, 4000036));
+    CHECK(sat::thin::line_in_words(u8 + 4, i32 + 4, 4));
+    CHECK_FALSE(sat::thin::line_in_words(u8, i32, 4000038));
+    CHECK_FALSE(sat::thin::line_in_words(u8, i32, 0));
+    CHECK_FALSE(sat::thin::line_in_words(u8 + 1, i32, 8));
+    CHECK_FALSE(sat::thin::line_in_words(u8, i32 + 2, 8));
+    CHECK_FALSE(sat::thin::line_in_words(reinterpret_cast<const float*>(u8), reinterpret_cast<float*>(i32), 8));
+    CHECK_FALSE(sat::thin::line_in_words(u8, reinterpret_cast<float*>(i32), 8));  // u8 -> f32
+
     // Refused before any CUDA call: a negative length, a null pointer; nothing to do for 0.
     float* p = reinterpret_cast<float*>(std::uintptr_t(256));
     CHECK(sat::thin::line_scan<float, float>(p, p, -1, 0, nullptr) == cudaErrorInvalidValue);
