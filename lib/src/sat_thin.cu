@@ -996,7 +996,7 @@ cudaError_t cub_line_scan(void* temp, std::size_t& temp_bytes, const In* in, Out
 // u8 -> i32 in words of four: CUB scans the n / 4 byte sums of the input's 32-bit words (a
 // 4-byte load per item, where element by element it loads 1 byte), and each item's output
 // writes the word's four sums as one 16-byte store: the sum through the word less the bytes
-// after each element (the word read again, from L1 or L2). Sums wrap as the element path's.
+// after each element (the word read again, expected from L1 or L2). Sums wrap as the element path's.
 struct WordByteSum {
     __host__ __device__ uint32_t operator()(uint32_t word) const {
         return (word & 0xffu) + (word >> 8 & 0xffu) + (word >> 16 & 0xffu) + (word >> 24);

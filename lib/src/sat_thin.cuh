@@ -84,8 +84,9 @@ cudaError_t blocks_per_sm(int rows, int cols, int images, int* planned, int* res
 // inclusive scan: line_scan hands it to CUB's DeviceScan (the same decoupled look-back, tuned
 // per GPU), which runs it faster than scan's chunks (docs/thin.md). No spin timeout of ours.
 bool is_line(int rows, int cols, std::size_t in_pitch, std::size_t out_pitch);
-// Device scratch line_scan needs for n elements (need not be zeroed), as CUB sizes it for the
-// current device (one size on every device of a one-architecture build); 0 when CUB cannot say
+// Device scratch line_scan needs for n elements on either of its paths (need not be zeroed), as
+// CUB sizes it for the current device (one size on every device of a one-architecture build); 0
+// when CUB cannot say
 // (no device, or none usable now): scratch sized then is too small for a later line_scan on a
 // device, which uses the scratch it is given; only a null scratch makes it allocate its own.
 template <class In, class Out>

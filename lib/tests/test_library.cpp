@@ -247,13 +247,15 @@ TEST_CASE("library inclusive_scan_2d: one line (CUB's 1-D scan), in place, own s
 TEST_CASE("library inclusive_scan_2d: a u8 -> i32 line in words of four, and where it cannot be", "[gpu][library][thin]") {
     SAT_REQUIRE_GPU();
     // CUB scans words of four u8 where the length is a multiple of 4, the input 4-byte and the
-    // output 16-byte aligned (sat_thin.cu, takes_words); every other line element by element.
+    // output 16-byte aligned (sat::thin::line_in_words); every other line element by element.
     const LibraryCase words[] = {
         {1, 4000036, 4000040, 4000040, 1, 0},  // many of CUB's tiles, both aligned at row 1
         {4000036, 1, 1, 1, 0, 0},              // the same as a column
         {1, 4, 4, 4, 0, 0},                    // one word
         {1, 8, 8, 8, 0, 0},
+        {1, 36000000, 36000000, 36000000, 0, 0},  // sums past 2^32 (random bytes, mean 127.5): they wrap
         {1, 4000036, 4000040, 4000040, 1, 1},  // input 1 byte, output 4 bytes past alignment
+        {1, 4000036, 4000041, 4000040, 1, 0},  // input 1 byte past, output aligned
         {1, 4000036, 4000040, 4000042, 1, 0},  // input aligned, output 8 bytes past
         {1, 4000038, 4000040, 4000040, 1, 0},  // a length not a multiple of 4
     };
@@ -675,9 +677,11 @@ TEST_CASE("library C ABI: a small batch for compute-sanitizer", "[gpu][library][
     check_abi({SATLIB_F32, SATLIB_F32, 1, 7, 3001, 0, 0, 0, 0, false});
     check_abi({SATLIB_F64, SATLIB_F64, 1, 9, 2001, 0, 0, 0, 0, false});
     // More tickets than blocks (900 tiles of sums and 900 of squares, 256-thread tiles on 2 x 132
-    // blocks), so blocks take further tickets and prefetch their next tile; and one line (CUB's scan).
+    // blocks), so blocks take further tickets and prefetch their next tile; and lines (CUB's scan),
+    // element by element and in words of four.
     check_abi_batch({SATLIB_F32, SATLIB_F32, 300, 65, 65, 0, 0, 3, 0, true}, true);
     check_abi({SATLIB_U8, SATLIB_I32, 1, 1, 70001, 0, 0, 0, 0, false});
+    check_abi({SATLIB_U8, SATLIB_I32, 1, 1, 70000, 0, 0, 0, 0, false});
 }
 
 TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-sanitizer", "[gpu][library][sanitize]") {
