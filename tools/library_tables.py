@@ -305,6 +305,11 @@ def shape(r):
     return f'{r["rows"]}x{r["cols"]}'
 
 
+def batch_shape(r):
+    """A bench_ab row's shape, its image count in front where it is a batch ("64 × 1080x1920")."""
+    return (f'{r["batch"]} × ' if int(r["batch"]) > 1 else "") + shape(r)
+
+
 def type_label(t):
     """A type pair as the handouts write it (u8i32 -> u8→i32)."""
     return {"u8i32": "u8→i32"}.get(t, t)
@@ -828,8 +833,7 @@ def ab_table(path, base, this, differs, bold="the rows whose kernels differ"):
            "| shape | type | base ÷ copy | this ÷ copy | this ÷ base | base ms | this ms | copy ms | check |",
            "|---|---|---:|---:|---:|---:|---:|---:|---|"]
     for r in rows:
-        batch = int(r["batch"])
-        cells = [(f"{batch} × " if batch > 1 else "") + shape(r), type_label(r["type"]),
+        cells = [batch_shape(r), type_label(r["type"]),
                  f'{float(r["base_per_copy"]):.3f}', f'{float(r["this_per_copy"]):.3f}',
                  f'{float(r["this_per_base"]):.3f}', f'{float(r["base_ms"]):.4f}', f'{float(r["this_ms"]):.4f}',
                  f'{float(r["copy_ms"]):.4f}', r["check"]]
@@ -942,7 +946,7 @@ def prefetch_budget_table(path):
            "|---|---|" + "---:|" * len(budgets) + "---|"]
     for batch, n_rows, n_cols, t in cases:
         got = [[by[(mb, seed, batch, n_rows, n_cols, t)] for seed in seeds] for mb in budgets]
-        cells = [(f"{batch} × " if batch != "1" else "") + f"{n_rows}x{n_cols}", type_label(t)]
+        cells = [batch_shape(got[0][0]), type_label(t)]
         cells += [", ".join(f'{float(r["this_per_base"]):.3f}' for r in runs) for runs in got]
         cells.append("PASS" if all(r["check"] == "PASS" for runs in got for r in runs) else "FAIL")
         if targets_2d_row({"rows": n_rows}) and not (batch == "1" and n_rows == "1080") and t != "u8i32":

@@ -1012,6 +1012,9 @@ struct WriteWordSums {
         quads[k] = make_int4(int(s0), int(s1), int(s2), int(s3));
     }
 };
+// The one pair with the word path.
+template <class In, class Out>
+constexpr bool has_word_path = std::is_same_v<In, uint8_t> && std::is_same_v<Out, int32_t>;
 cudaError_t cub_word_scan(void* temp, std::size_t& temp_bytes, const uint8_t* in, int32_t* out, int n,
                           cudaStream_t stream) {
     const auto* words = reinterpret_cast<const uint32_t*>(in);
@@ -1023,7 +1026,7 @@ cudaError_t cub_word_scan(void* temp, std::size_t& temp_bytes, const uint8_t* in
 
 template <class In, class Out>
 bool line_in_words(const In* in, const Out* out, int n) {
-    if constexpr (std::is_same_v<In, uint8_t> && std::is_same_v<Out, int32_t>)
+    if constexpr (has_word_path<In, Out>)
         return n > 0 && n % 4 == 0 && reinterpret_cast<std::uintptr_t>(in) % 4 == 0 &&
                reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
     return false;
@@ -1037,7 +1040,7 @@ std::size_t line_scratch_bytes(int n) {
         return 0;
     }
     // Either path: the pointers, which pick it, are not known here.
-    if constexpr (std::is_same_v<In, uint8_t> && std::is_same_v<Out, int32_t>) {
+    if constexpr (has_word_path<In, Out>) {
         if (n >= 4 && cub_word_scan(nullptr, word_bytes, nullptr, nullptr, n, 0) != cudaSuccess) {
             cudaGetLastError();
             return 0;
@@ -1052,7 +1055,7 @@ cudaError_t line_scan(const In* in, Out* out, int n, cudaStream_t stream, void* 
     if (n == 0) return cudaSuccess;
     std::size_t bytes = 0;
     auto cub_scan = [&](void* temp) {
-        if constexpr (std::is_same_v<In, uint8_t> && std::is_same_v<Out, int32_t>)
+        if constexpr (has_word_path<In, Out>)
             if (line_in_words(in, out, n)) return cub_word_scan(temp, bytes, in, out, n, stream);
         return cub_line_scan<In, Out>(temp, bytes, in, out, n, stream);
     };
