@@ -90,6 +90,13 @@
                                 words of four against 0356b57's element by element): docs/thin.md;
                                 its second run _run2 and line_words_struct_ab_h200.csv (+ _run2),
                                 the same A/B of the 8-byte struct variant (quoted)
+    docs/data/line_words_items_ab_h200.csv  bench_ab --set lines --csv as written (12 items per
+                                thread against CUB's 24 on the u8 -> i32 words): docs/thin.md; its
+                                _run2, and line_words_items8/16_ab_h200.csv (+ _run2), 12 against
+                                8 and 16 (quoted); line_word_groups_ab_h200.csv and
+                                line_word_groups_w2_ab_h200.csv (+ _run2), groups of up to 4 words
+                                against single words and groups of up to 2 (quoted)
+    docs/data/line_words_ncu_h200.csv  Nsight Compute of CUB's scan kernel on lines: docs/thin.md
     docs/data/thin_loads_ab_h200.csv, thin_chunk96_ab_h200.csv, thin_loads_in_flight_ab_h200.csv
                                 bench_ab --set thin --csv as written (16-byte input loads against
                                 the chunks before them; 96 KB chunks and 16 loads in flight
@@ -1283,6 +1290,12 @@ TABLES = {
                     "u8 → i32 lines in words of four (shipped)", lambda r: r["type"] == "u8i32",
                     bold="the u8 → i32 rows, whose scans differ (f32, f64 and i32 are scanned element by element in both)"),
                  "line_words_ab_h200.csv"),
+                ("LINE WORDS NCU TABLE", experiment_table, "line_words_ncu_h200.csv"),
+                ("LINE WORDS ITEMS AB TABLE", lambda p: ab_table(
+                    p, "9144282 (u8 → i32 words with CUB's 24 items per thread)",
+                    "12 items per thread (shipped)", lambda r: r["type"] == "u8i32",
+                    bold="the u8 → i32 rows, whose scans differ (f32, f64 and i32 are scanned element by element in both)"),
+                 "line_words_items_ab_h200.csv"),
                 ("THIN TABLE", thin_table, "thin_h100.csv"),
                 ("THIN LOADS AB TABLE", lambda p: ab_table(
                     p, "u8 loaded 4 bytes at a time", "16-byte input loads (the shipped chunks)",

@@ -1015,12 +1015,30 @@ struct WriteWordSums {
 // The one pair with the word path.
 template <class In, class Out>
 constexpr bool has_word_path = std::is_same_v<In, uint8_t> && std::is_same_v<Out, int32_t>;
+// CUB's sm_90 tuning for 32-bit sums (its threads, loads, stores and look-back delays), as CUB
+// selects it, with 12 items per thread instead of its 24: each item's 16-byte write-out keeps more
+// registers live than a plain scan's item (docs/thin.md, *Twelve items per thread*).
+using WordScanTuning = cub::detail::scan::sm90_tuning<uint32_t, cub::detail::scan::primitive_op::yes>;
+constexpr int word_scan_items = 12;
+struct WordScanPolicies {
+    struct Policy900 : cub::ChainedPolicy<900, Policy900, Policy900> {
+        using ScanPolicyT = cub::AgentScanPolicy<
+            WordScanTuning::threads, word_scan_items, uint32_t, WordScanTuning::load_algorithm, cub::LOAD_DEFAULT,
+            WordScanTuning::store_algorithm, cub::BLOCK_SCAN_WARP_SCANS,
+            cub::detail::MemBoundScaling<WordScanTuning::threads, word_scan_items, uint32_t>,
+            WordScanTuning::delay_constructor>;
+    };
+    using MaxPolicy = Policy900;
+};
 cudaError_t cub_word_scan(void* temp, std::size_t& temp_bytes, const uint8_t* in, int32_t* out, int n,
                           cudaStream_t stream) {
     const auto* words = reinterpret_cast<const uint32_t*>(in);
     const auto sums = thrust::make_transform_iterator(words, WordByteSum{});
     const auto quads = thrust::make_tabulate_output_iterator(WriteWordSums{words, reinterpret_cast<int4*>(out)});
-    return cub::DeviceScan::InclusiveScan(temp, temp_bytes, sums, quads, cuda::std::plus<uint32_t>{}, n / 4, stream);
+    using Plus = cuda::std::plus<uint32_t>;
+    using Dispatch = cub::DispatchScan<decltype(sums), decltype(quads), Plus, cub::NullType, uint32_t, uint32_t,
+                                       cub::ForceInclusive::No, WordScanPolicies>;
+    return Dispatch::Dispatch(temp, temp_bytes, sums, quads, Plus{}, cub::NullType{}, uint32_t(n / 4), stream);
 }
 }  // namespace
 
