@@ -1151,7 +1151,7 @@ TABLES = {
                    ("LARGE SQUARES TABLE", large_squares_table, "large_squares_h100.csv"),
                    ("LARGE SQUARES H200 TABLE", large_squares_table, "large_squares_h200.csv"),
                    ("BATCH TABLE", lambda p: batch_table(p, "b992ac3"), "batch_h100.csv"),
-                   ("BATCH H200 TABLE", lambda p: batch_table(p, "888fdb4"), "batch_h200.csv"),
+                   ("BATCH H200 TABLE", lambda p: batch_table(p, "9144282"), "batch_h200.csv"),
                    ("BATCH ORDER AB TABLE", lambda p: ab_table(
                        p, "the kernel of 83daaf6 (a batch's tiles handed out image after image)",
                        "the kernel of 2da0c77 (a tile row of every image at a time)",
