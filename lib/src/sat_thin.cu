@@ -1015,10 +1015,14 @@ struct WriteWordSums {
 // The one pair with the word path.
 template <class In, class Out>
 constexpr bool has_word_path = std::is_same_v<In, uint8_t> && std::is_same_v<Out, int32_t>;
-// CUB's sm_90 tuning for 32-bit sums (its threads, loads, stores and look-back delays), as CUB
-// selects it, with 12 items per thread instead of its 24: each item's 16-byte write-out keeps more
-// registers live than a plain scan's item (docs/thin.md, *Twelve items per thread*).
+// CUB's sm_90 tuning for 32-bit sums (its threads, loads, stores and look-back delays), put
+// together as CUB's own sm_90 policy is, with 12 items per thread instead of its 24: each item's
+// 16-byte write-out keeps more registers live than a plain scan's item (docs/thin.md, *Twelve
+// items per thread*). One policy for every architecture built, measured on sm_90. The tuning is
+// CUB's internal (cub::detail): a toolkit whose tuning differs stops the build here.
 using WordScanTuning = cub::detail::scan::sm90_tuning<uint32_t, cub::detail::scan::primitive_op::yes>;
+static_assert(WordScanTuning::threads == 128 && WordScanTuning::items == 24,
+              "CUB's sm_90 tuning for 32-bit sums changed: measure word_scan_items again");
 constexpr int word_scan_items = 12;
 struct WordScanPolicies {
     struct Policy900 : cub::ChainedPolicy<900, Policy900, Policy900> {
