@@ -78,7 +78,8 @@ typedef enum { SATLIB_BOX_SUM = 0, SATLIB_BOX_MEAN = 1, SATLIB_BOX_VARIANCE = 2 
 
 /* Box filters over a (2r+1) x (2r+1) window centred on each pixel, clipped at the image border
  * (a mean or variance divides by the number of pixels inside the clipped window). in: any input
- * type above; out: f32 or f64 (the same shape as in). Built on satlib_integral. */
+ * type above; out: f32 or f64 (the same shape as in), not overlapping in (else
+ * SATLIB_ERR_ARGUMENT). Built on satlib_integral. */
 int satlib_box(const void* in, satlib_dtype in_type, size_t in_pitch, size_t in_batch_stride,
                void* out, satlib_dtype out_type, size_t out_pitch, size_t out_batch_stride,
                int batch, int rows, int cols, int radius, satlib_box_op op, void* stream);
