@@ -31,7 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import gen_skeletons  # noqa: E402  (the one definition of how a skeleton is made)
 
-TOP_FILES = ["Makefile", "README.md", ".gitignore", "LICENSE"]
+# mk/labs.mk: the labs that include a student's earlier lab (6: 4 and 5; 8: 7) are rebuilt when it changes.
+TOP_FILES = ["Makefile", "README.md", ".gitignore", "LICENSE", "mk/labs.mk"]
 TOP_DIRS = ["labs", "common", "tests", "docs", "plots", "tools"]
 # Instructor-only paths (relative to the repository root; a folder covers everything in it).
 LEFT_OUT = [
@@ -123,14 +124,25 @@ def solution_lines(skeleton_texts):
 INSTRUCTOR_SECTION = re.compile(r"^## (?:For instructors|The library)\n.*?(?=^## |\Z)", re.M | re.S)
 
 
-def tailor_readme(path):
-    """The student's README: without the instructors' section (its tools and docs are left out)."""
+def tailor_readme(path, with_library):
+    """The student's README: without the instructors' section (its tools and docs are left out),
+    and without lab 10 where the release leaves it out."""
     if path.exists():
         text = INSTRUCTOR_SECTION.sub("", path.read_text())
         # Without solutions/, labN-ref builds labs/ too: the quick start's reference line would mislead.
-        text = "".join(line for line in text.splitlines(True)
-                       if not line.startswith(("make lab1-ref && ./lab1-ref", "solutions/", "lib/ ", "python/ ")))
+        dropped = ["make lab1-ref && ./lab1-ref", "solutions/", "lib/ ", "python/ "]
+        if not with_library:
+            dropped += ["./lab10 ", "| 10 | lab10 |"]
+        text = "".join(line for line in text.splitlines(True) if not line.startswith(tuple(dropped)))
         text = text.replace("instructor guide, ", "")
+        # The release's mk/ holds only labs.mk (and the library's fragments with --with-library).
+        text = text.replace("mk/         Makefile fragments per feature (library, lab 10, mutants, Python)",
+                            "mk/         Makefile fragments (labs.mk: the labs that include an earlier lab's file)")
+        if not with_library:
+            text = text.replace("(N = 1 … 10, 8x)", "(N = 1 … 9, 8x)")
+            text = text.replace(", and lab 10\nsplits the SAT across GPUs with NCCL.",
+                                ". Lab 10 (the SAT\nacross GPUs) needs the SAT library, which this copy leaves out.")
+            text = text.replace("; lab 10 adds `--gpus`, `--strips`, `--slice-rows`:", ":")
         path.write_text(text.replace("make labN-ref` builds the reference from `solutions/`",
                                      "make labN-ref` builds the same code"))
 
@@ -189,7 +201,7 @@ def main(argv):
         if (path.is_file() and path.name not in skeletons and re.match(r"lab\d", path.name)
                 and not library_lab_file("labs/" + path.name)):
             notes.append(f"labs/{path.name} has no solutions/{path.name}: left out")
-    tailor_readme(dest / "README.md")
+    tailor_readme(dest / "README.md", args.with_library)
     for must in ("Makefile", "README.md"):
         if not (dest / must).exists():
             notes.append(f"{must} is missing from the repository, so from the release too")
