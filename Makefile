@@ -55,7 +55,7 @@ help:
 	@echo "  make labN-ref      build the reference solution       -> ./labN-ref"
 	@echo "  make test          all tests against the references (GPU tests skip without a GPU)"
 	@echo "  make grade         score your code in labs/ (LAB=N for one lab)"
-	@echo "  make bench         time every lab on this GPU         -> build/bench_gpu.csv"
+	@echo "  make bench         time every lab on this GPU         -> build/bench_<gpu>.csv, .json"
 	@echo "  make plots         figures from a bench CSV (CSV=FILE; default plots/sample_bench.csv)"
 	@echo "  make results       docs/results.md from the committed bench runs (RESULTS_CSV) and their .json"
 	@echo "  make sanitize LAB=N   compute-sanitizer on lab N"
@@ -63,6 +63,7 @@ help:
 	@echo "  make release       the student copy in build/release/"
 	@echo "  make skeletons     regenerate labs/ from solutions/"
 	@echo "  make clean         remove build outputs"
+	@echo "  make lib / make python / make print-labs / make sanitize-lib ...: see README.md and the Makefile"
 	@echo "ARCH=sm_XX overrides the GPU architecture (default: the GPU present, else sm_90)."
 
 define LAB_RULES
