@@ -1,6 +1,7 @@
 // Lab 6 ((1+r)R1W): the default r, the edge cases r = 0 (pure 1R1W) and r = 1 (one 2R1W pass),
 // every r of the sweep, shapes where the triangles, the band or both are tiny, a large matrix,
-// the sweep's r values, the trace picture, and the student skeleton failing cleanly.
+// the sweep's r values and the trace picture (the student skeleton failing cleanly:
+// tests/test_skeletons.cpp).
 #include <cmath>
 
 #include "test_util.h"
