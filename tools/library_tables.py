@@ -1092,7 +1092,7 @@ def lab8x_table(path, problem, multi, paper, size_of, head):
         cpu = float(m.get("cpu_ms") or sk.get("cpu_ms") or 0)
         out.append(f"| {k(n)} | {tm:.3f} | {ts:.3f} | **{tm / ts:.2f}×** | "
                    + (f"{pm} | {ps} | {pm / ps:.2f}× | " if pm else "- | - | - | ")
-                   + f"{cpu:.0f} ({pcpu}) |" if cpu >= 100 else f"{cpu:.1f} ({pcpu}) |")
+                   + (f"{cpu:.0f} ({pcpu}) |" if cpu >= 100 else f"{cpu:.1f} ({pcpu}) |"))
     return "\n".join(out)
 
 
