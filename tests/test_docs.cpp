@@ -29,6 +29,24 @@ TEST_CASE("a hand-edited number in a generated docs table is caught", "[cpu][doc
     sat_test::run_command("rm -rf " + dir);
 }
 
+TEST_CASE("a generated table row with a cell missing or cut off fails the generator", "[cpu][docs]") {
+    // check_table_rows: every row of a generated table has its header's cells and starts with one.
+    const std::string script =
+        "import sys; sys.path.insert(0, 'tools'); import library_tables as t\n"
+        "t.check_table_rows('| a | b |\\n|---|---|\\n| 1 | 2 |\\n\\ntext after it')\n"
+        "for bad in ('| a | b |\\n|---|---|\\n| 1 |', '| a | b |\\n|---|---|\\n13.1 (6.4) |'):\n"
+        "    try:\n"
+        "        t.check_table_rows(bad)\n"
+        "    except ValueError as e:\n"
+        "        print('refused:', e)\n"
+        "    else:\n"
+        "        sys.exit('accepted: ' + bad)\n";
+    const std::string out = sat_test::require_command("python3 -c \"" + script + "\"");
+    INFO(out);
+    CHECK(out.find("a row of 1 cells under a header of 2") != std::string::npos);
+    CHECK(out.find("does not start with a cell: 13.1 (6.4) |") != std::string::npos);
+}
+
 TEST_CASE("a docs table marker with no generator fails the check", "[cpu][docs]") {
     // A copy of docs/ with a BEGIN/END pair that tools/library_tables.py's TABLES does not name:
     // its numbers would be hand-written and never compared, so the check must refuse it.

@@ -1418,6 +1418,22 @@ def replace(text, name, table):
     return text[: a + len(begin)] + "\n" + table + "\n" + text[b:]
 
 
+def check_table_rows(table):
+    """Raises ValueError if a row of a Markdown table in `table` has another number of cells than
+    the table's header (a row a generator cut short would otherwise render as a broken table)."""
+    cells = lambda line: line.replace("\\|", "").count("|")
+    header = None
+    for line in table.splitlines():
+        if line.endswith("|") and not line.startswith("|"):
+            raise ValueError(f"a table row that does not start with a cell: {line}")
+        if not line.startswith("|"):
+            header = None
+        elif header is None:
+            header = cells(line)
+        elif cells(line) != header:
+            raise ValueError(f"a row of {cells(line) - 1} cells under a header of {header - 1}: {line}")
+
+
 def generate(docs, out):
     """Writes every doc of TABLES, its tables regenerated from docs/data/, under out (all or none)."""
     texts = {}
@@ -1431,7 +1447,9 @@ def generate(docs, out):
         for name, make_table, data in tables:
             try:
                 csv_path = ROOT / data if "/" in data else docs / "data" / data
-                text = replace(text, name, make_table(csv_path))
+                table = make_table(csv_path)
+                check_table_rows(table)
+                text = replace(text, name, table)
             except (ValueError, KeyError) as e:
                 raise ValueError(f"{doc}: {data}: {e}") from None
         texts[doc] = text
