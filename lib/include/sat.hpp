@@ -3,7 +3,8 @@
 //
 //     out(i, j) = sum of in(i', j') over 0 <= i' <= i, 0 <= j' <= j
 //
-// Two layers over the same kernel (lib/src/lookback_kernel.cuh):
+// Two layers over the same kernels (lib/src/lookback_kernel.cuh; thin images: lib/src/sat_thin.cu;
+// one line: CUB's 1-D scan):
 //   sat::inclusive_scan_2d  one image (or a batch), cudaError_t, optional caller-owned scratch (ScanOptions);
 //   sat::integral, sat::box_sum / box_mean / box_variance
 //                           batches, squared sums, the NPP layout and box filters: typed calls
@@ -24,8 +25,8 @@
 // (differences of wrapped sums, as box filters take them, stay exact while the box sum fits);
 // floating-point sums round as any summation does.
 //
-// Scratch. The kernel needs device scratch (about 7 % of the output's bytes, see
-// inclusive_scan_2d_scratch). By default each call allocates it stream-ordered and frees it
+// Scratch. The kernels need device scratch (about 7 % of the output's bytes for the 2-D tiles,
+// under 1 % for thin images; see inclusive_scan_2d_scratch). By default each call allocates it stream-ordered and frees it
 // again (cudaMallocAsync); to keep it between calls, allocate it once and pass it in ScanOptions.
 #pragma once
 
