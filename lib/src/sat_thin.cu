@@ -1039,6 +1039,8 @@ cudaError_t cub_word_scan(void* temp, std::size_t& temp_bytes, const uint8_t* in
     const auto* words = reinterpret_cast<const uint32_t*>(in);
     const auto sums = thrust::make_transform_iterator(words, WordByteSum{});
     const auto quads = thrust::make_tabulate_output_iterator(WriteWordSums{words, reinterpret_cast<int4*>(out)});
+    // DeviceScan::InclusiveScan's dispatch (no initial value, 32-bit offsets and sums) with the
+    // policy above.
     using Plus = cuda::std::plus<uint32_t>;
     using Dispatch = cub::DispatchScan<decltype(sums), decltype(quads), Plus, cub::NullType, uint32_t, uint32_t,
                                        cub::ForceInclusive::No, WordScanPolicies>;
