@@ -28,6 +28,7 @@
 #include <cub/device/device_scan.cuh>
 #include <cuda/std/functional>
 #include <thrust/iterator/transform_iterator.h>
+#include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/tabulate_output_iterator.h>
 
 #include <algorithm>
@@ -1034,19 +1035,123 @@ struct WordScanPolicies {
     };
     using MaxPolicy = Policy900;
 };
+// CUB's scan of `items` word sums into an output iterator: DeviceScan::InclusiveScan's dispatch
+// (no initial value, 32-bit offsets and sums) with the policy above.
+template <class Sums, class Quads>
+cudaError_t word_scan_dispatch(void* temp, std::size_t& temp_bytes, Sums sums, Quads quads, int items,
+                               cudaStream_t stream) {
+    using Plus = cuda::std::plus<uint32_t>;
+    using Dispatch = cub::DispatchScan<Sums, Quads, Plus, cub::NullType, uint32_t, uint32_t, cub::ForceInclusive::No,
+                                       WordScanPolicies>;
+    return Dispatch::Dispatch(temp, temp_bytes, sums, quads, Plus{}, cub::NullType{}, uint32_t(items), stream);
+}
 cudaError_t cub_word_scan(void* temp, std::size_t& temp_bytes, const uint8_t* in, int32_t* out, int n,
                           cudaStream_t stream) {
     const auto* words = reinterpret_cast<const uint32_t*>(in);
     const auto sums = thrust::make_transform_iterator(words, WordByteSum{});
     const auto quads = thrust::make_tabulate_output_iterator(WriteWordSums{words, reinterpret_cast<int4*>(out)});
-    // DeviceScan::InclusiveScan's dispatch (no initial value, 32-bit offsets and sums) with the
-    // policy above.
-    using Plus = cuda::std::plus<uint32_t>;
-    using Dispatch = cub::DispatchScan<decltype(sums), decltype(quads), Plus, cub::NullType, uint32_t, uint32_t,
-                                       cub::ForceInclusive::No, WordScanPolicies>;
-    return Dispatch::Dispatch(temp, temp_bytes, sums, quads, Plus{}, cub::NullType{}, uint32_t(n / 4), stream);
+    return word_scan_dispatch(temp, temp_bytes, sums, quads, n / 4, stream);
+}
+
+// u8 -> i32 images of 2 or 3 rows in words: row j of the SAT is the 1-D scan of the column sums
+// of rows 0..j, one word scan per row (J = j + 1 rows summed). Row j reads j + 1 input rows
+// (3 rows: 6 bytes per column read, 12 written, against 3 and 12 at best).
+template <int J>
+struct ColumnWordSum {  // item k: the bytes of word k in rows 0..J-1
+    const uint32_t* words;
+    std::size_t pitch;  // words between rows
+    __host__ __device__ uint32_t operator()(uint32_t k) const {
+        uint32_t sum = 0;
+        for (int r = 0; r < J; ++r) sum += WordByteSum{}(words[r * pitch + k]);
+        return sum;
+    }
+};
+template <int J>
+struct WriteColumnWordSums {
+    const uint32_t* words;
+    std::size_t pitch;
+    int4* quads;  // output row J - 1
+    __host__ __device__ void operator()(std::ptrdiff_t k, uint32_t through_word) const {
+        uint32_t b1 = 0, b2 = 0, b3 = 0;  // bytes 1, 2 and 3 of word k, summed over the rows
+        for (int r = 0; r < J; ++r) {
+            const uint32_t word = words[r * pitch + k];
+            b1 += word >> 8 & 0xffu, b2 += word >> 16 & 0xffu, b3 += word >> 24;
+        }
+        const uint32_t s3 = through_word, s2 = s3 - b3, s1 = s2 - b2, s0 = s1 - b1;
+        quads[k] = make_int4(int(s0), int(s1), int(s2), int(s3));
+    }
+};
+template <int J>
+cudaError_t cub_column_word_scan(void* temp, std::size_t& temp_bytes, const uint8_t* in, std::size_t in_pitch,
+                                 int32_t* out_row, int cols, cudaStream_t stream) {
+    const auto* words = reinterpret_cast<const uint32_t*>(in);
+    const auto sums = thrust::make_transform_iterator(thrust::counting_iterator<uint32_t>(0),
+                                                      ColumnWordSum<J>{words, in_pitch / 4});
+    const auto quads = thrust::make_tabulate_output_iterator(
+        WriteColumnWordSums<J>{words, in_pitch / 4, reinterpret_cast<int4*>(out_row)});
+    return word_scan_dispatch(temp, temp_bytes, sums, quads, cols / 4, stream);
+}
+cudaError_t cub_column_word_scan(int j, void* temp, std::size_t& temp_bytes, const uint8_t* in, std::size_t in_pitch,
+                                 int32_t* out_row, int cols, cudaStream_t stream) {
+    switch (j) {
+    case 0: return cub_column_word_scan<1>(temp, temp_bytes, in, in_pitch, out_row, cols, stream);
+    case 1: return cub_column_word_scan<2>(temp, temp_bytes, in, in_pitch, out_row, cols, stream);
+    default: return cub_column_word_scan<3>(temp, temp_bytes, in, in_pitch, out_row, cols, stream);
+    }
 }
 }  // namespace
+
+template <class In, class Out>
+bool rows_in_words(const In* in, std::size_t in_pitch, const Out* out, std::size_t out_pitch, int rows, int cols) {
+    if constexpr (has_word_path<In, Out>)
+        return (rows == 2 || rows == 3) && cols > 0 && cols % 4 == 0 && in_pitch % 4 == 0 && out_pitch % 4 == 0 &&
+               reinterpret_cast<std::uintptr_t>(in) % 4 == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
+    return false;
+}
+
+template <class In, class Out>
+std::size_t rows_scratch_bytes(int rows, int cols) {
+    std::size_t bytes = 0;
+    if constexpr (has_word_path<In, Out>) {
+        if (rows < 2 || rows > 3 || cols < 4) return 0;
+        for (int j = 0; j < rows; ++j) {
+            std::size_t row_bytes = 0;
+            if (cub_column_word_scan(j, nullptr, row_bytes, nullptr, 0, nullptr, cols, 0) != cudaSuccess) {
+                cudaGetLastError();  // no device: not an error of the caller's next call
+                return 0;
+            }
+            bytes = std::max(bytes, row_bytes);
+        }
+    }
+    return bytes;
+}
+
+template <class In, class Out>
+cudaError_t rows_scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows, int cols,
+                      cudaStream_t stream, void* scratch) {
+    if constexpr (has_word_path<In, Out>) {
+        if (!rows_in_words(in, in_pitch, out, out_pitch, rows, cols)) return cudaErrorInvalidValue;
+        std::size_t bytes = 0;
+        for (int j = 0; j < rows; ++j) {
+            std::size_t row_bytes = 0;
+            const cudaError_t err = cub_column_word_scan(j, nullptr, row_bytes, in, in_pitch, out, cols, stream);
+            if (err != cudaSuccess) return err;
+            bytes = std::max(bytes, row_bytes);
+        }
+        const bool own = scratch == nullptr;
+        cudaError_t err = own ? cudaMallocAsync(&scratch, bytes, stream) : cudaSuccess;
+        if (err != cudaSuccess) return err;
+        // One scratch for the rows' scans in turn: each initializes its tile states first.
+        for (int j = 0; j < rows && err == cudaSuccess; ++j)
+            err = cub_column_word_scan(j, scratch, bytes, in, in_pitch, out + j * out_pitch, cols, stream);
+        if (own) {
+            const cudaError_t free_err = cudaFreeAsync(scratch, stream);
+            if (err == cudaSuccess) err = free_err;
+        }
+        return err;
+    }
+    return cudaErrorInvalidValue;
+}
 
 template <class In, class Out>
 bool line_in_words(const In* in, const Out* out, int n) {
@@ -1100,6 +1205,10 @@ cudaError_t line_scan(const In* in, Out* out, int n, cudaStream_t stream, void* 
     template std::size_t scratch_bytes<In, Out>(int, int, int);                               \
     template std::size_t line_scratch_bytes<In, Out>(int);                                    \
     template bool line_in_words<In, Out>(const In*, const Out*, int);                         \
+    template bool rows_in_words<In, Out>(const In*, std::size_t, const Out*, std::size_t, int, int); \
+    template std::size_t rows_scratch_bytes<In, Out>(int, int);                               \
+    template cudaError_t rows_scan<In, Out>(const In*, std::size_t, Out*, std::size_t, int, int,   \
+                                            cudaStream_t, void*);                             \
     template cudaError_t blocks_per_sm<In, Out>(int, int, int, int*, int*);                   \
     template cudaError_t line_scan<In, Out>(const In*, Out*, int, cudaStream_t, void*);       \
     template cudaError_t scan<In, Out>(const In*, std::size_t, Out*, std::size_t, int, int,   \

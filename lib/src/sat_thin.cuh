@@ -96,6 +96,17 @@ std::size_t line_scratch_bytes(int n);
 // scans element by element.
 template <class In, class Out>
 bool line_in_words(const In* in, const Out* out, int n);
+// One u8 -> i32 image of 2 or 3 rows whose rows are whole words (cols a multiple of 4, pitches
+// multiples of 4, `in` 4-byte and `out` 16-byte aligned): rows_scan writes row j of the SAT as a
+// CUB scan of the words' column sums over rows 0..j, one scan per row, in words of four as a
+// line. rows_scratch_bytes: CUB's scratch for any of those scans (0 where CUB cannot say).
+template <class In, class Out>
+bool rows_in_words(const In* in, std::size_t in_pitch, const Out* out, std::size_t out_pitch, int rows, int cols);
+template <class In, class Out>
+std::size_t rows_scratch_bytes(int rows, int cols);
+template <class In, class Out>
+cudaError_t rows_scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows, int cols,
+                      cudaStream_t stream, void* scratch);
 // scratch: at least line_scratch_bytes(n), or nullptr (allocated and freed stream-ordered).
 template <class In, class Out>
 cudaError_t line_scan(const In* in, Out* out, int n, cudaStream_t stream, void* scratch);

@@ -150,6 +150,8 @@ sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanO
         // this creates a context on); 0 without one (sat_thin.cuh: line_scratch_bytes).
         if (batch == 1 && (rows == 1 || cols == 1))
             size.state_bytes = std::max(size.state_bytes, sat::thin::line_scratch_bytes<In, Out>(rows * cols));
+        // It may be 2 or 3 rows in words (u8 -> i32; pitches and pointers decide): CUB's scratch too.
+        if (batch == 1) size.state_bytes = std::max(size.state_bytes, sat::thin::rows_scratch_bytes<In, Out>(rows, cols));
         return size;
     }
     const sat::ScanScratchSize small = shaped_scratch<In, Out, T, SmallTiles<In, Out>>(rows, cols, batch);
@@ -306,21 +308,27 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
     // the call's own, from scratch_alloc like the 2-D launches'.
     if (takes_thin<In, Out, T>(rows, cols, opt)) {
         const bool line = im.count == 1 && sat::thin::is_line(rows, cols, in_pitch, out_pitch);  // CUB's 1-D scan
+        // 2 or 3 u8 rows of whole words: a CUB word scan per row.
+        const bool few_rows = !line && im.count == 1 && sat::thin::rows_in_words(in, in_pitch, out, out_pitch, rows, cols);
         void* scratch = opt.state;
         void* own = nullptr;
         if (scratch == nullptr) {
-            // A line: CUB's size alone, 0 where CUB cannot say (line_scan then allocates its own),
-            // not scratch_for's, which falls back to the chunks' size there.
-            const std::size_t bytes = line ? sat::thin::line_scratch_bytes<In, Out>(rows * cols)
-                                           : sat::thin::scratch_bytes<In, Out>(rows, cols, group);
+            // A line or few rows: CUB's size alone, 0 where CUB cannot say (line_scan and rows_scan
+            // then allocate their own), not scratch_for's, which falls back to the chunks' size there.
+            const std::size_t bytes = line       ? sat::thin::line_scratch_bytes<In, Out>(rows * cols)
+                                      : few_rows ? sat::thin::rows_scratch_bytes<In, Out>(rows, cols)
+                                                 : sat::thin::scratch_bytes<In, Out>(rows, cols, group);
             if (bytes > 0 && (err = scratch_alloc(&own, bytes, stream, call)) != cudaSuccess) return err;
             scratch = own;
         }
         if (line) {
             err = sat::thin::line_scan<In, Out>(in, out, rows * cols, stream, scratch);
             if (err == cudaSuccess) log_launch(0, 0);
+        } else if (few_rows) {
+            err = sat::thin::rows_scan<In, Out>(in, in_pitch, out, out_pitch, rows, cols, stream, scratch);
+            if (err == cudaSuccess) log_launch(0, 0);
         }
-        for (int first = 0; !line && first < im.count && err == cudaSuccess; first += group) {
+        for (int first = 0; !line && !few_rows && first < im.count && err == cudaSuccess; first += group) {
             const int n = std::min(group, im.count - first);
             err = sat::thin::scan<In, Out>(in + std::size_t(first) * im.in_stride, in_pitch,
                                            out + std::size_t(first) * im.out_stride, out_pitch, rows, cols, stream,

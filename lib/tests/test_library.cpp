@@ -84,6 +84,8 @@ void check_library(const LibraryCase& c) {
          << c.cols << " pitches " << c.in_pitch << "/" << c.out_pitch << " at (" << c.row_offset
          << "," << c.col_offset << ") grid " << c.grid << (c.in_place ? " in place" : "")
          << (c.own_scratch ? " own scratch" : "") << ", seed " << seed);
+    // A case's output rows must fit its pitch, or they overlap and the poison check misreads them.
+    REQUIRE(std::size_t(c.col_offset) + c.cols <= (c.in_place ? c.in_pitch : c.out_pitch));
     const std::size_t buffer_rows = std::size_t(c.rows) + 2 * c.row_offset;
     const std::size_t in_elems = buffer_rows * c.in_pitch, out_elems = buffer_rows * c.out_pitch;
     const std::vector<In> host_in = exact_input<In, Out>(in_elems, seed);
@@ -266,6 +268,27 @@ TEST_CASE("library inclusive_scan_2d: a u8 -> i32 line in words of four, and whe
     }
 }
 
+TEST_CASE("library inclusive_scan_2d: u8 -> i32 images of 2 or 3 rows in words, and where they cannot be", "[gpu][library][thin]") {
+    SAT_REQUIRE_GPU();
+    // 2 or 3 rows of whole words (cols and pitches multiples of 4, the input 4-byte and the output
+    // 16-byte aligned) take a CUB word scan per row (sat::thin::rows_in_words); else the chunks.
+    const LibraryCase rows_cases[] = {
+        {3, 4000000, 4000000, 4000000, 1, 0},  // many of CUB's tiles
+        {2, 4000000, 4000004, 4000008, 1, 0},  // pitches past the width
+        {3, 4, 4, 4, 0, 0},                    // one word a row
+        {2, 8, 8, 12, 1, 0},
+        {3, 12000000, 12000000, 12000000, 0, 0},  // row 2's sums pass 2^32 (mean 127.5): they wrap
+        {3, 4000000, 4000002, 4000000, 1, 0},  // an input pitch not a multiple of 4: the chunks
+        {3, 4000000, 4000004, 4000004, 1, 1},  // input and output 1 element past alignment: the chunks
+        {3, 4000002, 4000004, 4000004, 1, 0},  // a width not a multiple of 4: the chunks
+    };
+    for (LibraryCase c : rows_cases) {
+        check_library<uint8_t, int32_t>(c);
+        c.own_scratch = true;  // the scratch inclusive_scan_2d_scratch sizes, used twice
+        check_library<uint8_t, int32_t>(c);
+    }
+}
+
 TEST_CASE("library inclusive_scan_2d: argument checks and scratch sizes", "[cpu][library]") {
     // No GPU needed: bad arguments are refused before anything is launched.
     const float* in = reinterpret_cast<const float*>(std::uintptr_t(256));
@@ -356,6 +379,25 @@ TEST_CASE("library: which shapes are lines, their scratch covers CUB's, bad line
     CHECK_FALSE(sat::thin::line_in_words(u8, i32 + 2, 8));
     CHECK_FALSE(sat::thin::line_in_words(reinterpret_cast<const float*>(u8), reinterpret_cast<float*>(i32), 8));
     CHECK_FALSE(sat::thin::line_in_words(u8, reinterpret_cast<float*>(i32), 8));  // u8 -> f32
+
+    // u8 -> i32 images of 2 or 3 rows in words: whole words, pitches of whole words, aligned.
+    CHECK(sat::thin::rows_in_words(u8, 4000000, i32, 4000000, 3, 4000000));
+    CHECK(sat::thin::rows_in_words(u8, 8, i32, 12, 2, 8));
+    CHECK_FALSE(sat::thin::rows_in_words(u8, 8, i32, 8, 1, 8));  // a line: line_scan
+    CHECK_FALSE(sat::thin::rows_in_words(u8, 8, i32, 8, 4, 8));
+    CHECK_FALSE(sat::thin::rows_in_words(u8, 10, i32, 8, 3, 8));
+    CHECK_FALSE(sat::thin::rows_in_words(u8, 8, i32, 10, 3, 8));
+    CHECK_FALSE(sat::thin::rows_in_words(u8, 8, i32, 8, 3, 6));
+    CHECK_FALSE(sat::thin::rows_in_words(u8 + 2, 8, i32, 8, 3, 8));
+    CHECK_FALSE(sat::thin::rows_in_words(u8, 8, i32 + 1, 8, 3, 8));
+    CHECK_FALSE(sat::thin::rows_in_words(reinterpret_cast<const float*>(u8), 8, reinterpret_cast<float*>(i32), 8, 3, 8));
+    for (int rows : {2, 3})
+        for (int cols : {4, 4000000}) {
+            INFO(rows << " x " << cols);
+            CHECK(sat::inclusive_scan_2d_scratch<uint8_t, int32_t>(rows, cols).state_bytes >=
+                  sat::thin::rows_scratch_bytes<uint8_t, int32_t>(rows, cols));
+            CHECK(cudaGetLastError() == idle);
+        }
 
     // Refused before any CUDA call: a negative length, a null pointer; nothing to do for 0.
     float* p = reinterpret_cast<float*>(std::uintptr_t(256));
@@ -677,11 +719,13 @@ TEST_CASE("library C ABI: a small batch for compute-sanitizer", "[gpu][library][
     check_abi({SATLIB_F32, SATLIB_F32, 1, 7, 3001, 0, 0, 0, 0, false});
     check_abi({SATLIB_F64, SATLIB_F64, 1, 9, 2001, 0, 0, 0, 0, false});
     // More tickets than blocks (900 tiles of sums and 900 of squares, 256-thread tiles on 2 x 132
-    // blocks), so blocks take further tickets and prefetch their next tile; and lines (CUB's scan),
-    // element by element and in words of four.
+    // blocks), so blocks take further tickets and prefetch their next tile; lines (CUB's scan),
+    // element by element and in words of four; u8 images of 2 and 3 rows in words (a scan a row).
     check_abi_batch({SATLIB_F32, SATLIB_F32, 300, 65, 65, 0, 0, 3, 0, true}, true);
     check_abi({SATLIB_U8, SATLIB_I32, 1, 1, 70001, 0, 0, 0, 0, false});
     check_abi({SATLIB_U8, SATLIB_I32, 1, 1, 70000, 0, 0, 0, 0, false});
+    check_abi({SATLIB_U8, SATLIB_I32, 1, 3, 70000, 0, 0, 0, 0, false});
+    check_abi({SATLIB_U8, SATLIB_I32, 1, 2, 70000, 4, 4, 0, 0, false});
 }
 
 TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-sanitizer", "[gpu][library][sanitize]") {
