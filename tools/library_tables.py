@@ -1151,7 +1151,7 @@ TABLES = {
                    ("LARGE SQUARES TABLE", large_squares_table, "large_squares_h100.csv"),
                    ("LARGE SQUARES H200 TABLE", large_squares_table, "large_squares_h200.csv"),
                    ("BATCH TABLE", lambda p: batch_table(p, "b992ac3"), "batch_h100.csv"),
-                   ("BATCH H200 TABLE", lambda p: batch_table(p, "9144282"), "batch_h200.csv"),
+                   ("BATCH H200 TABLE", lambda p: batch_table(p, "be9e1ae"), "batch_h200.csv"),
                    ("BATCH ORDER AB TABLE", lambda p: ab_table(
                        p, "the kernel of 83daaf6 (a batch's tiles handed out image after image)",
                        "the kernel of 2da0c77 (a tile row of every image at a time)",
@@ -1296,6 +1296,13 @@ TABLES = {
                     "12 items per thread (shipped)", lambda r: r["type"] == "u8i32",
                     bold="the u8 → i32 rows, whose scans differ (f32, f64 and i32 are scanned element by element in both)"),
                  "line_words_items_ab_h200.csv"),
+                ("ROWS WORDS AB TABLE", lambda p: ab_table(
+                    p, "f11c644 (u8 → i32 images of 3 rows in the chunks)",
+                    "u8 → i32 images of 2 or 3 rows as a word scan per row (shipped; the build also had the "
+                    "element-by-element lines at 16 items per thread, not kept, which no row of this set takes)",
+                    lambda r: r["type"] == "u8i32" and r["batch"] == "1" and r["rows"] in ("2", "3"),
+                    bold="the u8 → i32 row of 3 rows, whose scans differ (the other rows take the chunks in both)"),
+                 "rows_words_ab_h200.csv"),
                 ("THIN TABLE", thin_table, "thin_h100.csv"),
                 ("THIN LOADS AB TABLE", lambda p: ab_table(
                     p, "u8 loaded 4 bytes at a time", "16-byte input loads (the shipped chunks)",
