@@ -146,12 +146,13 @@ sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanO
     if (rows <= 0 || cols <= 0 || batch <= 0) return size;
     if (takes_thin<In, Out, T>(rows, cols, opt)) {  // one zeroed block
         size.state_bytes = sat::thin::scratch_bytes<In, Out>(rows, cols, images_per_launch<In, Out>(rows, cols, batch));
-        // It may be a line (pitches decide): CUB's scratch, asked of the current device (which
-        // this creates a context on); 0 without one (sat_thin.cuh: line_scratch_bytes).
-        if (batch == 1 && (rows == 1 || cols == 1))
+        // One image may be a line (pitches decide): CUB's scratch, asked of the current device
+        // (which this creates a context on); 0 without one (sat_thin.cuh: line_scratch_bytes).
+        // For a batch too, since scratch sized for a batch serves one image (sat.hpp).
+        if (rows == 1 || cols == 1)
             size.state_bytes = std::max(size.state_bytes, sat::thin::line_scratch_bytes<In, Out>(rows * cols));
         // It may be 2 or 3 rows in words (u8 -> i32; pitches and pointers decide): CUB's scratch too.
-        if (batch == 1) size.state_bytes = std::max(size.state_bytes, sat::thin::rows_scratch_bytes<In, Out>(rows, cols));
+        size.state_bytes = std::max(size.state_bytes, sat::thin::rows_scratch_bytes<In, Out>(rows, cols));
         return size;
     }
     const sat::ScanScratchSize small = shaped_scratch<In, Out, T, SmallTiles<In, Out>>(rows, cols, batch);
@@ -250,9 +251,11 @@ std::atomic<int> last_launch_resident{0};
 std::atomic<int> last_launch_threads{0};
 std::atomic<bool> last_launch_overlapped{false};
 std::atomic<int> last_launch_ptx_version{0};
+std::atomic<satlib::testing::ThinPath> last_thin_path{satlib::testing::ThinPath::none};
 void log_launch(unsigned grid, unsigned long long tiles, int resident = 0, int threads = 0, bool overlapped = false,
-                int ptx_version = 0) {
+                int ptx_version = 0, satlib::testing::ThinPath thin_path = satlib::testing::ThinPath::none) {
     scan_launches.fetch_add(1, std::memory_order_relaxed);
+    last_thin_path.store(thin_path, std::memory_order_relaxed);
     last_launch_grid.store(grid, std::memory_order_relaxed);
     last_launch_tiles.store(tiles, std::memory_order_relaxed);
     last_launch_resident.store(resident, std::memory_order_relaxed);
@@ -263,7 +266,8 @@ void log_launch(unsigned grid, unsigned long long tiles, int resident = 0, int t
 namespace testing {
 LaunchLog launch_log() {
     return {scan_launches.load(), last_launch_tiles.load(), last_launch_grid.load(), last_launch_resident.load(),
-            last_launch_threads.load(), last_launch_overlapped.load(), last_launch_ptx_version.load()};
+            last_launch_threads.load(), last_launch_overlapped.load(), last_launch_ptx_version.load(),
+            last_thin_path.load()};
 }
 }  // namespace testing
 
@@ -321,12 +325,13 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
             if (bytes > 0 && (err = scratch_alloc(&own, bytes, stream, call)) != cudaSuccess) return err;
             scratch = own;
         }
+        using satlib::testing::ThinPath;
         if (line) {
             err = sat::thin::line_scan<In, Out>(in, out, rows * cols, stream, scratch);
-            if (err == cudaSuccess) log_launch(0, 0);
+            if (err == cudaSuccess) log_launch(0, 0, 0, 0, false, 0, ThinPath::line);
         } else if (few_rows) {
             err = sat::thin::rows_scan<In, Out>(in, in_pitch, out, out_pitch, rows, cols, stream, scratch);
-            if (err == cudaSuccess) log_launch(0, 0);
+            if (err == cudaSuccess) log_launch(0, 0, 0, 0, false, 0, ThinPath::rows);
         }
         for (int first = 0; !line && !few_rows && first < im.count && err == cudaSuccess; first += group) {
             const int n = std::min(group, im.count - first);
@@ -334,7 +339,7 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
                                            out + std::size_t(first) * im.out_stride, out_pitch, rows, cols, stream,
                                            scratch, status, n, im.in_stride, im.out_stride,
                                            flags_of(first, own != nullptr));
-            if (err == cudaSuccess) log_launch(0, 0);
+            if (err == cudaSuccess) log_launch(0, 0, 0, 0, false, 0, ThinPath::chunks);
         }
         const cudaError_t free_err = own != nullptr ? cudaFreeAsync(own, stream) : cudaSuccess;
         return err == cudaSuccess ? free_err : err;

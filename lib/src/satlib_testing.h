@@ -5,6 +5,10 @@
 namespace satlib {
 namespace testing {
 
+// How the last thin call ran: the chunks (sat::thin::scan), CUB's scan of one line, or CUB's
+// scan per row of a u8 -> i32 image of 2 or 3 rows in words; none after a 2-D launch.
+enum class ThinPath { none, chunks, line, rows };
+
 struct LaunchLog {
     unsigned long long scans;       // SAT kernel launches (2-D and thin) since the program started
     unsigned long long last_tiles;  // the last 2-D launch's tiles, all images (thin: 0)
@@ -15,6 +19,7 @@ struct LaunchLog {
     int last_ptx_version;           // and its kernel's PTX version on the device, as the library
                                     // keeps it (90: sm_90; 0: not asked yet, or no device slot;
                                     // thin: 0); asked only by a launch that clears its flags
+    ThinPath last_thin_path;
 };
 LaunchLog launch_log();
 unsigned long long box_launches();  // box filter kernel launches since the program started

@@ -272,20 +272,28 @@ TEST_CASE("library inclusive_scan_2d: u8 -> i32 images of 2 or 3 rows in words, 
     SAT_REQUIRE_GPU();
     // 2 or 3 rows of whole words (cols and pitches multiples of 4, the input 4-byte and the output
     // 16-byte aligned) take a CUB word scan per row (sat::thin::rows_in_words); else the chunks.
-    const LibraryCase rows_cases[] = {
-        {3, 4000000, 4000000, 4000000, 1, 0},  // many of CUB's tiles
-        {2, 4000000, 4000004, 4000008, 1, 0},  // pitches past the width
-        {3, 4, 4, 4, 0, 0},                    // one word a row
-        {2, 8, 8, 12, 1, 0},
-        {3, 12000000, 12000000, 12000000, 0, 0},  // row 2's sums pass 2^32 (mean 127.5): they wrap
-        {3, 4000000, 4000002, 4000000, 1, 0},  // an input pitch not a multiple of 4: the chunks
-        {3, 4000000, 4000004, 4000004, 1, 1},  // input and output 1 element past alignment: the chunks
-        {3, 4000002, 4000004, 4000004, 1, 0},  // a width not a multiple of 4: the chunks
+    using satlib::testing::ThinPath;
+    const struct {
+        LibraryCase c;
+        ThinPath path;  // the path the call must take
+    } rows_cases[] = {
+        {{3, 4000000, 4000000, 4000000, 1, 0}, ThinPath::rows},  // many of CUB's tiles
+        {{2, 4000000, 4000004, 4000008, 1, 0}, ThinPath::rows},  // pitches past the width
+        {{3, 4, 4, 4, 0, 0}, ThinPath::rows},                    // one word a row
+        {{2, 8, 8, 12, 1, 0}, ThinPath::rows},
+        {{3, 12000000, 12000000, 12000000, 0, 0}, ThinPath::rows},  // row 2's sums pass 2^32 (mean 127.5): they wrap
+        {{3, 4000000, 4000002, 4000000, 0, 0}, ThinPath::chunks},  // an input pitch not a multiple of 4
+        {{3, 4000000, 4000004, 4000004, 1, 1}, ThinPath::chunks},  // input and output 1 element past alignment
+        {{3, 4000002, 4000004, 4000004, 1, 0}, ThinPath::chunks},  // a width not a multiple of 4
+        {{4, 4000000, 4000000, 4000000, 1, 0}, ThinPath::chunks},  // 4 rows
     };
-    for (LibraryCase c : rows_cases) {
-        check_library<uint8_t, int32_t>(c);
-        c.own_scratch = true;  // the scratch inclusive_scan_2d_scratch sizes, used twice
-        check_library<uint8_t, int32_t>(c);
+    for (const auto& rows_case : rows_cases) {
+        LibraryCase c = rows_case.c;
+        for (const bool own_scratch : {false, true}) {  // own: the scratch inclusive_scan_2d_scratch sizes, used twice
+            c.own_scratch = own_scratch;
+            check_library<uint8_t, int32_t>(c);
+            CHECK(satlib::testing::launch_log().last_thin_path == rows_case.path);
+        }
     }
 }
 
@@ -346,6 +354,9 @@ void check_line_scratch(int n, cudaError_t idle) {
     const std::size_t cub = sat::thin::line_scratch_bytes<In, Out>(n);
     CHECK(sat::inclusive_scan_2d_scratch<In, Out>(1, n).state_bytes >= cub);
     CHECK(sat::inclusive_scan_2d_scratch<In, Out>(n, 1).state_bytes >= cub);
+    // Scratch sized for a batch serves every smaller one (sat.hpp), one image and its CUB scan too.
+    CHECK(sat::inclusive_scan_2d_scratch<In, Out>(1, n, 8).state_bytes >= cub);
+    CHECK(sat::inclusive_scan_2d_scratch<In, Out>(n, 1, 8).state_bytes >= cub);
     CHECK(cudaGetLastError() == idle);
 }
 
@@ -394,8 +405,9 @@ TEST_CASE("library: which shapes are lines, their scratch covers CUB's, bad line
     for (int rows : {2, 3})
         for (int cols : {4, 4000000}) {
             INFO(rows << " x " << cols);
-            CHECK(sat::inclusive_scan_2d_scratch<uint8_t, int32_t>(rows, cols).state_bytes >=
-                  sat::thin::rows_scratch_bytes<uint8_t, int32_t>(rows, cols));
+            const std::size_t cub = sat::thin::rows_scratch_bytes<uint8_t, int32_t>(rows, cols);
+            CHECK(sat::inclusive_scan_2d_scratch<uint8_t, int32_t>(rows, cols).state_bytes >= cub);
+            CHECK(sat::inclusive_scan_2d_scratch<uint8_t, int32_t>(rows, cols, 8).state_bytes >= cub);
             CHECK(cudaGetLastError() == idle);
         }
 
