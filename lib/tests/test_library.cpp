@@ -270,8 +270,9 @@ TEST_CASE("library inclusive_scan_2d: a u8 -> i32 line in words of four, and whe
 
 TEST_CASE("library inclusive_scan_2d: u8 -> i32 images of 2 or 3 rows in words, and where they cannot be", "[gpu][library][thin]") {
     SAT_REQUIRE_GPU();
-    // 2 or 3 rows of whole words (cols and pitches multiples of 4, the input 4-byte and the output
-    // 16-byte aligned) take a CUB word scan per row (sat::thin::rows_in_words); else the chunks.
+    // 2 rows, or 3 rows at least 4,000,000 wide, of whole words (cols and pitches multiples of 4,
+    // the input 4-byte and the output 16-byte aligned) take a CUB word scan per row
+    // (sat::thin::rows_in_words); else the chunks.
     using satlib::testing::ThinPath;
     const struct {
         LibraryCase c;
@@ -279,8 +280,10 @@ TEST_CASE("library inclusive_scan_2d: u8 -> i32 images of 2 or 3 rows in words, 
     } rows_cases[] = {
         {{3, 4000000, 4000000, 4000000, 1, 0}, ThinPath::rows},  // many of CUB's tiles
         {{2, 4000000, 4000004, 4000008, 1, 0}, ThinPath::rows},  // pitches past the width
-        {{3, 4, 4, 4, 0, 0}, ThinPath::rows},                    // one word a row
+        {{2, 4, 4, 4, 0, 0}, ThinPath::rows},                    // one word a row
         {{2, 8, 8, 12, 1, 0}, ThinPath::rows},
+        {{3, 4, 4, 4, 0, 0}, ThinPath::chunks},                  // 3 rows narrower than 4,000,000
+        {{3, 262144, 262144, 262144, 1, 0}, ThinPath::chunks},
         {{3, 12000000, 12000000, 12000000, 0, 0}, ThinPath::rows},  // row 2's sums pass 2^32 (mean 127.5): they wrap
         {{3, 4000000, 4000002, 4000000, 0, 0}, ThinPath::chunks},  // an input pitch not a multiple of 4
         {{3, 4000000, 4000004, 4000004, 1, 1}, ThinPath::chunks},  // input and output 1 element past alignment
@@ -391,17 +394,29 @@ TEST_CASE("library: which shapes are lines, their scratch covers CUB's, bad line
     CHECK_FALSE(sat::thin::line_in_words(reinterpret_cast<const float*>(u8), reinterpret_cast<float*>(i32), 8));
     CHECK_FALSE(sat::thin::line_in_words(u8, reinterpret_cast<float*>(i32), 8));  // u8 -> f32
 
-    // u8 -> i32 images of 2 or 3 rows in words: whole words, pitches of whole words, aligned.
-    CHECK(sat::thin::rows_in_words(u8, 4000000, i32, 4000000, 3, 4000000));
+    // u8 -> i32 images of 2 rows, or 3 rows at least 4,000,000 wide, in words: whole words,
+    // pitches of whole words, aligned. Each CHECK_FALSE fails one condition of a shape that passes.
+    const int wide = 4000000;
+    CHECK(sat::thin::rows_in_words(u8, wide, i32, wide, 3, wide));
     CHECK(sat::thin::rows_in_words(u8, 8, i32, 12, 2, 8));
+    CHECK(sat::thin::rows_in_words(u8, 4, i32, 4, 2, 4));
+    CHECK_FALSE(sat::thin::rows_in_words(u8, wide, i32, wide, 3, wide - 4));  // 3 rows, narrower: the chunks
+    CHECK_FALSE(sat::thin::rows_in_words(u8, 8, i32, 8, 3, 8));
     CHECK_FALSE(sat::thin::rows_in_words(u8, 8, i32, 8, 1, 8));  // a line: line_scan
-    CHECK_FALSE(sat::thin::rows_in_words(u8, 8, i32, 8, 4, 8));
-    CHECK_FALSE(sat::thin::rows_in_words(u8, 10, i32, 8, 3, 8));
-    CHECK_FALSE(sat::thin::rows_in_words(u8, 8, i32, 10, 3, 8));
-    CHECK_FALSE(sat::thin::rows_in_words(u8, 8, i32, 8, 3, 6));
-    CHECK_FALSE(sat::thin::rows_in_words(u8 + 2, 8, i32, 8, 3, 8));
-    CHECK_FALSE(sat::thin::rows_in_words(u8, 8, i32 + 1, 8, 3, 8));
-    CHECK_FALSE(sat::thin::rows_in_words(reinterpret_cast<const float*>(u8), 8, reinterpret_cast<float*>(i32), 8, 3, 8));
+    CHECK_FALSE(sat::thin::rows_in_words(u8, wide, i32, wide, 4, wide));
+    CHECK_FALSE(sat::thin::rows_in_words(u8, 10, i32, 8, 2, 8));
+    CHECK_FALSE(sat::thin::rows_in_words(u8, 8, i32, 10, 2, 8));
+    CHECK_FALSE(sat::thin::rows_in_words(u8, 8, i32, 8, 2, 6));
+    CHECK_FALSE(sat::thin::rows_in_words(u8, wide + 4, i32, wide + 4, 3, wide + 2));
+    CHECK_FALSE(sat::thin::rows_in_words(u8 + 2, 8, i32, 8, 2, 8));
+    CHECK_FALSE(sat::thin::rows_in_words(u8, 8, i32 + 1, 8, 2, 8));
+    CHECK_FALSE(sat::thin::rows_in_words(reinterpret_cast<const float*>(u8), 8, reinterpret_cast<float*>(i32), 8, 2, 8));
+    CHECK(sat::thin::rows_scratch_bytes<uint8_t, int32_t>(3, 8) == 0);  // the chunks: no CUB scratch
+    // rows_scan refuses, before any CUDA call, what rows_in_words would not take and bad arguments.
+    CHECK(sat::thin::rows_scan<uint8_t, int32_t>(nullptr, 8, i32, 8, 2, 8, nullptr, nullptr) == cudaErrorInvalidValue);
+    CHECK(sat::thin::rows_scan<uint8_t, int32_t>(u8, 8, nullptr, 8, 2, 8, nullptr, nullptr) == cudaErrorInvalidValue);
+    CHECK(sat::thin::rows_scan<uint8_t, int32_t>(u8, 4, i32, 8, 2, 8, nullptr, nullptr) == cudaErrorInvalidValue);
+    CHECK(sat::thin::rows_scan<uint8_t, int32_t>(u8, 8, i32, 8, 3, 8, nullptr, nullptr) == cudaErrorInvalidValue);
     for (int rows : {2, 3})
         for (int cols : {4, 4000000}) {
             INFO(rows << " x " << cols);
@@ -732,11 +747,11 @@ TEST_CASE("library C ABI: a small batch for compute-sanitizer", "[gpu][library][
     check_abi({SATLIB_F64, SATLIB_F64, 1, 9, 2001, 0, 0, 0, 0, false});
     // More tickets than blocks (900 tiles of sums and 900 of squares, 256-thread tiles on 2 x 132
     // blocks), so blocks take further tickets and prefetch their next tile; lines (CUB's scan),
-    // element by element and in words of four; u8 images of 2 and 3 rows in words (a scan a row).
+    // element by element and in words of four; u8 images of 2 rows in words (a scan a row).
     check_abi_batch({SATLIB_F32, SATLIB_F32, 300, 65, 65, 0, 0, 3, 0, true}, true);
     check_abi({SATLIB_U8, SATLIB_I32, 1, 1, 70001, 0, 0, 0, 0, false});
     check_abi({SATLIB_U8, SATLIB_I32, 1, 1, 70000, 0, 0, 0, 0, false});
-    check_abi({SATLIB_U8, SATLIB_I32, 1, 3, 70000, 0, 0, 0, 0, false});
+    check_abi({SATLIB_U8, SATLIB_I32, 1, 2, 70000, 0, 0, 0, 0, false});
     check_abi({SATLIB_U8, SATLIB_I32, 1, 2, 70000, 4, 4, 0, 0, false});
 }
 
