@@ -407,6 +407,7 @@ TEST_CASE("library: which shapes are lines, their scratch covers CUB's, bad line
     CHECK_FALSE(sat::thin::rows_in_words(u8, 10, i32, 8, 2, 8));
     CHECK_FALSE(sat::thin::rows_in_words(u8, 8, i32, 10, 2, 8));
     CHECK_FALSE(sat::thin::rows_in_words(u8, 8, i32, 8, 2, 6));
+    CHECK_FALSE(sat::thin::rows_in_words(u8, 8, i32, 8, 2, 0));
     CHECK_FALSE(sat::thin::rows_in_words(u8, wide + 4, i32, wide + 4, 3, wide + 2));
     CHECK_FALSE(sat::thin::rows_in_words(u8 + 2, 8, i32, 8, 2, 8));
     CHECK_FALSE(sat::thin::rows_in_words(u8, 8, i32 + 1, 8, 2, 8));
@@ -416,6 +417,7 @@ TEST_CASE("library: which shapes are lines, their scratch covers CUB's, bad line
     CHECK(sat::thin::rows_scan<uint8_t, int32_t>(nullptr, 8, i32, 8, 2, 8, nullptr, nullptr) == cudaErrorInvalidValue);
     CHECK(sat::thin::rows_scan<uint8_t, int32_t>(u8, 8, nullptr, 8, 2, 8, nullptr, nullptr) == cudaErrorInvalidValue);
     CHECK(sat::thin::rows_scan<uint8_t, int32_t>(u8, 4, i32, 8, 2, 8, nullptr, nullptr) == cudaErrorInvalidValue);
+    CHECK(sat::thin::rows_scan<uint8_t, int32_t>(u8, 8, i32, 4, 2, 8, nullptr, nullptr) == cudaErrorInvalidValue);
     CHECK(sat::thin::rows_scan<uint8_t, int32_t>(u8, 8, i32, 8, 3, 8, nullptr, nullptr) == cudaErrorInvalidValue);
     for (int rows : {2, 3})
         for (int cols : {4, 4000000}) {
