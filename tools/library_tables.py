@@ -690,9 +690,25 @@ def lab7_table(path):
     return bench_table(path, "7", every_square=False)
 
 
-def batch_table(path, library, reps=20):
+def batch_source(path):
+    """The commit a `make bench` run's batch CSV timed: the `source` of the run's .json in plots/
+    whose batch CSV holds the same bytes as `path` (None: no such run, or its .json names none)."""
+    data = Path(path).read_bytes()
+    for meta_path in sorted((ROOT / "plots").glob("*.json")):
+        meta = json.loads(meta_path.read_text())
+        batch_csv = ROOT / "plots" / meta.get("batch_csv", "")
+        if meta.get("batch_csv") and batch_csv.is_file() and batch_csv.read_bytes() == data and meta.get("source"):
+            return meta["source"]
+    return None
+
+
+def batch_table(path, library=None, reps=20):
     """lib/bench/bench_batch.cpp --csv: a batch in one launch, one call per image, sums + squares;
-    `library` names the commit of the library it timed."""
+    the library's commit is its `make bench` run's (batch_source), else `library` (a run whose
+    .json names no commit)."""
+    library = batch_source(path) or library
+    if library is None:
+        raise ValueError(f"{path}: no run in plots/ with this batch CSV names its commit")
     rows = read_rows(path)
     by = {(r["batch"], r["rows"], r["cols"], r["type"], r["method"]): r for r in rows}
     keys = list(dict.fromkeys((r["batch"], r["rows"], r["cols"], r["type"]) for r in rows))
@@ -1151,7 +1167,7 @@ TABLES = {
                    ("LARGE SQUARES TABLE", large_squares_table, "large_squares_h100.csv"),
                    ("LARGE SQUARES H200 TABLE", large_squares_table, "large_squares_h200.csv"),
                    ("BATCH TABLE", lambda p: batch_table(p, "b992ac3"), "batch_h100.csv"),
-                   ("BATCH H200 TABLE", lambda p: batch_table(p, "be9e1ae"), "batch_h200.csv"),
+                   ("BATCH H200 TABLE", batch_table, "batch_h200.csv"),
                    ("BATCH ORDER AB TABLE", lambda p: ab_table(
                        p, "the kernel of 83daaf6 (a batch's tiles handed out image after image)",
                        "the kernel of 2da0c77 (a tile row of every image at a time)",
