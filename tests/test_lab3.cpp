@@ -18,7 +18,7 @@ TEST_CASE("lab3 edges: partial tiles, unaligned rows, partial scan rounds", "[gp
     SAT_REQUIRE_GPU();
     // 32 +- 1 around a tile; rows/cols not multiples of the 4-wide vectors (scalar path) on one
     // side only; half a scan round (128 rows: 8 warps x 16) +- 1; thin strips whose transposes are
-// the awkward ones.
+    // the awkward ones.
     sat_test::require_all_pass(3, variants, sat_test::all_types(),
                                {{32, 32}, {33, 31}, {64, 30}, {30, 64}, {63, 257}, {65, 255},
                                 {2, 3000}, {3000, 2}, {37, 1}, {1, 37}});

@@ -1107,6 +1107,33 @@ constexpr int three_rows_min_cols = 4000000;
 bool rows_shape_in_words(int rows, int cols) {
     return cols > 0 && cols % 4 == 0 && (rows == 2 || (rows == 3 && cols >= three_rows_min_cols));
 }
+// CUB's scratch for the rows' scans, one after another on the same scratch: the largest row's.
+cudaError_t rows_temp_bytes(int rows, int cols, std::size_t& bytes) {
+    bytes = 0;
+    for (int j = 0; j < rows; ++j) {
+        std::size_t row_bytes = 0;
+        const cudaError_t err = cub_column_word_scan(j, nullptr, row_bytes, nullptr, 0, nullptr, cols, 0);
+        if (err != cudaSuccess) return err;
+        bytes = std::max(bytes, row_bytes);
+    }
+    return cudaSuccess;
+}
+// Runs `scan(temp, bytes)`, CUB's two-phase call (temp == nullptr: its scratch size into bytes), on
+// the caller's scratch or, where that is nullptr, on scratch allocated and freed stream-ordered.
+template <class Scan>
+cudaError_t with_cub_scratch(void* scratch, cudaStream_t stream, Scan scan) {
+    std::size_t bytes = 0;
+    cudaError_t err = scan(nullptr, bytes);
+    if (err != cudaSuccess) return err;
+    const bool own = scratch == nullptr;
+    if (own && (err = cudaMallocAsync(&scratch, bytes, stream)) != cudaSuccess) return err;
+    err = scan(scratch, bytes);
+    if (own) {
+        const cudaError_t free_err = cudaFreeAsync(scratch, stream);
+        if (err == cudaSuccess) err = free_err;
+    }
+    return err;
+}
 }  // namespace
 
 template <class In, class Out>
@@ -1122,13 +1149,9 @@ std::size_t rows_scratch_bytes(int rows, int cols) {
     std::size_t bytes = 0;
     if constexpr (has_word_path<In, Out>) {
         if (!rows_shape_in_words(rows, cols)) return 0;
-        for (int j = 0; j < rows; ++j) {
-            std::size_t row_bytes = 0;
-            if (cub_column_word_scan(j, nullptr, row_bytes, nullptr, 0, nullptr, cols, 0) != cudaSuccess) {
-                cudaGetLastError();  // no device: not an error of the caller's next call
-                return 0;
-            }
-            bytes = std::max(bytes, row_bytes);
+        if (rows_temp_bytes(rows, cols, bytes) != cudaSuccess) {
+            cudaGetLastError();  // no device: not an error of the caller's next call
+            return 0;
         }
     }
     return bytes;
@@ -1142,24 +1165,14 @@ cudaError_t rows_scan(const In* in, std::size_t in_pitch, Out* out, std::size_t 
         if (in == nullptr || out == nullptr || in_pitch < std::size_t(cols) || out_pitch < std::size_t(cols) ||
             !rows_in_words(in, in_pitch, out, out_pitch, rows, cols))
             return cudaErrorInvalidValue;
-        std::size_t bytes = 0;
-        for (int j = 0; j < rows; ++j) {
-            std::size_t row_bytes = 0;
-            const cudaError_t err = cub_column_word_scan(j, nullptr, row_bytes, in, in_pitch, out, cols, stream);
-            if (err != cudaSuccess) return err;
-            bytes = std::max(bytes, row_bytes);
-        }
-        const bool own = scratch == nullptr;
-        cudaError_t err = own ? cudaMallocAsync(&scratch, bytes, stream) : cudaSuccess;
-        if (err != cudaSuccess) return err;
-        // One scratch for the rows' scans in turn: each initializes its tile states first.
-        for (int j = 0; j < rows && err == cudaSuccess; ++j)
-            err = cub_column_word_scan(j, scratch, bytes, in, in_pitch, out + j * out_pitch, cols, stream);
-        if (own) {
-            const cudaError_t free_err = cudaFreeAsync(scratch, stream);
-            if (err == cudaSuccess) err = free_err;
-        }
-        return err;
+        return with_cub_scratch(scratch, stream, [&](void* temp, std::size_t& bytes) {
+            if (temp == nullptr) return rows_temp_bytes(rows, cols, bytes);
+            // One scratch for the rows' scans in turn: each initializes its tile states first.
+            cudaError_t err = cudaSuccess;
+            for (int j = 0; j < rows && err == cudaSuccess; ++j)
+                err = cub_column_word_scan(j, temp, bytes, in, in_pitch, out + j * out_pitch, cols, stream);
+            return err;
+        });
     }
     return cudaErrorInvalidValue;
 }
@@ -1193,22 +1206,11 @@ template <class In, class Out>
 cudaError_t line_scan(const In* in, Out* out, int n, cudaStream_t stream, void* scratch) {
     if (n < 0 || (n > 0 && (in == nullptr || out == nullptr))) return cudaErrorInvalidValue;
     if (n == 0) return cudaSuccess;
-    std::size_t bytes = 0;
-    auto cub_scan = [&](void* temp) {
+    return with_cub_scratch(scratch, stream, [&](void* temp, std::size_t& bytes) {
         if constexpr (has_word_path<In, Out>)
             if (line_in_words(in, out, n)) return cub_word_scan(temp, bytes, in, out, n, stream);
         return cub_line_scan<In, Out>(temp, bytes, in, out, n, stream);
-    };
-    cudaError_t err = cub_scan(nullptr);
-    if (err != cudaSuccess) return err;
-    const bool own = scratch == nullptr;
-    if (own && (err = cudaMallocAsync(&scratch, bytes, stream)) != cudaSuccess) return err;
-    err = cub_scan(scratch);
-    if (own) {
-        const cudaError_t free_err = cudaFreeAsync(scratch, stream);
-        if (err == cudaSuccess) err = free_err;
-    }
-    return err;
+    });
 }
 
 #define SAT_THIN_INSTANTIATE(In, Out)                                                         \

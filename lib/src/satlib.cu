@@ -263,6 +263,8 @@ void log_launch(unsigned grid, unsigned long long tiles, int resident = 0, int t
     last_launch_overlapped.store(overlapped, std::memory_order_relaxed);
     last_launch_ptx_version.store(ptx_version, std::memory_order_relaxed);
 }
+// A thin call's launches (no tiles or grid of the 2-D kernel's), and the path it took.
+void log_thin_launch(satlib::testing::ThinPath path) { log_launch(0, 0, 0, 0, false, 0, path); }
 namespace testing {
 LaunchLog launch_log() {
     return {scan_launches.load(), last_launch_tiles.load(), last_launch_grid.load(), last_launch_resident.load(),
@@ -328,10 +330,10 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
         using satlib::testing::ThinPath;
         if (line) {
             err = sat::thin::line_scan<In, Out>(in, out, rows * cols, stream, scratch);
-            if (err == cudaSuccess) log_launch(0, 0, 0, 0, false, 0, ThinPath::line);
+            if (err == cudaSuccess) log_thin_launch(ThinPath::line);
         } else if (few_rows) {
             err = sat::thin::rows_scan<In, Out>(in, in_pitch, out, out_pitch, rows, cols, stream, scratch);
-            if (err == cudaSuccess) log_launch(0, 0, 0, 0, false, 0, ThinPath::rows);
+            if (err == cudaSuccess) log_thin_launch(ThinPath::rows);
         }
         for (int first = 0; !line && !few_rows && first < im.count && err == cudaSuccess; first += group) {
             const int n = std::min(group, im.count - first);
@@ -339,7 +341,7 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
                                            out + std::size_t(first) * im.out_stride, out_pitch, rows, cols, stream,
                                            scratch, status, n, im.in_stride, im.out_stride,
                                            flags_of(first, own != nullptr));
-            if (err == cudaSuccess) log_launch(0, 0, 0, 0, false, 0, ThinPath::chunks);
+            if (err == cudaSuccess) log_thin_launch(ThinPath::chunks);
         }
         const cudaError_t free_err = own != nullptr ? cudaFreeAsync(own, stream) : cudaSuccess;
         return err == cudaSuccess ? free_err : err;
