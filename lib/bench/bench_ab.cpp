@@ -190,9 +190,10 @@ int main(int argc, char** argv) {
             for (const int k : {3, 8, 33}) cases.push_back({T::f64, 1, 20000000 / k, k});
             cases.push_back({T::i32, 1, 40000000 / 3, 3});
             cases.push_back({T::f32, 16, 2500000, 3});  // a batch: the batched kernel
-        } else if (set == "rows") {  // u8 -> i32 images of 2 and 3 rows: a CUB word scan per row
+        } else if (set == "rows") {  // u8 -> i32 images of 2 and 3 rows: CUB's packed scan or a scan per row
             for (const int k : {2, 3})
-                for (const int cols : {1920, 16384, 262144, 4000000, 40000000}) cases.push_back({T::u8i32, 1, k, cols});
+                for (const int cols : {1920, 16384, 262144, 1048576, 4000000, 12000000, 40000000})
+                    cases.push_back({T::u8i32, 1, k, cols});
         } else if (set == "pitches") {  // wide chunks whose rows are not whole 16-byte groups
             cases = {
                 {T::u8i32, 1, 3, 40000001}, {T::u8i32, 1, 3, 40000004}, {T::u8i32, 1, 16, 7500001},

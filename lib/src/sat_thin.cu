@@ -1091,6 +1091,56 @@ cudaError_t cub_column_word_scan(void* temp, std::size_t& temp_bytes, const uint
         WriteColumnWordSums<J>{words, in_pitch / 4, reinterpret_cast<int4*>(out_row)});
     return word_scan_dispatch(temp, temp_bytes, sums, quads, cols / 4, stream);
 }
+// u8 -> i32 images of 2 or 3 rows in one scan: item k packs the byte sums of word k of each row
+// into 42-bit lanes of a 128-bit integer, so one scan carries every row's prefix. A lane's sum
+// over a row stays under 2^42 (at most 2^29 words of at most 1020), so no lane carries into the
+// next; row j's output adds lanes 0..j (mod 2^32, as the element path's sums wrap).
+using PackedSums = unsigned __int128;
+constexpr int packed_lane_bits = 42;
+template <int R>
+struct PackedWordSums {  // item k: the byte sums of word k in rows 0..R-1, one lane each
+    const uint32_t* words;
+    std::size_t pitch;  // words between rows
+    __host__ __device__ PackedSums operator()(uint32_t k) const {
+        PackedSums packed = 0;
+        for (int r = 0; r < R; ++r) packed |= PackedSums(WordByteSum{}(words[r * pitch + k])) << (r * packed_lane_bits);
+        return packed;
+    }
+};
+template <int R>
+struct WritePackedRows {
+    const uint32_t* words;
+    std::size_t in_pitch;  // words
+    int4* quads;
+    std::size_t out_pitch;  // int4 groups between output rows
+    __host__ __device__ void operator()(std::ptrdiff_t k, PackedSums through_word) const {
+        uint32_t s3 = 0, b1 = 0, b2 = 0, b3 = 0;  // over rows 0..r: the sum through word k, its bytes 1..3
+        for (int r = 0; r < R; ++r) {
+            const uint32_t word = words[r * in_pitch + k];
+            s3 += uint32_t(through_word >> (r * packed_lane_bits));
+            b1 += word >> 8 & 0xffu, b2 += word >> 16 & 0xffu, b3 += word >> 24;
+            const uint32_t s2 = s3 - b3, s1 = s2 - b2, s0 = s1 - b1;
+            quads[r * out_pitch + k] = make_int4(int(s0), int(s1), int(s2), int(s3));
+        }
+    }
+};
+template <int R>
+cudaError_t cub_packed_rows_scan(void* temp, std::size_t& temp_bytes, const uint8_t* in, std::size_t in_pitch,
+                                 int32_t* out, std::size_t out_pitch, int cols, cudaStream_t stream) {
+    const auto* words = reinterpret_cast<const uint32_t*>(in);
+    const auto sums = thrust::make_transform_iterator(thrust::counting_iterator<uint32_t>(0),
+                                                      PackedWordSums<R>{words, in_pitch / 4});
+    const auto quads = thrust::make_tabulate_output_iterator(
+        WritePackedRows<R>{words, in_pitch / 4, reinterpret_cast<int4*>(out), out_pitch / 4});
+    return cub::DeviceScan::InclusiveScan(temp, temp_bytes, sums, quads, cuda::std::plus<PackedSums>{}, cols / 4,
+                                          stream);
+}
+cudaError_t cub_packed_rows_scan(int rows, void* temp, std::size_t& temp_bytes, const uint8_t* in,
+                                 std::size_t in_pitch, int32_t* out, std::size_t out_pitch, int cols,
+                                 cudaStream_t stream) {
+    return rows == 2 ? cub_packed_rows_scan<2>(temp, temp_bytes, in, in_pitch, out, out_pitch, cols, stream)
+                     : cub_packed_rows_scan<3>(temp, temp_bytes, in, in_pitch, out, out_pitch, cols, stream);
+}
 cudaError_t cub_column_word_scan(int j, void* temp, std::size_t& temp_bytes, const uint8_t* in, std::size_t in_pitch,
                                  int32_t* out_row, int cols, cudaStream_t stream) {
     switch (j) {
@@ -1099,17 +1149,21 @@ cudaError_t cub_column_word_scan(int j, void* temp, std::size_t& temp_bytes, con
     default: return cub_column_word_scan<3>(temp, temp_bytes, in, in_pitch, out_row, cols, stream);
     }
 }
-// Three rows are three scans, six launches with CUB's tile-state initializations, where the chunks
-// take one: on an H200, 3 x 262144 took 1.63 of the chunks' time and 3 x 4,000,000 0.97
-// (docs/thin.md, *u8 -> i32 images of 2 or 3 rows in words*). Two rows took 0.66-1.007 of the chunks'
-// time at every width measured (1920 to 40,000,000), so they take the scans at every width.
-constexpr int three_rows_min_cols = 4000000;
-bool rows_shape_in_words(int rows, int cols) {
-    return cols > 0 && cols % 4 == 0 && (rows == 2 || (rows == 3 && cols >= three_rows_min_cols));
-}
-// CUB's scratch for the rows' scans, one after another on the same scratch: the largest row's.
+// Which of the two scans an image of 2 or 3 rows in words takes. The packed scan reads each byte
+// once, but its 128-bit sums run at about twice a copy's time however wide; a scan per row reads
+// rows 0..j for row j (3 rows: 6 bytes a column, against 3) at nearer a copy's speed, but pays a
+// launch and a look-back per row. On an H200 the packed scan took 0.63-0.84 of the per-row
+// scans' time for 2 rows up to 1,048,576 columns and 1.04 from 4,000,000; for 3 rows 0.65-0.95 of
+// the chunks' or per-row scans' time up to 12,000,000 columns and 1.03 at 40,000,000
+// (docs/thin.md, *u8 -> i32 images of 2 or 3 rows in words*). Each switch lies between the two.
+constexpr int two_rows_packed_below = 2000000;
+constexpr int three_rows_packed_below = 20000000;
+bool rows_shape_in_words(int rows, int cols) { return cols > 0 && cols % 4 == 0 && (rows == 2 || rows == 3); }
+// CUB's scratch for the packed scan, or for the rows' scans one after another on the same
+// scratch: the largest row's.
 cudaError_t rows_temp_bytes(int rows, int cols, std::size_t& bytes) {
     bytes = 0;
+    if (rows_packed(rows, cols)) return cub_packed_rows_scan(rows, nullptr, bytes, nullptr, 0, nullptr, 0, cols, 0);
     for (int j = 0; j < rows; ++j) {
         std::size_t row_bytes = 0;
         const cudaError_t err = cub_column_word_scan(j, nullptr, row_bytes, nullptr, 0, nullptr, cols, 0);
@@ -1144,6 +1198,10 @@ bool rows_in_words(const In* in, std::size_t in_pitch, const Out* out, std::size
     return false;
 }
 
+bool rows_packed(int rows, int cols) {
+    return cols < (rows == 2 ? two_rows_packed_below : three_rows_packed_below);
+}
+
 template <class In, class Out>
 std::size_t rows_scratch_bytes(int rows, int cols) {
     std::size_t bytes = 0;
@@ -1166,6 +1224,8 @@ cudaError_t rows_scan(const In* in, std::size_t in_pitch, Out* out, std::size_t 
             !rows_in_words(in, in_pitch, out, out_pitch, rows, cols))
             return cudaErrorInvalidValue;
         return with_cub_scratch(scratch, stream, [&](void* temp, std::size_t& bytes) {
+            if (rows_packed(rows, cols))
+                return cub_packed_rows_scan(rows, temp, bytes, in, in_pitch, out, out_pitch, cols, stream);
             if (temp == nullptr) return rows_temp_bytes(rows, cols, bytes);
             // One scratch for the rows' scans in turn: each initializes its tile states first.
             cudaError_t err = cudaSuccess;

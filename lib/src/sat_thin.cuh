@@ -96,13 +96,15 @@ std::size_t line_scratch_bytes(int n);
 // scans element by element.
 template <class In, class Out>
 bool line_in_words(const In* in, const Out* out, int n);
-// One u8 -> i32 image of 2 rows, or of 3 rows at least 4,000,000 wide, whose rows are whole words
-// (cols a multiple of 4, pitches multiples of 4, `in` 4-byte and `out` 16-byte aligned):
-// rows_scan writes row j of the SAT as a CUB scan of the words' column sums over rows 0..j, one
-// scan per row, each item a word of four as in a line's. rows_scratch_bytes: CUB's scratch for
-// any of those scans (0 for other shapes, or where CUB cannot say).
+// One u8 -> i32 image of 2 or 3 rows whose rows are whole words (cols a multiple of 4, pitches
+// multiples of 4, `in` 4-byte and `out` 16-byte aligned) is a CUB scan over its words, each
+// item a word of four as in a line's. Narrower than rows_packed's width, one scan whose item
+// holds every row's word sum, a 42-bit lane each; wider, one scan per row, row j's item the
+// word's column sum over rows 0..j. rows_scratch_bytes: CUB's scratch for the scan or scans
+// (0 for other shapes, or where CUB cannot say).
 template <class In, class Out>
 bool rows_in_words(const In* in, std::size_t in_pitch, const Out* out, std::size_t out_pitch, int rows, int cols);
+bool rows_packed(int rows, int cols);  // rows_in_words's shapes: one packed scan (else a scan per row)
 template <class In, class Out>
 std::size_t rows_scratch_bytes(int rows, int cols);
 template <class In, class Out>

@@ -314,7 +314,7 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
     // the call's own, from scratch_alloc like the 2-D launches'.
     if (takes_thin<In, Out, T>(rows, cols, opt)) {
         const bool line = im.count == 1 && sat::thin::is_line(rows, cols, in_pitch, out_pitch);  // CUB's 1-D scan
-        // 2 or 3 u8 rows of whole words: a CUB word scan per row.
+        // 2 or 3 u8 rows of whole words: CUB's packed scan, or its word scan per row.
         const bool few_rows = !line && im.count == 1 && sat::thin::rows_in_words(in, in_pitch, out, out_pitch, rows, cols);
         void* scratch = opt.state;
         void* own = nullptr;
@@ -333,7 +333,8 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
             if (err == cudaSuccess) log_thin_launch(ThinPath::line);
         } else if (few_rows) {
             err = sat::thin::rows_scan<In, Out>(in, in_pitch, out, out_pitch, rows, cols, stream, scratch);
-            if (err == cudaSuccess) log_thin_launch(ThinPath::rows);
+            if (err == cudaSuccess)
+                log_thin_launch(sat::thin::rows_packed(rows, cols) ? ThinPath::packed_rows : ThinPath::rows);
         }
         for (int first = 0; !line && !few_rows && first < im.count && err == cudaSuccess; first += group) {
             const int n = std::min(group, im.count - first);

@@ -270,21 +270,23 @@ TEST_CASE("library inclusive_scan_2d: a u8 -> i32 line in words of four, and whe
 
 TEST_CASE("library inclusive_scan_2d: u8 -> i32 images of 2 or 3 rows in words, and where they cannot be", "[gpu][library][thin]") {
     SAT_REQUIRE_GPU();
-    // 2 rows, or 3 rows at least 4,000,000 wide, of whole words (cols and pitches multiples of 4,
-    // the input 4-byte and the output 16-byte aligned) take a CUB word scan per row
-    // (sat::thin::rows_in_words); else the chunks.
+    // 2 or 3 rows of whole words (cols and pitches multiples of 4, the input 4-byte and the output
+    // 16-byte aligned) take CUB's scan of packed rows below sat::thin::rows_packed's width (2
+    // rows: 2,000,000 columns; 3 rows: 20,000,000), a CUB word scan per row from it; else the chunks.
     using satlib::testing::ThinPath;
     const struct {
         LibraryCase c;
         ThinPath path;  // the path the call must take
     } rows_cases[] = {
-        {{3, 4000000, 4000000, 4000000, 1, 0}, ThinPath::rows},  // many of CUB's tiles
-        {{2, 4000000, 4000004, 4000008, 1, 0}, ThinPath::rows},  // pitches past the width
-        {{2, 4, 4, 4, 0, 0}, ThinPath::rows},                    // one word a row
-        {{2, 8, 8, 12, 1, 0}, ThinPath::rows},
-        {{3, 4, 4, 4, 0, 0}, ThinPath::chunks},                  // 3 rows narrower than 4,000,000
-        {{3, 262144, 262144, 262144, 1, 0}, ThinPath::chunks},
-        {{3, 12000000, 12000000, 12000000, 0, 0}, ThinPath::rows},  // row 2's sums pass 2^32 (mean 127.5): they wrap
+        {{2, 4, 4, 4, 0, 0}, ThinPath::packed_rows},  // one word a row
+        {{3, 4, 4, 4, 0, 0}, ThinPath::packed_rows},
+        {{2, 8, 8, 12, 1, 0}, ThinPath::packed_rows},
+        {{3, 262144, 262144, 262144, 1, 0}, ThinPath::packed_rows},   // many of CUB's tiles
+        {{2, 1999996, 2000000, 2000004, 1, 0}, ThinPath::packed_rows},  // the widest packed; pitches past it
+        {{2, 2000000, 2000004, 2000008, 1, 0}, ThinPath::rows},          // the narrowest a scan per row
+        {{3, 4000000, 4000004, 4000008, 1, 0}, ThinPath::packed_rows},
+        {{3, 12000000, 12000000, 12000000, 0, 0}, ThinPath::packed_rows},  // row 2's sums pass 2^32 (mean 127.5): they wrap
+        {{3, 20000000, 20000000, 20000000, 0, 0}, ThinPath::rows},         // and here in a scan per row
         {{3, 4000000, 4000002, 4000000, 0, 0}, ThinPath::chunks},  // an input pitch not a multiple of 4
         {{3, 4000000, 4000004, 4000004, 1, 1}, ThinPath::chunks},  // input and output 1 element past alignment
         {{3, 4000002, 4000004, 4000004, 1, 0}, ThinPath::chunks},  // a width not a multiple of 4
@@ -394,14 +396,18 @@ TEST_CASE("library: which shapes are lines, their scratch covers CUB's, bad line
     CHECK_FALSE(sat::thin::line_in_words(reinterpret_cast<const float*>(u8), reinterpret_cast<float*>(i32), 8));
     CHECK_FALSE(sat::thin::line_in_words(u8, reinterpret_cast<float*>(i32), 8));  // u8 -> f32
 
-    // u8 -> i32 images of 2 rows, or 3 rows at least 4,000,000 wide, in words: whole words,
-    // pitches of whole words, aligned. Each CHECK_FALSE fails one condition of a shape that passes.
+    // u8 -> i32 images of 2 or 3 rows in words: whole words, pitches of whole words, aligned. Each
+    // CHECK_FALSE fails one condition of a shape that passes.
     const int wide = 4000000;
     CHECK(sat::thin::rows_in_words(u8, wide, i32, wide, 3, wide));
     CHECK(sat::thin::rows_in_words(u8, 8, i32, 12, 2, 8));
     CHECK(sat::thin::rows_in_words(u8, 4, i32, 4, 2, 4));
-    CHECK_FALSE(sat::thin::rows_in_words(u8, wide, i32, wide, 3, wide - 4));  // 3 rows, narrower: the chunks
-    CHECK_FALSE(sat::thin::rows_in_words(u8, 8, i32, 8, 3, 8));
+    CHECK(sat::thin::rows_in_words(u8, 8, i32, 8, 3, 8));
+    // One packed scan below 2,000,000 columns (2 rows) or 20,000,000 (3 rows); a scan per row from there.
+    CHECK(sat::thin::rows_packed(2, 1999996));
+    CHECK_FALSE(sat::thin::rows_packed(2, 2000000));
+    CHECK(sat::thin::rows_packed(3, 19999996));
+    CHECK_FALSE(sat::thin::rows_packed(3, 20000000));
     CHECK_FALSE(sat::thin::rows_in_words(u8, 8, i32, 8, 1, 8));  // a line: line_scan
     CHECK_FALSE(sat::thin::rows_in_words(u8, wide, i32, wide, 4, wide));
     CHECK_FALSE(sat::thin::rows_in_words(u8, 10, i32, 8, 2, 8));
@@ -412,15 +418,15 @@ TEST_CASE("library: which shapes are lines, their scratch covers CUB's, bad line
     CHECK_FALSE(sat::thin::rows_in_words(u8 + 2, 8, i32, 8, 2, 8));
     CHECK_FALSE(sat::thin::rows_in_words(u8, 8, i32 + 1, 8, 2, 8));
     CHECK_FALSE(sat::thin::rows_in_words(reinterpret_cast<const float*>(u8), 8, reinterpret_cast<float*>(i32), 8, 2, 8));
-    CHECK(sat::thin::rows_scratch_bytes<uint8_t, int32_t>(3, 8) == 0);  // the chunks: no CUB scratch
+    CHECK(sat::thin::rows_scratch_bytes<uint8_t, int32_t>(4, 8) == 0);  // the chunks: no CUB scratch
     // rows_scan refuses, before any CUDA call, what rows_in_words would not take and bad arguments.
     CHECK(sat::thin::rows_scan<uint8_t, int32_t>(nullptr, 8, i32, 8, 2, 8, nullptr, nullptr) == cudaErrorInvalidValue);
     CHECK(sat::thin::rows_scan<uint8_t, int32_t>(u8, 8, nullptr, 8, 2, 8, nullptr, nullptr) == cudaErrorInvalidValue);
     CHECK(sat::thin::rows_scan<uint8_t, int32_t>(u8, 4, i32, 8, 2, 8, nullptr, nullptr) == cudaErrorInvalidValue);
     CHECK(sat::thin::rows_scan<uint8_t, int32_t>(u8, 8, i32, 4, 2, 8, nullptr, nullptr) == cudaErrorInvalidValue);
-    CHECK(sat::thin::rows_scan<uint8_t, int32_t>(u8, 8, i32, 8, 3, 8, nullptr, nullptr) == cudaErrorInvalidValue);
+    CHECK(sat::thin::rows_scan<uint8_t, int32_t>(u8, 8, i32, 8, 4, 8, nullptr, nullptr) == cudaErrorInvalidValue);
     for (int rows : {2, 3})
-        for (int cols : {4, 4000000}) {
+        for (int cols : {4, 4000000, 40000000}) {  // packed; 2 rows a scan per row from 2,000,000, 3 rows from 20,000,000
             INFO(rows << " x " << cols);
             const std::size_t cub = sat::thin::rows_scratch_bytes<uint8_t, int32_t>(rows, cols);
             CHECK(sat::inclusive_scan_2d_scratch<uint8_t, int32_t>(rows, cols).state_bytes >= cub);
@@ -749,12 +755,14 @@ TEST_CASE("library C ABI: a small batch for compute-sanitizer", "[gpu][library][
     check_abi({SATLIB_F64, SATLIB_F64, 1, 9, 2001, 0, 0, 0, 0, false});
     // More tickets than blocks (900 tiles of sums and 900 of squares, 256-thread tiles on 2 x 132
     // blocks), so blocks take further tickets and prefetch their next tile; lines (CUB's scan),
-    // element by element and in words of four; u8 images of 2 rows in words (a scan a row).
+    // element by element and in words of four; u8 images of 2 and 3 rows in words (one packed
+    // scan: 2 x 70000 is 6 of CUB's tiles for the 128-bit sums).
     check_abi_batch({SATLIB_F32, SATLIB_F32, 300, 65, 65, 0, 0, 3, 0, true}, true);
     check_abi({SATLIB_U8, SATLIB_I32, 1, 1, 70001, 0, 0, 0, 0, false});
     check_abi({SATLIB_U8, SATLIB_I32, 1, 1, 70000, 0, 0, 0, 0, false});
     check_abi({SATLIB_U8, SATLIB_I32, 1, 2, 70000, 0, 0, 0, 0, false});
     check_abi({SATLIB_U8, SATLIB_I32, 1, 2, 70000, 4, 4, 0, 0, false});
+    check_abi({SATLIB_U8, SATLIB_I32, 1, 3, 70000, 0, 0, 0, 0, false});
 }
 
 TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-sanitizer", "[gpu][library][sanitize]") {
