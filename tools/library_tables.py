@@ -866,6 +866,13 @@ def ab_table(path, base, this, differs, bold="the rows whose kernels differ"):
     return "\n".join(out)
 
 
+def packed_in_shipped(r):
+    """A bench_ab row of a u8 -> i32 image of 2 or 3 rows that the library scans as one packed
+    scan (sat::thin::rows_packed: below 2,000,000 columns for 2 rows, 20,000,000 for 3)."""
+    below = {"2": 2000000, "3": 20000000}.get(r["rows"])
+    return r["type"] == "u8i32" and below is not None and int(r["cols"]) < below
+
+
 def every_row_ab_table(path, base, this):
     """An A/B whose two builds differ on every row (the thin kernel's variants)."""
     return ab_table(path, base, this, lambda r: True, bold="every row")
@@ -1323,8 +1330,21 @@ TABLES = {
                 ("ROWS WIDTHS AB TABLE", lambda p: ab_table(
                     p, "f11c644 (the chunks)", "b1dbec9 (every one of these images as a word scan per row)",
                     lambda r: r["rows"] == "3" and int(r["cols"]) < 4000000,
-                    bold="the images of 3 rows narrower than 4,000,000, which the shipped library keeps in the chunks"),
+                    bold="the images of 3 rows narrower than 4,000,000, where a scan per row loses to the chunks"),
                  "rows_widths_ab_h200.csv"),
+                ("ROWS PACKED AB TABLE", lambda p: ab_table(
+                    p, "every one of these images as one packed scan (CUB's sm_90 tuning for 128-bit sums)",
+                    "8b68199 (2 rows a word scan per row; 3 rows the chunks below 4,000,000 columns, a word scan "
+                    "per row from there)",
+                    packed_in_shipped,
+                    bold="the images the shipped library scans packed (this ÷ base above 1: the packed scan is "
+                    "faster)"),
+                 "rows_packed_ab_h200.csv"),
+                ("ROWS SHIPPED AB TABLE", lambda p: ab_table(
+                    p, "8b68199", "dd97de7 (shipped: one packed scan below 2,000,000 columns for 2 rows and "
+                    "20,000,000 for 3, a word scan per row from there)", packed_in_shipped,
+                    bold="the images whose path differs (packed in this build)"),
+                 "rows_shipped_ab_h200.csv"),
                 ("THIN TABLE", thin_table, "thin_h100.csv"),
                 ("THIN LOADS AB TABLE", lambda p: ab_table(
                     p, "u8 loaded 4 bytes at a time", "16-byte input loads (the shipped chunks)",

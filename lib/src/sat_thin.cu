@@ -1150,12 +1150,12 @@ cudaError_t cub_column_word_scan(int j, void* temp, std::size_t& temp_bytes, con
     }
 }
 // Which of the two scans an image of 2 or 3 rows in words takes. The packed scan reads each byte
-// once, but its 128-bit sums run at about twice a copy's time however wide; a scan per row reads
-// rows 0..j for row j (3 rows: 6 bytes a column, against 3) at nearer a copy's speed, but pays a
-// launch and a look-back per row. On an H200 the packed scan took 0.63-0.84 of the per-row
-// scans' time for 2 rows up to 1,048,576 columns and 1.04 from 4,000,000; for 3 rows 0.65-0.95 of
-// the chunks' or per-row scans' time up to 12,000,000 columns and 1.03 at 40,000,000
-// (docs/thin.md, *u8 -> i32 images of 2 or 3 rows in words*). Each switch lies between the two.
+// once, but its 128-bit sums run at 1.7-2.0 of a copy's time however wide; a scan per row reads
+// rows 0..j for row j (3 rows: 6 bytes a column, against 3) at nearer a copy's speed on wide
+// rows, but pays a launch and a look-back per row. On an H200 the packed scan took 0.70-0.84 of
+// the per-row scans' time for 2 rows up to 1,048,576 columns and 1.04 at 4,000,000; for 3 rows
+// 0.65-0.94 of the chunks' or per-row scans' time up to 12,000,000 columns and 1.035 at
+// 40,000,000 (docs/thin.md, *One packed scan*). Each switch lies between the two widths.
 constexpr int two_rows_packed_below = 2000000;
 constexpr int three_rows_packed_below = 20000000;
 bool rows_shape_in_words(int rows, int cols) { return cols > 0 && cols % 4 == 0 && (rows == 2 || rows == 3); }
