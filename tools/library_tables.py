@@ -1345,6 +1345,7 @@ TABLES = {
                     "20,000,000 for 3, a word scan per row from there)", packed_in_shipped,
                     bold="the images whose path differs (packed in this build)"),
                  "rows_shipped_ab_h200.csv"),
+                ("ROWS PACKED NCU TABLE", experiment_table, "rows_packed_ncu_h200.csv"),
                 ("THIN TABLE", thin_table, "thin_h100.csv"),
                 ("THIN LOADS AB TABLE", lambda p: ab_table(
                     p, "u8 loaded 4 bytes at a time", "16-byte input loads (the shipped chunks)",
