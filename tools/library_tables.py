@@ -866,11 +866,17 @@ def ab_table(path, base, this, differs, bold="the rows whose kernels differ"):
     return "\n".join(out)
 
 
-def packed_in_shipped(r):
-    """A bench_ab row of a u8 -> i32 image of 2 or 3 rows that the library scans as one packed
-    scan (sat::thin::rows_packed: below 2,000,000 columns for 2 rows, 20,000,000 for 3)."""
+def packed_in_dd97de7(r):
+    """A bench_ab row of a u8 -> i32 image of 2 or 3 rows that dd97de7's library scans as one
+    128-bit packed scan (below 2,000,000 columns for 2 rows, 20,000,000 for 3)."""
     below = {"2": 2000000, "3": 20000000}.get(r["rows"])
     return r["type"] == "u8i32" and below is not None and int(r["cols"]) < below
+
+
+def packed_in_shipped(r):
+    """A bench_ab row of a u8 -> i32 image of 2 or 3 rows that the library scans as one packed
+    scan of 32-bit lanes (sat::thin::rows_packed: 3 rows, and 2 rows below 20,000,000 columns)."""
+    return r["type"] == "u8i32" and (r["rows"] == "3" or (r["rows"] == "2" and int(r["cols"]) < 20000000))
 
 
 def every_row_ab_table(path, base, this):
@@ -1336,15 +1342,20 @@ TABLES = {
                     p, "every one of these images as one packed scan (CUB's sm_90 tuning for 128-bit sums)",
                     "8b68199 (2 rows a word scan per row; 3 rows the chunks below 4,000,000 columns, a word scan "
                     "per row from there)",
-                    packed_in_shipped,
-                    bold="the images the shipped library scans packed (this ÷ base above 1: the packed scan is "
-                    "faster)"),
+                    packed_in_dd97de7,
+                    bold="the images dd97de7 scans packed (this ÷ base above 1: the packed scan is faster)"),
                  "rows_packed_ab_h200.csv"),
                 ("ROWS SHIPPED AB TABLE", lambda p: ab_table(
-                    p, "8b68199", "dd97de7 (shipped: one packed scan below 2,000,000 columns for 2 rows and "
-                    "20,000,000 for 3, a word scan per row from there)", packed_in_shipped,
+                    p, "8b68199", "dd97de7 (one 128-bit packed scan below 2,000,000 columns for 2 rows and "
+                    "20,000,000 for 3, a word scan per row from there)", packed_in_dd97de7,
                     bold="the images whose path differs (packed in this build)"),
                  "rows_shipped_ab_h200.csv"),
+                ("ROWS LANES AB TABLE", lambda p: ab_table(
+                    p, "0198ceb (dd97de7's scans: 128-bit packed below 2,000,000 columns for 2 rows and "
+                    "20,000,000 for 3, a word scan per row from there)",
+                    "the packed scan of 32-bit lanes at every width (the shipped kernel)", packed_in_shipped,
+                    bold="the images the shipped library scans as lanes (2 × 40,000,000 keeps a scan per row)"),
+                 "rows_lanes_ab_h200.csv"),
                 ("ROWS PACKED NCU TABLE", experiment_table, "rows_packed_ncu_h200.csv"),
                 ("THIN TABLE", thin_table, "thin_h100.csv"),
                 ("THIN LOADS AB TABLE", lambda p: ab_table(

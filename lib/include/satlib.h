@@ -5,8 +5,9 @@
  *     sq_out[b](i, j) = sum of in[b](i', j')^2 over i' <= i, j' <= j   (optional)
  * in one pass that reads the input once, squared table included (sums in place, or thin
  * images, with squares: two launches). The whole batch is one kernel launch (one image of
- * one contiguous line: CUB's 1-D scan, two kernels; one u8 -> i32 image of 2 rows, or of 3 rows
- * at least 4,000,000 wide, of whole words: a CUB scan per row, two kernels each). The C++ API (sat.hpp) is the typed face of
+ * one contiguous line: CUB's 1-D scan, two kernels; one u8 -> i32 image of 2 or 3 rows of whole
+ * words: CUB's scan of the rows packed, two kernels, or for 2 rows from 20,000,000 wide a CUB scan
+ * per row, two kernels each). The C++ API (sat.hpp) is the typed face of
  * the same code; this header is what the Python package binds with ctypes.
  *
  * Conventions: device pointers; pitches and batch strides counted in ELEMENTS of their own

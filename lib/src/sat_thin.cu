@@ -1091,20 +1091,30 @@ cudaError_t cub_column_word_scan(void* temp, std::size_t& temp_bytes, const uint
         WriteColumnWordSums<J>{words, in_pitch / 4, reinterpret_cast<int4*>(out_row)});
     return word_scan_dispatch(temp, temp_bytes, sums, quads, cols / 4, stream);
 }
-// u8 -> i32 images of 2 or 3 rows in one scan: item k packs the byte sums of word k of each row
-// into 42-bit lanes of a 128-bit integer, so one scan carries every row's prefix. A lane's sum
-// over a row stays under 2^42 (at most 2^29 words of at most 1020), so no lane carries into the
-// next; row j's output adds lanes 0..j (mod 2^32, as the element path's sums wrap).
-using PackedSums = unsigned __int128;
-constexpr int packed_lane_bits = 42;
+// u8 -> i32 images of 2 or 3 rows in one scan: item k holds the byte sums of word k of each row,
+// a 32-bit lane each, added lane by lane (mod 2^32, as the element path's sums wrap), so one scan
+// carries every row's prefix and reads each input byte once from DRAM; row j's output adds
+// lanes 0..j.
+template <int R>
+struct RowLanes {
+    uint32_t sum[R];
+};
+template <int R>
+struct AddLanes {
+    __host__ __device__ RowLanes<R> operator()(const RowLanes<R>& a, const RowLanes<R>& b) const {
+        RowLanes<R> c;
+        for (int r = 0; r < R; ++r) c.sum[r] = a.sum[r] + b.sum[r];
+        return c;
+    }
+};
 template <int R>
 struct PackedWordSums {  // item k: the byte sums of word k in rows 0..R-1, one lane each
     const uint32_t* words;
     std::size_t pitch;  // words between rows
-    __host__ __device__ PackedSums operator()(uint32_t k) const {
-        PackedSums packed = 0;
-        for (int r = 0; r < R; ++r) packed |= PackedSums(WordByteSum{}(words[r * pitch + k])) << (r * packed_lane_bits);
-        return packed;
+    __host__ __device__ RowLanes<R> operator()(uint32_t k) const {
+        RowLanes<R> lanes;
+        for (int r = 0; r < R; ++r) lanes.sum[r] = WordByteSum{}(words[r * pitch + k]);
+        return lanes;
     }
 };
 template <int R>
@@ -1113,16 +1123,34 @@ struct WritePackedRows {
     std::size_t in_pitch;  // words
     int4* quads;
     std::size_t out_pitch;  // int4 groups between output rows
-    __host__ __device__ void operator()(std::ptrdiff_t k, PackedSums through_word) const {
+    __host__ __device__ void operator()(std::ptrdiff_t k, RowLanes<R> through_word) const {
         uint32_t s3 = 0, b1 = 0, b2 = 0, b3 = 0;  // over rows 0..r: the sum through word k, its bytes 1..3
         for (int r = 0; r < R; ++r) {
             const uint32_t word = words[r * in_pitch + k];
-            s3 += uint32_t(through_word >> (r * packed_lane_bits));
+            s3 += through_word.sum[r];
             b1 += word >> 8 & 0xffu, b2 += word >> 16 & 0xffu, b3 += word >> 24;
             const uint32_t s2 = s3 - b3, s1 = s2 - b2, s0 = s1 - b1;
             quads[r * out_pitch + k] = make_int4(int(s0), int(s1), int(s2), int(s3));
         }
     }
+};
+// CUB tunes only arithmetic sums, so the lanes take a policy of ours: 256 threads of 8 items
+// (3 rows: 60 registers, 25 KB of shared memory, 4 blocks per SM on sm_90), with the word path's
+// loads, stores and look-back delays. Measured on sm_90 only (docs/thin.md, *One packed scan*).
+constexpr int lane_scan_threads = 256, lane_scan_items = 8;
+static_assert(WordScanTuning::load_algorithm == cub::BLOCK_LOAD_WARP_TRANSPOSE &&
+                  WordScanTuning::store_algorithm == cub::BLOCK_STORE_WARP_TRANSPOSE,
+              "CUB's sm_90 loads or stores for 32-bit sums changed: measure the lanes' policy again");
+template <int R>
+struct LanePolicies {
+    struct Policy900 : cub::ChainedPolicy<900, Policy900, Policy900> {
+        using ScanPolicyT = cub::AgentScanPolicy<
+            lane_scan_threads, lane_scan_items, RowLanes<R>, WordScanTuning::load_algorithm, cub::LOAD_DEFAULT,
+            WordScanTuning::store_algorithm, cub::BLOCK_SCAN_WARP_SCANS,
+            cub::detail::MemBoundScaling<lane_scan_threads, lane_scan_items, uint32_t>,
+            WordScanTuning::delay_constructor>;
+    };
+    using MaxPolicy = Policy900;
 };
 template <int R>
 cudaError_t cub_packed_rows_scan(void* temp, std::size_t& temp_bytes, const uint8_t* in, std::size_t in_pitch,
@@ -1132,8 +1160,10 @@ cudaError_t cub_packed_rows_scan(void* temp, std::size_t& temp_bytes, const uint
                                                       PackedWordSums<R>{words, in_pitch / 4});
     const auto quads = thrust::make_tabulate_output_iterator(
         WritePackedRows<R>{words, in_pitch / 4, reinterpret_cast<int4*>(out), out_pitch / 4});
-    return cub::DeviceScan::InclusiveScan(temp, temp_bytes, sums, quads, cuda::std::plus<PackedSums>{}, cols / 4,
-                                          stream);
+    using Dispatch = cub::DispatchScan<decltype(sums), decltype(quads), AddLanes<R>, cub::NullType, uint32_t,
+                                       RowLanes<R>, cub::ForceInclusive::No, LanePolicies<R>>;
+    return Dispatch::Dispatch(temp, temp_bytes, sums, quads, AddLanes<R>{}, cub::NullType{}, uint32_t(cols / 4),
+                              stream);
 }
 cudaError_t cub_packed_rows_scan(int rows, void* temp, std::size_t& temp_bytes, const uint8_t* in,
                                  std::size_t in_pitch, int32_t* out, std::size_t out_pitch, int cols,
@@ -1150,14 +1180,12 @@ cudaError_t cub_column_word_scan(int j, void* temp, std::size_t& temp_bytes, con
     }
 }
 // Which of the two scans an image of 2 or 3 rows in words takes. The packed scan reads each byte
-// once, but its 128-bit sums run at 1.7-2.0 of a copy's time however wide; a scan per row reads
-// rows 0..j for row j (3 rows: 6 bytes a column, against 3) at nearer a copy's speed on wide
-// rows, but pays a launch and a look-back per row. On an H200 the packed scan took 0.70-0.84 of
-// the per-row scans' time for 2 rows up to 1,048,576 columns and 1.04 at 4,000,000; for 3 rows
-// 0.65-0.94 of the chunks' or per-row scans' time up to 12,000,000 columns and 1.035 at
-// 40,000,000 (docs/thin.md, *One packed scan*). Each switch lies between the two widths.
-constexpr int two_rows_packed_below = 2000000;
-constexpr int three_rows_packed_below = 20000000;
+// from DRAM once in one launch; a scan per row reads rows 0..j for row j (3 rows: 6 bytes a
+// column, against 3) and pays a launch and a look-back per row. On an H200 the packed scan took
+// 0.89 of the scans per row's time at 3 x 40,000,000, and for 2 rows 0.88 and 0.98 of it at
+// 4,000,000 and 12,000,000 columns but 1.03 at 40,000,000 (docs/thin.md, *One packed scan*). So
+// 3 rows always take it, and 2 rows below 20,000,000 columns.
+constexpr int two_rows_packed_below = 20000000;
 bool rows_shape_in_words(int rows, int cols) { return cols > 0 && cols % 4 == 0 && (rows == 2 || rows == 3); }
 // CUB's scratch for the packed scan, or for the rows' scans one after another on the same
 // scratch: the largest row's.
@@ -1198,9 +1226,7 @@ bool rows_in_words(const In* in, std::size_t in_pitch, const Out* out, std::size
     return false;
 }
 
-bool rows_packed(int rows, int cols) {
-    return cols < (rows == 2 ? two_rows_packed_below : three_rows_packed_below);
-}
+bool rows_packed(int rows, int cols) { return rows == 3 || (rows == 2 && cols < two_rows_packed_below); }
 
 template <class In, class Out>
 std::size_t rows_scratch_bytes(int rows, int cols) {
@@ -1217,15 +1243,18 @@ std::size_t rows_scratch_bytes(int rows, int cols) {
 
 template <class In, class Out>
 cudaError_t rows_scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows, int cols,
-                      cudaStream_t stream, void* scratch) {
+                      cudaStream_t stream, void* scratch, bool* packed) {
+    if (packed != nullptr) *packed = false;
     if constexpr (has_word_path<In, Out>) {
         // Refused before any CUDA call: null pointers, pitches short of the width, other shapes.
         if (in == nullptr || out == nullptr || in_pitch < std::size_t(cols) || out_pitch < std::size_t(cols) ||
             !rows_in_words(in, in_pitch, out, out_pitch, rows, cols))
             return cudaErrorInvalidValue;
         return with_cub_scratch(scratch, stream, [&](void* temp, std::size_t& bytes) {
-            if (rows_packed(rows, cols))
+            if (rows_packed(rows, cols)) {
+                if (temp != nullptr && packed != nullptr) *packed = true;
                 return cub_packed_rows_scan(rows, temp, bytes, in, in_pitch, out, out_pitch, cols, stream);
+            }
             if (temp == nullptr) return rows_temp_bytes(rows, cols, bytes);
             // One scratch for the rows' scans in turn: each initializes its tile states first.
             cudaError_t err = cudaSuccess;
@@ -1281,7 +1310,7 @@ cudaError_t line_scan(const In* in, Out* out, int n, cudaStream_t stream, void* 
     template bool rows_in_words<In, Out>(const In*, std::size_t, const Out*, std::size_t, int, int); \
     template std::size_t rows_scratch_bytes<In, Out>(int, int);                               \
     template cudaError_t rows_scan<In, Out>(const In*, std::size_t, Out*, std::size_t, int, int,   \
-                                            cudaStream_t, void*);                             \
+                                            cudaStream_t, void*, bool*);                      \
     template cudaError_t blocks_per_sm<In, Out>(int, int, int, int*, int*);                   \
     template cudaError_t line_scan<In, Out>(const In*, Out*, int, cudaStream_t, void*);       \
     template cudaError_t scan<In, Out>(const In*, std::size_t, Out*, std::size_t, int, int,   \

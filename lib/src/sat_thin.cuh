@@ -98,10 +98,11 @@ template <class In, class Out>
 bool line_in_words(const In* in, const Out* out, int n);
 // One u8 -> i32 image of 2 or 3 rows whose rows are whole words (cols a multiple of 4, pitches
 // multiples of 4, `in` 4-byte and `out` 16-byte aligned) is a CUB scan over its words, each
-// item a word of four as in a line's. Narrower than rows_packed's width, one scan whose item
-// holds every row's word sum, a 42-bit lane each; wider, one scan per row, row j's item the
-// word's column sum over rows 0..j. rows_scratch_bytes: CUB's scratch for the scan or scans
-// (0 for other shapes, or where CUB cannot say).
+// item a word of four as in a line's. Where rows_packed says so (3 rows; 2 rows narrower than
+// 20,000,000), one scan whose item holds every row's word sum, a 32-bit lane each; else one scan
+// per row, row j's item the word's column sum over rows 0..j. rows_scratch_bytes: CUB's scratch
+// for the scan or scans (0 for other shapes, or where CUB cannot say). rows_scan sets *packed
+// (where not nullptr) to whether it ran the packed scan.
 template <class In, class Out>
 bool rows_in_words(const In* in, std::size_t in_pitch, const Out* out, std::size_t out_pitch, int rows, int cols);
 bool rows_packed(int rows, int cols);  // rows_in_words's shapes: one packed scan (else a scan per row)
@@ -109,7 +110,7 @@ template <class In, class Out>
 std::size_t rows_scratch_bytes(int rows, int cols);
 template <class In, class Out>
 cudaError_t rows_scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows, int cols,
-                      cudaStream_t stream, void* scratch);
+                      cudaStream_t stream, void* scratch, bool* packed = nullptr);
 // scratch: at least line_scratch_bytes(n), or nullptr (allocated and freed stream-ordered).
 template <class In, class Out>
 cudaError_t line_scan(const In* in, Out* out, int n, cudaStream_t stream, void* scratch);

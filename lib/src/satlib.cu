@@ -332,9 +332,9 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
             err = sat::thin::line_scan<In, Out>(in, out, rows * cols, stream, scratch);
             if (err == cudaSuccess) log_thin_launch(ThinPath::line);
         } else if (few_rows) {
-            err = sat::thin::rows_scan<In, Out>(in, in_pitch, out, out_pitch, rows, cols, stream, scratch);
-            if (err == cudaSuccess)
-                log_thin_launch(sat::thin::rows_packed(rows, cols) ? ThinPath::packed_rows : ThinPath::rows);
+            bool packed = false;
+            err = sat::thin::rows_scan<In, Out>(in, in_pitch, out, out_pitch, rows, cols, stream, scratch, &packed);
+            if (err == cudaSuccess) log_thin_launch(packed ? ThinPath::packed_rows : ThinPath::rows);
         }
         for (int first = 0; !line && !few_rows && first < im.count && err == cudaSuccess; first += group) {
             const int n = std::min(group, im.count - first);

@@ -271,8 +271,10 @@ TEST_CASE("library inclusive_scan_2d: a u8 -> i32 line in words of four, and whe
 TEST_CASE("library inclusive_scan_2d: u8 -> i32 images of 2 or 3 rows in words, and where they cannot be", "[gpu][library][thin]") {
     SAT_REQUIRE_GPU();
     // 2 or 3 rows of whole words (cols and pitches multiples of 4, the input 4-byte and the output
-    // 16-byte aligned) take CUB's scan of packed rows below sat::thin::rows_packed's width (2
-    // rows: 2,000,000 columns; 3 rows: 20,000,000), a CUB word scan per row from it; else the chunks.
+    // 16-byte aligned) take CUB's scan of packed rows (3 rows, and 2 rows narrower than
+    // 20,000,000: sat::thin::rows_packed), a CUB word scan per row for wider 2-row images; else
+    // the chunks. Random bytes (mean 127.5): each row's lane stays under 2^32, but the sums over
+    // rows pass it from about 11,200,000 columns (3 rows) or 16,800,000 (2 rows) and wrap.
     using satlib::testing::ThinPath;
     const struct {
         LibraryCase c;
@@ -281,12 +283,11 @@ TEST_CASE("library inclusive_scan_2d: u8 -> i32 images of 2 or 3 rows in words, 
         {{2, 4, 4, 4, 0, 0}, ThinPath::packed_rows},  // one word a row
         {{3, 4, 4, 4, 0, 0}, ThinPath::packed_rows},
         {{2, 8, 8, 12, 1, 0}, ThinPath::packed_rows},
-        {{3, 262144, 262144, 262144, 1, 0}, ThinPath::packed_rows},   // many of CUB's tiles
-        {{2, 1999996, 2000000, 2000004, 1, 0}, ThinPath::packed_rows},  // the widest packed; pitches past it
-        {{2, 2000000, 2000004, 2000008, 1, 0}, ThinPath::rows},          // the narrowest a scan per row
-        {{3, 4000000, 4000004, 4000008, 1, 0}, ThinPath::packed_rows},
-        {{3, 12000000, 12000000, 12000000, 0, 0}, ThinPath::packed_rows},  // row 2's sums pass 2^32 (mean 127.5): they wrap
-        {{3, 20000000, 20000000, 20000000, 0, 0}, ThinPath::rows},         // and here in a scan per row
+        {{3, 262144, 262144, 262144, 1, 0}, ThinPath::packed_rows},             // many of CUB's tiles
+        {{3, 4000000, 4000004, 4000008, 1, 0}, ThinPath::packed_rows},          // pitches past the width
+        {{3, 20000000, 20000000, 20000000, 0, 0}, ThinPath::packed_rows},       // row 2's sums wrap
+        {{2, 19999996, 20000000, 20000004, 1, 0}, ThinPath::packed_rows},       // the widest packed 2 rows; row 1 wraps
+        {{2, 20000000, 20000000, 20000000, 0, 0}, ThinPath::rows},              // the narrowest a scan per row
         {{3, 4000000, 4000002, 4000000, 0, 0}, ThinPath::chunks},  // an input pitch not a multiple of 4
         {{3, 4000000, 4000004, 4000004, 1, 1}, ThinPath::chunks},  // input and output 1 element past alignment
         {{3, 4000002, 4000004, 4000004, 1, 0}, ThinPath::chunks},  // a width not a multiple of 4
@@ -403,11 +404,12 @@ TEST_CASE("library: which shapes are lines, their scratch covers CUB's, bad line
     CHECK(sat::thin::rows_in_words(u8, 8, i32, 12, 2, 8));
     CHECK(sat::thin::rows_in_words(u8, 4, i32, 4, 2, 4));
     CHECK(sat::thin::rows_in_words(u8, 8, i32, 8, 3, 8));
-    // One packed scan below 2,000,000 columns (2 rows) or 20,000,000 (3 rows); a scan per row from there.
-    CHECK(sat::thin::rows_packed(2, 1999996));
-    CHECK_FALSE(sat::thin::rows_packed(2, 2000000));
-    CHECK(sat::thin::rows_packed(3, 19999996));
-    CHECK_FALSE(sat::thin::rows_packed(3, 20000000));
+    // One packed scan for 3 rows, and for 2 rows below 20,000,000 columns; a scan per row from there.
+    CHECK(sat::thin::rows_packed(2, 19999996));
+    CHECK_FALSE(sat::thin::rows_packed(2, 20000000));
+    CHECK(sat::thin::rows_packed(3, 4));
+    CHECK(sat::thin::rows_packed(3, 715827880));  // 3 rows of 2^31 elements at most
+    CHECK_FALSE(sat::thin::rows_packed(4, 8));
     CHECK_FALSE(sat::thin::rows_in_words(u8, 8, i32, 8, 1, 8));  // a line: line_scan
     CHECK_FALSE(sat::thin::rows_in_words(u8, wide, i32, wide, 4, wide));
     CHECK_FALSE(sat::thin::rows_in_words(u8, 10, i32, 8, 2, 8));
@@ -426,7 +428,7 @@ TEST_CASE("library: which shapes are lines, their scratch covers CUB's, bad line
     CHECK(sat::thin::rows_scan<uint8_t, int32_t>(u8, 8, i32, 4, 2, 8, nullptr, nullptr) == cudaErrorInvalidValue);
     CHECK(sat::thin::rows_scan<uint8_t, int32_t>(u8, 8, i32, 8, 4, 8, nullptr, nullptr) == cudaErrorInvalidValue);
     for (int rows : {2, 3})
-        for (int cols : {4, 4000000, 40000000}) {  // packed; 2 rows a scan per row from 2,000,000, 3 rows from 20,000,000
+        for (int cols : {4, 4000000, 40000000}) {  // packed, and 2 x 40,000,000 a scan per row
             INFO(rows << " x " << cols);
             const std::size_t cub = sat::thin::rows_scratch_bytes<uint8_t, int32_t>(rows, cols);
             CHECK(sat::inclusive_scan_2d_scratch<uint8_t, int32_t>(rows, cols).state_bytes >= cub);
@@ -756,7 +758,7 @@ TEST_CASE("library C ABI: a small batch for compute-sanitizer", "[gpu][library][
     // More tickets than blocks (900 tiles of sums and 900 of squares, 256-thread tiles on 2 x 132
     // blocks), so blocks take further tickets and prefetch their next tile; lines (CUB's scan),
     // element by element and in words of four; u8 images of 2 and 3 rows in words (one packed
-    // scan: 2 x 70000 is 6 of CUB's tiles for the 128-bit sums).
+    // scan: 17500 words are 9 of its tiles of 2048).
     check_abi_batch({SATLIB_F32, SATLIB_F32, 300, 65, 65, 0, 0, 3, 0, true}, true);
     check_abi({SATLIB_U8, SATLIB_I32, 1, 1, 70001, 0, 0, 0, 0, false});
     check_abi({SATLIB_U8, SATLIB_I32, 1, 1, 70000, 0, 0, 0, 0, false});
