@@ -10,6 +10,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -310,4 +311,56 @@ TEST_CASE("thin SAT argument checks", "[thin]") {
     REQUIRE(sat::thin::scan<float, float>(fake, 99, fake, 100, 3, 100, 0, nullptr, nullptr) == cudaErrorInvalidValue);
     REQUIRE(sat::thin::scan<float, float>(fake, 100, fake, 99, 3, 100, 0, nullptr, nullptr) == cudaErrorInvalidValue);
     REQUIRE(sat::thin::scan<float, float>(nullptr, 100, fake, 100, 3, 100, 0, nullptr, nullptr) == cudaErrorInvalidValue);
+}
+
+namespace {
+// The packed rows' functors (sat_thin.cuh) run as CUB's scan runs them, on the CPU: item k from
+// PackedWordSums, the inclusive prefix through k by AddLanes, written by WritePackedRows; against
+// the SAT mod 2^32, one column at a time. Returns the number of wrong sums.
+template <int R>
+long long packed_rows_mismatches(int cols, std::size_t in_pitch, std::size_t out_pitch, bool all_255,
+                                 std::uint64_t seed) {
+    std::vector<uint32_t> words(R * in_pitch / 4);  // whole words, 4-byte aligned as the library requires
+    auto* bytes = reinterpret_cast<uint8_t*>(words.data());
+    std::mt19937_64 rng(seed);
+    for (std::size_t i = 0; i < R * in_pitch; ++i) bytes[i] = all_255 ? 255 : uint8_t(rng());
+    std::vector<int4> quads(R * out_pitch / 4, make_int4(-1, -1, -1, -1));  // poisoned
+    const sat::thin::PackedWordSums<R> item{words.data(), in_pitch / 4};
+    const sat::thin::WritePackedRows<R> write{words.data(), in_pitch / 4, quads.data(), out_pitch / 4};
+    sat::thin::RowLanes<R> through = item(0);
+    for (uint32_t k = 0; k < uint32_t(cols / 4); ++k) {
+        if (k > 0) through = sat::thin::AddLanes<R>{}(through, item(k));
+        write(k, through);
+    }
+    const auto* out = reinterpret_cast<const int32_t*>(quads.data());
+    std::vector<uint32_t> row_prefix(R, 0);  // sum of row r through column c, mod 2^32
+    long long wrong = 0;
+    for (int c = 0; c < cols; ++c) {
+        uint32_t sat_value = 0;
+        for (int r = 0; r < R; ++r) {
+            row_prefix[r] += bytes[r * in_pitch + c];
+            sat_value += row_prefix[r];
+            wrong += uint32_t(out[r * out_pitch + c]) != sat_value;
+        }
+    }
+    return wrong;
+}
+}  // namespace
+
+TEST_CASE("thin SAT packed rows: the lanes' functors give the SAT mod 2^32", "[thin]") {
+    // 1 word to 262144 columns, pitches past the width, random bytes (printed seed); and bytes of
+    // 255 over 16,843,012 columns, where every row's lane passes 2^32 and wraps on its own.
+    const std::uint64_t seed = sat_test::fresh_seed();
+    INFO("seed " << seed);
+    for (const auto& [cols, in_pitch, out_pitch] : {std::tuple<int, std::size_t, std::size_t>{4, 4, 4},
+                                                    {8, 8, 12},
+                                                    {1920, 1924, 1928},
+                                                    {262144, 262144, 262148}}) {
+        INFO(cols << " columns, pitches " << in_pitch << " and " << out_pitch);
+        CHECK(packed_rows_mismatches<2>(cols, in_pitch, out_pitch, false, seed) == 0);
+        CHECK(packed_rows_mismatches<3>(cols, in_pitch, out_pitch, false, seed) == 0);
+    }
+    const int wraps = 16843012;  // 255 * 16843012 > 2^32
+    CHECK(packed_rows_mismatches<2>(wraps, wraps, wraps, true, seed) == 0);
+    CHECK(packed_rows_mismatches<3>(wraps, wraps, wraps, true, seed) == 0);
 }

@@ -998,11 +998,6 @@ cudaError_t cub_line_scan(void* temp, std::size_t& temp_bytes, const In* in, Out
 // 4-byte load per item, where element by element it loads 1 byte), and each item's output
 // writes the word's four sums as one 16-byte store: the sum through the word less the bytes
 // after each element (the word read again, expected from L1 or L2). Sums wrap as the element path's.
-struct WordByteSum {
-    __host__ __device__ uint32_t operator()(uint32_t word) const {
-        return (word & 0xffu) + (word >> 8 & 0xffu) + (word >> 16 & 0xffu) + (word >> 24);
-    }
-};
 struct WriteWordSums {
     const uint32_t* words;
     int4* quads;
@@ -1091,49 +1086,7 @@ cudaError_t cub_column_word_scan(void* temp, std::size_t& temp_bytes, const uint
         WriteColumnWordSums<J>{words, in_pitch / 4, reinterpret_cast<int4*>(out_row)});
     return word_scan_dispatch(temp, temp_bytes, sums, quads, cols / 4, stream);
 }
-// u8 -> i32 images of 2 or 3 rows in one scan: item k holds the byte sums of word k of each row,
-// a 32-bit lane each, added lane by lane (mod 2^32, as the element path's sums wrap), so one scan
-// carries every row's prefix and reads each input byte once from DRAM; row j's output adds
-// lanes 0..j.
-template <int R>
-struct RowLanes {
-    uint32_t sum[R];
-};
-template <int R>
-struct AddLanes {
-    __host__ __device__ RowLanes<R> operator()(const RowLanes<R>& a, const RowLanes<R>& b) const {
-        RowLanes<R> c;
-        for (int r = 0; r < R; ++r) c.sum[r] = a.sum[r] + b.sum[r];
-        return c;
-    }
-};
-template <int R>
-struct PackedWordSums {  // item k: the byte sums of word k in rows 0..R-1, one lane each
-    const uint32_t* words;
-    std::size_t pitch;  // words between rows
-    __host__ __device__ RowLanes<R> operator()(uint32_t k) const {
-        RowLanes<R> lanes;
-        for (int r = 0; r < R; ++r) lanes.sum[r] = WordByteSum{}(words[r * pitch + k]);
-        return lanes;
-    }
-};
-template <int R>
-struct WritePackedRows {
-    const uint32_t* words;
-    std::size_t in_pitch;  // words
-    int4* quads;
-    std::size_t out_pitch;  // int4 groups between output rows
-    __host__ __device__ void operator()(std::ptrdiff_t k, RowLanes<R> through_word) const {
-        uint32_t s3 = 0, b1 = 0, b2 = 0, b3 = 0;  // over rows 0..r: the sum through word k, its bytes 1..3
-        for (int r = 0; r < R; ++r) {
-            const uint32_t word = words[r * in_pitch + k];
-            s3 += through_word.sum[r];
-            b1 += word >> 8 & 0xffu, b2 += word >> 16 & 0xffu, b3 += word >> 24;
-            const uint32_t s2 = s3 - b3, s1 = s2 - b2, s0 = s1 - b1;
-            quads[r * out_pitch + k] = make_int4(int(s0), int(s1), int(s2), int(s3));
-        }
-    }
-};
+// The packed rows (RowLanes, AddLanes, PackedWordSums, WritePackedRows: sat_thin.cuh) as one CUB scan.
 // CUB tunes only arithmetic sums, so the lanes take a policy of ours: 256 threads of 8 items
 // (3 rows: 60 registers, 25 KB of shared memory, 4 blocks per SM on sm_90), with the word path's
 // loads, stores and look-back delays. Measured on sm_90 only (docs/thin.md, *One packed scan*).

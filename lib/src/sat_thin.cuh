@@ -52,6 +52,55 @@ struct PaddedGroup {
 template <class In, class Out>
 bool applicable(int rows, int cols);
 
+// u8 -> i32 in words of four (sat_thin.cu's word scans): the sum of a 32-bit word's four bytes.
+struct WordByteSum {
+    __host__ __device__ uint32_t operator()(uint32_t word) const {
+        return (word & 0xffu) + (word >> 8 & 0xffu) + (word >> 16 & 0xffu) + (word >> 24);
+    }
+};
+// u8 -> i32 images of 2 or 3 rows in one scan: item k holds the byte sums of word k of each row,
+// a 32-bit lane each, added lane by lane (mod 2^32, as the element path's sums wrap), so one scan
+// carries every row's prefix and reads each input byte once from DRAM; row j's output adds
+// lanes 0..j. Host and device: tests/test_thin.cpp runs them as a scan on the CPU.
+template <int R>
+struct RowLanes {
+    uint32_t sum[R];
+};
+template <int R>
+struct AddLanes {
+    __host__ __device__ RowLanes<R> operator()(const RowLanes<R>& a, const RowLanes<R>& b) const {
+        RowLanes<R> c;
+        for (int r = 0; r < R; ++r) c.sum[r] = a.sum[r] + b.sum[r];
+        return c;
+    }
+};
+template <int R>
+struct PackedWordSums {  // item k: the byte sums of word k in rows 0..R-1, one lane each
+    const uint32_t* words;
+    std::size_t pitch;  // words between rows
+    __host__ __device__ RowLanes<R> operator()(uint32_t k) const {
+        RowLanes<R> lanes;
+        for (int r = 0; r < R; ++r) lanes.sum[r] = WordByteSum{}(words[r * pitch + k]);
+        return lanes;
+    }
+};
+template <int R>
+struct WritePackedRows {
+    const uint32_t* words;
+    std::size_t in_pitch;  // words
+    int4* quads;
+    std::size_t out_pitch;  // int4 groups between output rows
+    __host__ __device__ void operator()(std::ptrdiff_t k, RowLanes<R> through_word) const {
+        uint32_t s3 = 0, b1 = 0, b2 = 0, b3 = 0;  // over rows 0..r: the sum through word k, its bytes 1..3
+        for (int r = 0; r < R; ++r) {
+            const uint32_t word = words[r * in_pitch + k];
+            s3 += through_word.sum[r];
+            b1 += word >> 8 & 0xffu, b2 += word >> 16 & 0xffu, b3 += word >> 24;
+            const uint32_t s2 = s3 - b3, s1 = s2 - b2, s0 = s1 - b1;
+            quads[r * out_pitch + k] = make_int4(int(s0), int(s1), int(s2), int(s3));
+        }
+    }
+};
 // Device scratch the call needs: a zeroed part (ticket, flags) followed by a value part (the
 // published K-vectors). Zeroing all of it is simplest and costs little (it is < 1 % of the
 // output). 0 for an empty or non-applicable shape. images: a batch of that many (scan).
