@@ -316,7 +316,8 @@ TEST_CASE("thin SAT argument checks", "[thin]") {
 namespace {
 // The packed rows' functors (sat_thin.cuh) run as CUB's scan runs them, on the CPU: item k from
 // PackedWordSums, the inclusive prefix through k by AddLanes, written by WritePackedRows; against
-// the SAT mod 2^32, one column at a time. Returns the number of wrong sums.
+// the SAT mod 2^32, one column at a time. Returns the number of wrong sums, and of elements
+// written past the width (the output's pitch padding must keep its poison).
 template <int R>
 long long packed_rows_mismatches(int cols, std::size_t in_pitch, std::size_t out_pitch, bool all_255,
                                  std::uint64_t seed) {
@@ -343,6 +344,8 @@ long long packed_rows_mismatches(int cols, std::size_t in_pitch, std::size_t out
             wrong += uint32_t(out[r * out_pitch + c]) != sat_value;
         }
     }
+    for (int r = 0; r < R; ++r)
+        for (std::size_t c = cols; c < out_pitch; ++c) wrong += out[r * out_pitch + c] != -1;
     return wrong;
 }
 }  // namespace

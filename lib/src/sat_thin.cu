@@ -1048,9 +1048,9 @@ cudaError_t cub_word_scan(void* temp, std::size_t& temp_bytes, const uint8_t* in
     return word_scan_dispatch(temp, temp_bytes, sums, quads, n / 4, stream);
 }
 
-// u8 -> i32 images of 2 or 3 rows in words: row j of the SAT is the 1-D scan of the column sums
-// of rows 0..j, one word scan per row (J = j + 1 rows summed). Row j reads j + 1 input rows
-// (3 rows: 6 bytes per column read, 12 written, against 3 and 12 at best).
+// u8 -> i32 images of 2 rows in words, 20,000,000 columns or wider: row j of the SAT is the 1-D
+// scan of the column sums of rows 0..j, one word scan per row (J = j + 1 rows summed). Row j
+// reads j + 1 input rows (3 bytes per column read, 8 written, against 2 and 8 at best).
 template <int J>
 struct ColumnWordSum {  // item k: the bytes of word k in rows 0..J-1
     const uint32_t* words;
@@ -1088,8 +1088,10 @@ cudaError_t cub_column_word_scan(void* temp, std::size_t& temp_bytes, const uint
 }
 // The packed rows (RowLanes, AddLanes, PackedWordSums, WritePackedRows: sat_thin.cuh) as one CUB scan.
 // CUB tunes only arithmetic sums, so the lanes take a policy of ours: 256 threads of 8 items
-// (3 rows: 60 registers, 25 KB of shared memory, 4 blocks per SM on sm_90), with the word path's
-// loads, stores and look-back delays. Measured on sm_90 only (docs/thin.md, *One packed scan*).
+// (3 rows: 60 registers, 25 KB of shared memory, 4 blocks per SM on sm_90, against 2 blocks of a
+// 128-bit item's CUB tuning), with the word path's loads, stores and look-back delays. Measured
+// on sm_90 only (docs/thin.md, *One packed scan*). MemBoundScaling is given uint32_t so that it
+// keeps the 8 items; given RowLanes<3> it would scale them down by the item's size.
 constexpr int lane_scan_threads = 256, lane_scan_items = 8;
 static_assert(WordScanTuning::load_algorithm == cub::BLOCK_LOAD_WARP_TRANSPOSE &&
                   WordScanTuning::store_algorithm == cub::BLOCK_STORE_WARP_TRANSPOSE,
@@ -1104,6 +1106,8 @@ struct LanePolicies {
             WordScanTuning::delay_constructor>;
     };
     using MaxPolicy = Policy900;
+    static_assert(Policy900::ScanPolicyT::BLOCK_THREADS == lane_scan_threads &&
+                  Policy900::ScanPolicyT::ITEMS_PER_THREAD == lane_scan_items);
 };
 template <int R>
 cudaError_t cub_packed_rows_scan(void* temp, std::size_t& temp_bytes, const uint8_t* in, std::size_t in_pitch,
@@ -1126,10 +1130,10 @@ cudaError_t cub_packed_rows_scan(int rows, void* temp, std::size_t& temp_bytes, 
 }
 cudaError_t cub_column_word_scan(int j, void* temp, std::size_t& temp_bytes, const uint8_t* in, std::size_t in_pitch,
                                  int32_t* out_row, int cols, cudaStream_t stream) {
-    switch (j) {
+    switch (j) {  // 2 rows only: 3 rows always take the packed scan (rows_packed)
     case 0: return cub_column_word_scan<1>(temp, temp_bytes, in, in_pitch, out_row, cols, stream);
     case 1: return cub_column_word_scan<2>(temp, temp_bytes, in, in_pitch, out_row, cols, stream);
-    default: return cub_column_word_scan<3>(temp, temp_bytes, in, in_pitch, out_row, cols, stream);
+    default: return cudaErrorInvalidValue;
     }
 }
 // Which of the two scans an image of 2 or 3 rows in words takes. The packed scan reads each byte
@@ -1205,8 +1209,9 @@ cudaError_t rows_scan(const In* in, std::size_t in_pitch, Out* out, std::size_t 
             return cudaErrorInvalidValue;
         return with_cub_scratch(scratch, stream, [&](void* temp, std::size_t& bytes) {
             if (rows_packed(rows, cols)) {
-                if (temp != nullptr && packed != nullptr) *packed = true;
-                return cub_packed_rows_scan(rows, temp, bytes, in, in_pitch, out, out_pitch, cols, stream);
+                const cudaError_t err = cub_packed_rows_scan(rows, temp, bytes, in, in_pitch, out, out_pitch, cols, stream);
+                if (err == cudaSuccess && temp != nullptr && packed != nullptr) *packed = true;  // the scan, not the size
+                return err;
             }
             if (temp == nullptr) return rows_temp_bytes(rows, cols, bytes);
             // One scratch for the rows' scans in turn: each initializes its tile states first.

@@ -273,8 +273,8 @@ TEST_CASE("library inclusive_scan_2d: u8 -> i32 images of 2 or 3 rows in words, 
     // 2 or 3 rows of whole words (cols and pitches multiples of 4, the input 4-byte and the output
     // 16-byte aligned) take CUB's scan of packed rows (3 rows, and 2 rows narrower than
     // 20,000,000: sat::thin::rows_packed), a CUB word scan per row for wider 2-row images; else
-    // the chunks. Random bytes (mean 127.5): each row's lane stays under 2^32, but the sums over
-    // rows pass it from about 11,200,000 columns (3 rows) or 16,800,000 (2 rows) and wrap.
+    // the chunks. Random bytes (mean 127.5): the sums over rows pass 2^32 from about 11,200,000
+    // columns (3 rows) or 16,800,000 (2 rows) and wrap; each row's own lane from about 33,700,000.
     using satlib::testing::ThinPath;
     const struct {
         LibraryCase c;
@@ -286,6 +286,7 @@ TEST_CASE("library inclusive_scan_2d: u8 -> i32 images of 2 or 3 rows in words, 
         {{3, 262144, 262144, 262144, 1, 0}, ThinPath::packed_rows},             // many of CUB's tiles
         {{3, 4000000, 4000004, 4000008, 1, 0}, ThinPath::packed_rows},          // pitches past the width
         {{3, 20000000, 20000000, 20000000, 0, 0}, ThinPath::packed_rows},       // row 2's sums wrap
+        {{3, 40000000, 40000000, 40000000, 0, 0}, ThinPath::packed_rows},       // and each row's lane (from ~33.7M)
         {{2, 19999996, 20000000, 20000004, 1, 0}, ThinPath::packed_rows},       // the widest packed 2 rows; row 1 wraps
         {{2, 20000000, 20000000, 20000000, 0, 0}, ThinPath::rows},              // the narrowest a scan per row
         {{3, 4000000, 4000002, 4000000, 0, 0}, ThinPath::chunks},  // an input pitch not a multiple of 4
@@ -427,6 +428,10 @@ TEST_CASE("library: which shapes are lines, their scratch covers CUB's, bad line
     CHECK(sat::thin::rows_scan<uint8_t, int32_t>(u8, 4, i32, 8, 2, 8, nullptr, nullptr) == cudaErrorInvalidValue);
     CHECK(sat::thin::rows_scan<uint8_t, int32_t>(u8, 8, i32, 4, 2, 8, nullptr, nullptr) == cudaErrorInvalidValue);
     CHECK(sat::thin::rows_scan<uint8_t, int32_t>(u8, 8, i32, 8, 4, 8, nullptr, nullptr) == cudaErrorInvalidValue);
+    bool packed = true;  // a refused call reports no packed scan
+    CHECK(sat::thin::rows_scan<uint8_t, int32_t>(nullptr, 8, i32, 8, 3, 8, nullptr, nullptr, &packed) ==
+          cudaErrorInvalidValue);
+    CHECK_FALSE(packed);
     for (int rows : {2, 3})
         for (int cols : {4, 4000000, 40000000}) {  // packed, and 2 x 40,000,000 a scan per row
             INFO(rows << " x " << cols);
