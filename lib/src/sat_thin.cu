@@ -1049,8 +1049,9 @@ cudaError_t cub_word_scan(void* temp, std::size_t& temp_bytes, const uint8_t* in
 }
 
 // u8 -> i32 images of 2 rows in words, 20,000,000 columns or wider: row j of the SAT is the 1-D
-// scan of the column sums of rows 0..j, one word scan per row (J = j + 1 rows summed). Row j
-// reads j + 1 input rows (3 bytes per column read, 8 written, against 2 and 8 at best).
+// scan of the column sums of rows 0..j, one word scan per row (J = j + 1 rows summed; row 0 is
+// the line scan of its own words). Row j reads j + 1 input rows (3 bytes per column read, 8
+// written, against 2 and 8 at best).
 template <int J>
 struct ColumnWordSum {  // item k: the bytes of word k in rows 0..J-1
     const uint32_t* words;
@@ -1131,7 +1132,7 @@ cudaError_t cub_packed_rows_scan(int rows, void* temp, std::size_t& temp_bytes, 
 cudaError_t cub_column_word_scan(int j, void* temp, std::size_t& temp_bytes, const uint8_t* in, std::size_t in_pitch,
                                  int32_t* out_row, int cols, cudaStream_t stream) {
     switch (j) {  // 2 rows only: 3 rows always take the packed scan (rows_packed)
-    case 0: return cub_column_word_scan<1>(temp, temp_bytes, in, in_pitch, out_row, cols, stream);
+    case 0: return cub_word_scan(temp, temp_bytes, in, out_row, cols, stream);  // row 0 alone: a line
     case 1: return cub_column_word_scan<2>(temp, temp_bytes, in, in_pitch, out_row, cols, stream);
     default: return cudaErrorInvalidValue;
     }
