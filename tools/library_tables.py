@@ -1327,7 +1327,7 @@ TABLES = {
                  "line_words_items_ab_h200.csv"),
                 ("ROWS WORDS AB TABLE", lambda p: ab_table(
                     p, "f11c644 (u8 → i32 images of 3 rows in the chunks)",
-                    "u8 → i32 images of 2 or 3 rows as a word scan per row (shipped; the build also had the "
+                    "u8 → i32 images of 2 or 3 rows as a word scan per row (as in be9e1ae; the build also had the "
                     "element-by-element lines at 16 items per thread, not kept, which no row of this set takes)",
                     lambda r: r["type"] == "u8i32" and r["batch"] == "1" and r["rows"] in ("2", "3"),
                     bold="the u8 → i32 row of 3 rows, whose scans differ (the other rows take the chunks in both)"),
