@@ -1003,9 +1003,7 @@ struct WriteWordSums {
     int4* quads;
     __host__ __device__ void operator()(std::ptrdiff_t k, uint32_t through_word) const {
         const uint32_t word = words[k];
-        const uint32_t s3 = through_word, s2 = s3 - (word >> 24), s1 = s2 - (word >> 16 & 0xffu),
-                       s0 = s1 - (word >> 8 & 0xffu);
-        quads[k] = make_int4(int(s0), int(s1), int(s2), int(s3));
+        quads[k] = word_sums(through_word, word >> 8 & 0xffu, word >> 16 & 0xffu, word >> 24);
     }
 };
 // The one pair with the word path.
@@ -1073,8 +1071,7 @@ struct WriteColumnWordSums {
             const uint32_t word = words[r * pitch + k];
             b1 += word >> 8 & 0xffu, b2 += word >> 16 & 0xffu, b3 += word >> 24;
         }
-        const uint32_t s3 = through_word, s2 = s3 - b3, s1 = s2 - b2, s0 = s1 - b1;
-        quads[k] = make_int4(int(s0), int(s1), int(s2), int(s3));
+        quads[k] = word_sums(through_word, b1, b2, b3);
     }
 };
 template <int J>
@@ -1209,12 +1206,12 @@ cudaError_t rows_scan(const In* in, std::size_t in_pitch, Out* out, std::size_t 
             !rows_in_words(in, in_pitch, out, out_pitch, rows, cols))
             return cudaErrorInvalidValue;
         return with_cub_scratch(scratch, stream, [&](void* temp, std::size_t& bytes) {
+            if (temp == nullptr) return rows_temp_bytes(rows, cols, bytes);
             if (rows_packed(rows, cols)) {
                 const cudaError_t err = cub_packed_rows_scan(rows, temp, bytes, in, in_pitch, out, out_pitch, cols, stream);
-                if (err == cudaSuccess && temp != nullptr && packed != nullptr) *packed = true;  // the scan, not the size
+                if (err == cudaSuccess && packed != nullptr) *packed = true;
                 return err;
             }
-            if (temp == nullptr) return rows_temp_bytes(rows, cols, bytes);
             // One scratch for the rows' scans in turn: each initializes its tile states first.
             cudaError_t err = cudaSuccess;
             for (int j = 0; j < rows && err == cudaSuccess; ++j)

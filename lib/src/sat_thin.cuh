@@ -58,6 +58,12 @@ struct WordByteSum {
         return (word & 0xffu) + (word >> 8 & 0xffu) + (word >> 16 & 0xffu) + (word >> 24);
     }
 };
+// A word's four inclusive sums, as one 16-byte group, from the sum through its last byte and its
+// bytes 1, 2 and 3 (each summed over the rows the sums cover): each sum less the bytes after it.
+__host__ __device__ inline int4 word_sums(uint32_t through_word, uint32_t b1, uint32_t b2, uint32_t b3) {
+    const uint32_t s3 = through_word, s2 = s3 - b3, s1 = s2 - b2, s0 = s1 - b1;
+    return make_int4(int(s0), int(s1), int(s2), int(s3));
+}
 // u8 -> i32 images of 2 or 3 rows in one scan: item k holds the byte sums of word k of each row,
 // a 32-bit lane each, added lane by lane (mod 2^32, as the element path's sums wrap), so one scan
 // carries every row's prefix and reads each input byte once from DRAM; row j's output adds
@@ -96,8 +102,7 @@ struct WritePackedRows {
             const uint32_t word = words[r * in_pitch + k];
             s3 += through_word.sum[r];
             b1 += word >> 8 & 0xffu, b2 += word >> 16 & 0xffu, b3 += word >> 24;
-            const uint32_t s2 = s3 - b3, s1 = s2 - b2, s0 = s1 - b1;
-            quads[r * out_pitch + k] = make_int4(int(s0), int(s1), int(s2), int(s3));
+            quads[r * out_pitch + k] = word_sums(s3, b1, b2, b3);
         }
     }
 };
