@@ -350,6 +350,55 @@ long long packed_rows_mismatches(int cols, std::size_t in_pitch, std::size_t out
 }
 }  // namespace
 
+namespace {
+// The packed columns' functors (sat_thin.cuh) as CUB's scan runs them, on the CPU: item k (rows
+// 4k..4k+3) from PackedRowQuadSums, the inclusive prefix through k by AddLanes, written by
+// WritePackedColumns; against the SAT mod 2^32 of the rows x C image with pitches of C. Returns
+// the number of wrong sums.
+template <int C>
+long long packed_columns_mismatches(int rows, bool all_255, std::uint64_t seed) {
+    std::vector<uint32_t> words(std::size_t(rows) * C / 4);  // 4 rows of C bytes are C words
+    auto* bytes = reinterpret_cast<uint8_t*>(words.data());
+    std::mt19937_64 rng(seed);
+    for (std::size_t i = 0; i < std::size_t(rows) * C; ++i) bytes[i] = all_255 ? 255 : uint8_t(rng());
+    std::vector<int4> quads(std::size_t(rows) * C / 4, make_int4(-1, -1, -1, -1));
+    const sat::thin::PackedRowQuadSums<C> item{words.data()};
+    const sat::thin::WritePackedColumns<C> write{words.data(), quads.data()};
+    sat::thin::RowLanes<C> through = item(0);
+    for (uint32_t k = 0; k < uint32_t(rows / 4); ++k) {
+        if (k > 0) through = sat::thin::AddLanes<C>{}(through, item(k));
+        write(k, through);
+    }
+    const auto* out = reinterpret_cast<const int32_t*>(quads.data());
+    std::vector<uint32_t> column_prefix(C, 0);  // sum of column c through row r, mod 2^32
+    long long wrong = 0;
+    for (int r = 0; r < rows; ++r) {
+        uint32_t sat_value = 0;
+        for (int c = 0; c < C; ++c) {
+            column_prefix[c] += bytes[std::size_t(r) * C + c];
+            sat_value += column_prefix[c];
+            wrong += uint32_t(out[std::size_t(r) * C + c]) != sat_value;
+        }
+    }
+    return wrong;
+}
+}  // namespace
+
+TEST_CASE("thin SAT packed columns: the lanes' functors give the SAT mod 2^32", "[thin]") {
+    // 4 rows (one item) to 262144, random bytes (printed seed); and bytes of 255 over 16,843,012
+    // rows, where every column's lane passes 2^32 and wraps on its own.
+    const std::uint64_t seed = sat_test::fresh_seed();
+    INFO("seed " << seed);
+    for (const int rows : {4, 8, 1920, 262144}) {
+        INFO(rows << " rows");
+        CHECK(packed_columns_mismatches<2>(rows, false, seed) == 0);
+        CHECK(packed_columns_mismatches<3>(rows, false, seed) == 0);
+    }
+    const int wraps = 16843012;  // 255 * 16843012 > 2^32
+    CHECK(packed_columns_mismatches<2>(wraps, true, seed) == 0);
+    CHECK(packed_columns_mismatches<3>(wraps, true, seed) == 0);
+}
+
 TEST_CASE("thin SAT packed rows: the lanes' functors give the SAT mod 2^32", "[thin]") {
     // 1 word to 262144 columns, pitches past the width, random bytes (printed seed); and bytes of
     // 255 over 16,843,012 columns, where every row's lane passes 2^32 and wraps on its own.

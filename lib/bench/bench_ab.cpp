@@ -3,11 +3,12 @@
 // shapes of issue 22's targets (--set targets, the default), on its thin shapes (--set thin), on
 // single lines, which take CUB's 1-D scan (--set lines), on u8 -> i32 thin shapes 3 to 33
 // wide (--set widths), on wide thin shapes whose rows are not a whole number of 16-byte groups
-// (--set pitches), on tall f32, f64 and i32 shapes 2 to 33 wide (--set tall), or on u8 -> i32
-// images of 2 and 3 rows from 1920 to 40,000,000 wide (--set rows).
+// (--set pitches), on tall f32, f64 and i32 shapes 2 to 33 wide (--set tall), on u8 -> i32
+// images of 2 and 3 rows from 1920 to 40,000,000 wide (--set rows), or on u8 -> i32 images of 2
+// and 3 contiguous columns from 1920 to 40,000,000 tall (--set columns).
 //
 //     build/lib/ab-base/<DIR>/bench_ab [--reps N] [--quick] [--seed S]
-//                                      [--set targets|thin|lines|widths|pitches|tall|rows] [--csv FILE]
+//                                      [--set targets|thin|lines|widths|pitches|tall|rows|columns] [--csv FILE]
 //
 // Each version gets its own output and scratch, kept between calls as a caller keeps them; each
 // call clears its state (state_is_zero false), as in peers' satlib variant. Repetitions
@@ -146,7 +147,7 @@ int main(int argc, char** argv) {
     BenchOptions o;
     std::uint64_t seed = std::random_device{}();
     std::string set = "targets";
-    const std::vector<std::string> sets = {"targets", "thin", "lines", "widths", "pitches", "tall", "rows"};
+    const std::vector<std::string> sets = {"targets", "thin", "lines", "widths", "pitches", "tall", "rows", "columns"};
     if (!parse_bench_options(argc, argv, "bench_ab", o, &seed, &set, &sets)) return 2;
     if (!have_device("bench_ab")) return 2;
     std::FILE* csv = nullptr;
@@ -194,6 +195,10 @@ int main(int argc, char** argv) {
             for (const int k : {2, 3})
                 for (const int cols : {1920, 16384, 262144, 1048576, 4000000, 12000000, 40000000})
                     cases.push_back({T::u8i32, 1, k, cols});
+        } else if (set == "columns") {  // u8 -> i32 images of 2 and 3 contiguous columns: CUB's packed scan
+            for (const int k : {2, 3})
+                for (const int rows : {1920, 16384, 262144, 1048576, 4000000, 12000000, 40000000})
+                    cases.push_back({T::u8i32, 1, rows, k});
         } else if (set == "pitches") {  // wide chunks whose rows are not whole 16-byte groups
             cases = {
                 {T::u8i32, 1, 3, 40000001}, {T::u8i32, 1, 3, 40000004}, {T::u8i32, 1, 16, 7500001},

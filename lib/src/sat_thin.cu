@@ -1107,6 +1107,14 @@ struct LanePolicies {
     static_assert(Policy900::ScanPolicyT::BLOCK_THREADS == lane_scan_threads &&
                   Policy900::ScanPolicyT::ITEMS_PER_THREAD == lane_scan_items);
 };
+// CUB's scan of `items` items of R lanes into an output iterator, on the lanes' policy.
+template <int R, class Sums, class Quads>
+cudaError_t lane_scan_dispatch(void* temp, std::size_t& temp_bytes, Sums sums, Quads quads, int items,
+                               cudaStream_t stream) {
+    using Dispatch = cub::DispatchScan<Sums, Quads, AddLanes<R>, cub::NullType, uint32_t, RowLanes<R>,
+                                       cub::ForceInclusive::No, LanePolicies<R>>;
+    return Dispatch::Dispatch(temp, temp_bytes, sums, quads, AddLanes<R>{}, cub::NullType{}, uint32_t(items), stream);
+}
 template <int R>
 cudaError_t cub_packed_rows_scan(void* temp, std::size_t& temp_bytes, const uint8_t* in, std::size_t in_pitch,
                                  int32_t* out, std::size_t out_pitch, int cols, cudaStream_t stream) {
@@ -1115,10 +1123,22 @@ cudaError_t cub_packed_rows_scan(void* temp, std::size_t& temp_bytes, const uint
                                                       PackedWordSums<R>{words, in_pitch / 4});
     const auto quads = thrust::make_tabulate_output_iterator(
         WritePackedRows<R>{words, in_pitch / 4, reinterpret_cast<int4*>(out), out_pitch / 4});
-    using Dispatch = cub::DispatchScan<decltype(sums), decltype(quads), AddLanes<R>, cub::NullType, uint32_t,
-                                       RowLanes<R>, cub::ForceInclusive::No, LanePolicies<R>>;
-    return Dispatch::Dispatch(temp, temp_bytes, sums, quads, AddLanes<R>{}, cub::NullType{}, uint32_t(cols / 4),
-                              stream);
+    return lane_scan_dispatch<R>(temp, temp_bytes, sums, quads, cols / 4, stream);
+}
+// 2 or 3 contiguous columns: the same lanes, one per column, 4 rows to an item (sat_thin.cuh).
+template <int C>
+cudaError_t cub_packed_columns_scan(void* temp, std::size_t& temp_bytes, const uint8_t* in, int32_t* out, int rows,
+                                    cudaStream_t stream) {
+    const auto* words = reinterpret_cast<const uint32_t*>(in);
+    const auto sums = thrust::make_transform_iterator(thrust::counting_iterator<uint32_t>(0),
+                                                      PackedRowQuadSums<C>{words});
+    const auto quads = thrust::make_tabulate_output_iterator(WritePackedColumns<C>{words, reinterpret_cast<int4*>(out)});
+    return lane_scan_dispatch<C>(temp, temp_bytes, sums, quads, rows / 4, stream);
+}
+cudaError_t cub_packed_columns_scan(int cols, void* temp, std::size_t& temp_bytes, const uint8_t* in, int32_t* out,
+                                    int rows, cudaStream_t stream) {
+    return cols == 2 ? cub_packed_columns_scan<2>(temp, temp_bytes, in, out, rows, stream)
+                     : cub_packed_columns_scan<3>(temp, temp_bytes, in, out, rows, stream);
 }
 cudaError_t cub_packed_rows_scan(int rows, void* temp, std::size_t& temp_bytes, const uint8_t* in,
                                  std::size_t in_pitch, int32_t* out, std::size_t out_pitch, int cols,
@@ -1223,6 +1243,42 @@ cudaError_t rows_scan(const In* in, std::size_t in_pitch, Out* out, std::size_t 
 }
 
 template <class In, class Out>
+bool columns_in_words(const In* in, std::size_t in_pitch, const Out* out, std::size_t out_pitch, int rows, int cols) {
+    if constexpr (has_word_path<In, Out>)
+        return (cols == 2 || cols == 3) && rows > 0 && rows % 4 == 0 && in_pitch == std::size_t(cols) &&
+               out_pitch == std::size_t(cols) && reinterpret_cast<std::uintptr_t>(in) % 4 == 0 &&
+               reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
+    return false;
+}
+
+template <class In, class Out>
+std::size_t columns_scratch_bytes(int rows, int cols) {
+    std::size_t bytes = 0;
+    if constexpr (has_word_path<In, Out>) {
+        if ((cols != 2 && cols != 3) || rows <= 0 || rows % 4 != 0) return 0;
+        if (cub_packed_columns_scan(cols, nullptr, bytes, nullptr, nullptr, rows, 0) != cudaSuccess) {
+            cudaGetLastError();  // no device: not an error of the caller's next call
+            return 0;
+        }
+    }
+    return bytes;
+}
+
+template <class In, class Out>
+cudaError_t columns_scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows, int cols,
+                         cudaStream_t stream, void* scratch) {
+    if constexpr (has_word_path<In, Out>) {
+        // Refused before any CUDA call: null pointers and what columns_in_words would not take.
+        if (in == nullptr || out == nullptr || !columns_in_words(in, in_pitch, out, out_pitch, rows, cols))
+            return cudaErrorInvalidValue;
+        return with_cub_scratch(scratch, stream, [&](void* temp, std::size_t& bytes) {
+            return cub_packed_columns_scan(cols, temp, bytes, in, out, rows, stream);
+        });
+    }
+    return cudaErrorInvalidValue;
+}
+
+template <class In, class Out>
 bool line_in_words(const In* in, const Out* out, int n) {
     if constexpr (has_word_path<In, Out>)
         return n > 0 && n % 4 == 0 && reinterpret_cast<std::uintptr_t>(in) % 4 == 0 &&
@@ -1265,6 +1321,10 @@ cudaError_t line_scan(const In* in, Out* out, int n, cudaStream_t stream, void* 
     template bool line_in_words<In, Out>(const In*, const Out*, int);                         \
     template bool rows_in_words<In, Out>(const In*, std::size_t, const Out*, std::size_t, int, int); \
     template std::size_t rows_scratch_bytes<In, Out>(int, int);                               \
+    template bool columns_in_words<In, Out>(const In*, std::size_t, const Out*, std::size_t, int, int); \
+    template std::size_t columns_scratch_bytes<In, Out>(int, int);                            \
+    template cudaError_t columns_scan<In, Out>(const In*, std::size_t, Out*, std::size_t, int, int, \
+                                               cudaStream_t, void*);                          \
     template cudaError_t rows_scan<In, Out>(const In*, std::size_t, Out*, std::size_t, int, int,   \
                                             cudaStream_t, void*, bool*);                      \
     template cudaError_t blocks_per_sm<In, Out>(int, int, int, int*, int*);                   \

@@ -106,6 +106,51 @@ struct WritePackedRows {
         }
     }
 };
+// u8 -> i32 images of 2 or 3 columns (N x C with pitches of C) in one scan down the columns: item
+// k is rows 4k..4k+3, the C words from byte 4Ck; lane c holds column c's bytes summed over those
+// rows. Row r's sums are the column sums through it, added left to right; the output iterator
+// reads the item's words again and stores its 4 rows of C sums as C 16-byte groups.
+template <int C>
+struct PackedRowQuadSums {  // item k: column c's bytes of rows 4k..4k+3, summed, in lane c
+    const uint32_t* words;
+    __host__ __device__ RowLanes<C> operator()(uint32_t k) const {
+        RowLanes<C> lanes{};
+        for (int w = 0; w < C; ++w) {
+            const uint32_t word = words[std::size_t(C) * k + w];
+            for (int b = 0; b < 4; ++b) lanes.sum[(4 * w + b) % C] += word >> 8 * b & 0xffu;
+        }
+        return lanes;
+    }
+};
+template <int C>
+struct WritePackedColumns {
+    const uint32_t* words;
+    int4* quads;  // C groups per item
+    __host__ __device__ void operator()(std::ptrdiff_t k, RowLanes<C> through_item) const {
+        uint32_t bytes[4 * C];  // element e of the item: row e / C, column e % C
+        for (int w = 0; w < C; ++w) {
+            const uint32_t word = words[std::size_t(C) * k + w];
+            for (int b = 0; b < 4; ++b) bytes[4 * w + b] = word >> 8 * b & 0xffu;
+        }
+        uint32_t column[C];  // column c's sum through the row before the item
+        for (int c = 0; c < C; ++c) {
+            column[c] = through_item.sum[c];
+            for (int r = 0; r < 4; ++r) column[c] -= bytes[r * C + c];
+        }
+        uint32_t sums[4 * C];
+        for (int r = 0; r < 4; ++r) {
+            uint32_t row = 0;
+            for (int c = 0; c < C; ++c) {
+                column[c] += bytes[r * C + c];
+                row += column[c];
+                sums[r * C + c] = row;
+            }
+        }
+        for (int g = 0; g < C; ++g)
+            quads[std::size_t(C) * k + g] =
+                make_int4(int(sums[4 * g]), int(sums[4 * g + 1]), int(sums[4 * g + 2]), int(sums[4 * g + 3]));
+    }
+};
 // Device scratch the call needs: a zeroed part (ticket, flags) followed by a value part (the
 // published K-vectors). Zeroing all of it is simplest and costs little (it is < 1 % of the
 // output). 0 for an empty or non-applicable shape. images: a batch of that many (scan).
@@ -165,6 +210,17 @@ std::size_t rows_scratch_bytes(int rows, int cols);
 template <class In, class Out>
 cudaError_t rows_scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows, int cols,
                       cudaStream_t stream, void* scratch, bool* packed = nullptr);
+// One u8 -> i32 image of 2 or 3 contiguous columns (N x C with pitches of C, N a multiple of 4,
+// `in` 4-byte and `out` 16-byte aligned) is one CUB scan down its columns, each item 4 rows with a
+// 32-bit lane per column (PackedRowQuadSums), on the packed rows' policy. columns_scratch_bytes:
+// CUB's scratch for it (0 for other shapes, or where CUB cannot say).
+template <class In, class Out>
+bool columns_in_words(const In* in, std::size_t in_pitch, const Out* out, std::size_t out_pitch, int rows, int cols);
+template <class In, class Out>
+std::size_t columns_scratch_bytes(int rows, int cols);
+template <class In, class Out>
+cudaError_t columns_scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows, int cols,
+                         cudaStream_t stream, void* scratch);
 // scratch: at least line_scratch_bytes(n), or nullptr (allocated and freed stream-ordered).
 template <class In, class Out>
 cudaError_t line_scan(const In* in, Out* out, int n, cudaStream_t stream, void* scratch);

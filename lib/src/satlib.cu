@@ -153,6 +153,8 @@ sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanO
             size.state_bytes = std::max(size.state_bytes, sat::thin::line_scratch_bytes<In, Out>(rows * cols));
         // It may be 2 or 3 rows in words (u8 -> i32; pitches and pointers decide): CUB's scratch too.
         size.state_bytes = std::max(size.state_bytes, sat::thin::rows_scratch_bytes<In, Out>(rows, cols));
+        // Or 2 or 3 contiguous columns in words (u8 -> i32): CUB's scratch for the columns' scan.
+        size.state_bytes = std::max(size.state_bytes, sat::thin::columns_scratch_bytes<In, Out>(rows, cols));
         return size;
     }
     const sat::ScanScratchSize small = shaped_scratch<In, Out, T, SmallTiles<In, Out>>(rows, cols, batch);
@@ -316,6 +318,8 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
         const bool line = im.count == 1 && sat::thin::is_line(rows, cols, in_pitch, out_pitch);  // CUB's 1-D scan
         // 2 or 3 u8 rows of whole words: CUB's packed scan, or its word scan per row.
         const bool few_rows = !line && im.count == 1 && sat::thin::rows_in_words(in, in_pitch, out, out_pitch, rows, cols);
+        // 2 or 3 contiguous u8 columns, 4 rows to an item: CUB's packed scan down the columns.
+        const bool few_cols = !line && im.count == 1 && sat::thin::columns_in_words(in, in_pitch, out, out_pitch, rows, cols);
         void* scratch = opt.state;
         void* own = nullptr;
         if (scratch == nullptr) {
@@ -323,6 +327,7 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
             // then allocate their own), not scratch_for's, which falls back to the chunks' size there.
             const std::size_t bytes = line       ? sat::thin::line_scratch_bytes<In, Out>(rows * cols)
                                       : few_rows ? sat::thin::rows_scratch_bytes<In, Out>(rows, cols)
+                                      : few_cols ? sat::thin::columns_scratch_bytes<In, Out>(rows, cols)
                                                  : sat::thin::scratch_bytes<In, Out>(rows, cols, group);
             if (bytes > 0 && (err = scratch_alloc(&own, bytes, stream, call)) != cudaSuccess) return err;
             scratch = own;
@@ -335,8 +340,11 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
             bool packed = false;
             err = sat::thin::rows_scan<In, Out>(in, in_pitch, out, out_pitch, rows, cols, stream, scratch, &packed);
             if (err == cudaSuccess) log_thin_launch(packed ? ThinPath::packed_rows : ThinPath::rows);
+        } else if (few_cols) {
+            err = sat::thin::columns_scan<In, Out>(in, in_pitch, out, out_pitch, rows, cols, stream, scratch);
+            if (err == cudaSuccess) log_thin_launch(ThinPath::packed_columns);
         }
-        for (int first = 0; !line && !few_rows && first < im.count && err == cudaSuccess; first += group) {
+        for (int first = 0; !line && !few_rows && !few_cols && first < im.count && err == cudaSuccess; first += group) {
             const int n = std::min(group, im.count - first);
             err = sat::thin::scan<In, Out>(in + std::size_t(first) * im.in_stride, in_pitch,
                                            out + std::size_t(first) * im.out_stride, out_pitch, rows, cols, stream,

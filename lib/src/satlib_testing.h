@@ -6,9 +6,9 @@ namespace satlib {
 namespace testing {
 
 // How the last thin call ran: the chunks (sat::thin::scan), CUB's scan of one line, or a u8 -> i32
-// image of 2 or 3 rows in words as CUB's scan per row or its one scan of packed rows; none after
-// a 2-D launch.
-enum class ThinPath { none, chunks, line, rows, packed_rows };
+// image of 2 or 3 rows in words as CUB's scan per row or its one scan of packed rows, or of 2 or
+// 3 contiguous columns as its one scan of packed columns; none after a 2-D launch.
+enum class ThinPath { none, chunks, line, rows, packed_rows, packed_columns };
 
 struct LaunchLog {
     unsigned long long scans;       // SAT kernel launches (2-D and thin) since the program started

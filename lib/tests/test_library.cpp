@@ -304,6 +304,41 @@ TEST_CASE("library inclusive_scan_2d: u8 -> i32 images of 2 or 3 rows in words, 
     }
 }
 
+TEST_CASE("library inclusive_scan_2d: u8 -> i32 images of 2 or 3 contiguous columns, and where they cannot be", "[gpu][library][thin]") {
+    SAT_REQUIRE_GPU();
+    // 2 or 3 columns with pitches of the width, rows a multiple of 4, the input 4-byte and the
+    // output 16-byte aligned, take CUB's scan of packed columns; else the chunks. Random bytes: the
+    // sums over columns pass 2^32 from about 11,200,000 rows (3 columns), each column's own lane
+    // from about 33,700,000.
+    using satlib::testing::ThinPath;
+    const struct {
+        LibraryCase c;
+        ThinPath path;
+    } columns_cases[] = {
+        {{4, 2, 2, 2, 0, 0}, ThinPath::packed_columns},  // one item
+        {{4, 3, 3, 3, 0, 0}, ThinPath::packed_columns},
+        {{1920, 3, 3, 3, 0, 0}, ThinPath::packed_columns},
+        {{262144, 2, 2, 2, 0, 0}, ThinPath::packed_columns},      // many of CUB's tiles
+        {{4000000, 3, 3, 3, 0, 0}, ThinPath::packed_columns},
+        {{20000000, 3, 3, 3, 0, 0}, ThinPath::packed_columns},    // column 2's sums wrap
+        {{40000000, 3, 3, 3, 0, 0}, ThinPath::packed_columns},    // and each column's lane
+        {{40000000, 2, 2, 2, 0, 0}, ThinPath::packed_columns},
+        {{4000002, 3, 3, 3, 0, 0}, ThinPath::chunks},  // rows not a multiple of 4
+        {{4000000, 3, 4, 3, 0, 0}, ThinPath::chunks},  // an input pitch past the width
+        {{4000000, 3, 3, 4, 0, 0}, ThinPath::chunks},  // an output pitch past the width
+        {{4000000, 3, 3, 3, 1, 0}, ThinPath::chunks},  // input 3 and output 12 bytes past alignment
+        {{4000000, 4, 4, 4, 0, 0}, ThinPath::chunks},  // 4 columns
+    };
+    for (const auto& columns_case : columns_cases) {
+        LibraryCase c = columns_case.c;
+        for (const bool own_scratch : {false, true}) {
+            c.own_scratch = own_scratch;
+            check_library<uint8_t, int32_t>(c);
+            CHECK(satlib::testing::launch_log().last_thin_path == columns_case.path);
+        }
+    }
+}
+
 TEST_CASE("library inclusive_scan_2d: argument checks and scratch sizes", "[cpu][library]") {
     // No GPU needed: bad arguments are refused before anything is launched.
     const float* in = reinterpret_cast<const float*>(std::uintptr_t(256));
@@ -422,6 +457,23 @@ TEST_CASE("library: which shapes are lines, their scratch covers CUB's, bad line
     CHECK_FALSE(sat::thin::rows_in_words(u8, 8, i32 + 1, 8, 2, 8));
     CHECK_FALSE(sat::thin::rows_in_words(reinterpret_cast<const float*>(u8), 8, reinterpret_cast<float*>(i32), 8, 2, 8));
     CHECK(sat::thin::rows_scratch_bytes<uint8_t, int32_t>(4, 8) == 0);  // the chunks: no CUB scratch
+    // u8 -> i32 images of 2 or 3 contiguous columns: rows a multiple of 4, pitches of the width,
+    // aligned. Each CHECK_FALSE fails one condition of a shape that passes.
+    CHECK(sat::thin::columns_in_words(u8, 3, i32, 3, 4, 3));
+    CHECK(sat::thin::columns_in_words(u8, 2, i32, 2, wide, 2));
+    CHECK_FALSE(sat::thin::columns_in_words(u8, 4, i32, 4, 4, 4));  // 4 columns: the chunks
+    CHECK_FALSE(sat::thin::columns_in_words(u8, 1, i32, 1, 4, 1));  // a line: line_scan
+    CHECK_FALSE(sat::thin::columns_in_words(u8, 3, i32, 3, 6, 3));
+    CHECK_FALSE(sat::thin::columns_in_words(u8, 3, i32, 3, 0, 3));
+    CHECK_FALSE(sat::thin::columns_in_words(u8, 4, i32, 3, 4, 3));
+    CHECK_FALSE(sat::thin::columns_in_words(u8, 3, i32, 4, 4, 3));
+    CHECK_FALSE(sat::thin::columns_in_words(u8 + 2, 3, i32, 3, 4, 3));
+    CHECK_FALSE(sat::thin::columns_in_words(u8, 3, i32 + 1, 3, 4, 3));
+    CHECK_FALSE(sat::thin::columns_in_words(reinterpret_cast<const float*>(u8), 3, reinterpret_cast<float*>(i32), 3, 4, 3));
+    CHECK(sat::thin::columns_scratch_bytes<uint8_t, int32_t>(8, 4) == 0);
+    CHECK(sat::thin::columns_scan<uint8_t, int32_t>(nullptr, 3, i32, 3, 4, 3, nullptr, nullptr) == cudaErrorInvalidValue);
+    CHECK(sat::thin::columns_scan<uint8_t, int32_t>(u8, 3, nullptr, 3, 4, 3, nullptr, nullptr) == cudaErrorInvalidValue);
+    CHECK(sat::thin::columns_scan<uint8_t, int32_t>(u8, 3, i32, 3, 6, 3, nullptr, nullptr) == cudaErrorInvalidValue);
     // rows_scan refuses, before any CUDA call, what rows_in_words would not take and bad arguments.
     CHECK(sat::thin::rows_scan<uint8_t, int32_t>(nullptr, 8, i32, 8, 2, 8, nullptr, nullptr) == cudaErrorInvalidValue);
     CHECK(sat::thin::rows_scan<uint8_t, int32_t>(u8, 8, nullptr, 8, 2, 8, nullptr, nullptr) == cudaErrorInvalidValue);
@@ -438,6 +490,11 @@ TEST_CASE("library: which shapes are lines, their scratch covers CUB's, bad line
             const std::size_t cub = sat::thin::rows_scratch_bytes<uint8_t, int32_t>(rows, cols);
             CHECK(sat::inclusive_scan_2d_scratch<uint8_t, int32_t>(rows, cols).state_bytes >= cub);
             CHECK(sat::inclusive_scan_2d_scratch<uint8_t, int32_t>(rows, cols, 8).state_bytes >= cub);
+            CHECK(cudaGetLastError() == idle);
+            // The same image transposed: 2 or 3 contiguous columns.
+            const std::size_t cub_columns = sat::thin::columns_scratch_bytes<uint8_t, int32_t>(cols, rows);
+            CHECK(sat::inclusive_scan_2d_scratch<uint8_t, int32_t>(cols, rows).state_bytes >= cub_columns);
+            CHECK(sat::inclusive_scan_2d_scratch<uint8_t, int32_t>(cols, rows, 8).state_bytes >= cub_columns);
             CHECK(cudaGetLastError() == idle);
         }
 
@@ -770,6 +827,8 @@ TEST_CASE("library C ABI: a small batch for compute-sanitizer", "[gpu][library][
     check_abi({SATLIB_U8, SATLIB_I32, 1, 2, 70000, 0, 0, 0, 0, false});
     check_abi({SATLIB_U8, SATLIB_I32, 1, 2, 70000, 4, 4, 0, 0, false});
     check_abi({SATLIB_U8, SATLIB_I32, 1, 3, 70000, 0, 0, 0, 0, false});
+    check_abi({SATLIB_U8, SATLIB_I32, 1, 70000, 2, 0, 0, 0, 0, false});  // and 2 and 3 columns (packed)
+    check_abi({SATLIB_U8, SATLIB_I32, 1, 70000, 3, 0, 0, 0, 0, false});
 }
 
 TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-sanitizer", "[gpu][library][sanitize]") {
