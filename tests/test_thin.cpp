@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "data.h"
 #include "gpu_timing.h"
 #include "sat_thin.cuh"
 #include "test_util.h"
@@ -318,68 +319,58 @@ namespace {
 // PackedWordSums, the inclusive prefix through k by AddLanes, written by WritePackedRows; against
 // the SAT mod 2^32, one column at a time. Returns the number of wrong sums, and of elements
 // written past the width (the output's pitch padding must keep its poison).
-template <int R>
-long long packed_rows_mismatches(int cols, std::size_t in_pitch, std::size_t out_pitch, bool all_255,
-                                 std::uint64_t seed) {
-    std::vector<uint32_t> words(R * in_pitch / 4);  // whole words, 4-byte aligned as the library requires
+// n random bytes from seed (or bytes of 255) as whole words, 4-byte aligned as the library requires.
+std::vector<uint32_t> byte_words(std::size_t n, bool all_255, std::uint64_t seed) {
+    std::vector<uint32_t> words(n / 4);
     auto* bytes = reinterpret_cast<uint8_t*>(words.data());
     std::mt19937_64 rng(seed);
-    for (std::size_t i = 0; i < R * in_pitch; ++i) bytes[i] = all_255 ? 255 : uint8_t(rng());
-    std::vector<int4> quads(R * out_pitch / 4, make_int4(-1, -1, -1, -1));  // poisoned
-    const sat::thin::PackedWordSums<R> item{words.data(), in_pitch / 4};
-    const sat::thin::WritePackedRows<R> write{words.data(), in_pitch / 4, quads.data(), out_pitch / 4};
+    for (std::size_t i = 0; i < n; ++i) bytes[i] = all_255 ? 255 : uint8_t(rng());
+    return words;
+}
+// CUB's inclusive scan of `items` items of R lanes, on the CPU: write(k, the prefix through item k).
+template <int R, class Item, class Write>
+void lane_scan_on_cpu(const Item& item, const Write& write, uint32_t items) {
     sat::thin::RowLanes<R> through = item(0);
-    for (uint32_t k = 0; k < uint32_t(cols / 4); ++k) {
+    for (uint32_t k = 0; k < items; ++k) {
         if (k > 0) through = sat::thin::AddLanes<R>{}(through, item(k));
         write(k, through);
     }
+}
+template <int R>
+long long packed_rows_mismatches(int cols, std::size_t in_pitch, std::size_t out_pitch, bool all_255,
+                                 std::uint64_t seed) {
+    const std::vector<uint32_t> words = byte_words(R * in_pitch, all_255, seed);
+    const auto* bytes = reinterpret_cast<const uint8_t*>(words.data());
+    std::vector<int4> quads(R * out_pitch / 4, make_int4(-1, -1, -1, -1));  // poisoned
+    lane_scan_on_cpu<R>(sat::thin::PackedWordSums<R>{words.data(), in_pitch / 4},
+                        sat::thin::WritePackedRows<R>{words.data(), in_pitch / 4, quads.data(), out_pitch / 4},
+                        uint32_t(cols / 4));
     const auto* out = reinterpret_cast<const int32_t*>(quads.data());
-    std::vector<uint32_t> row_prefix(R, 0);  // sum of row r through column c, mod 2^32
     long long wrong = 0;
-    for (int c = 0; c < cols; ++c) {
-        uint32_t sat_value = 0;
-        for (int r = 0; r < R; ++r) {
-            row_prefix[r] += bytes[r * in_pitch + c];
-            sat_value += row_prefix[r];
-            wrong += uint32_t(out[r * out_pitch + c]) != sat_value;
-        }
-    }
+    sat::for_each_exact_sum(
+        sat::Shape{R, cols}, [&](int r, int c) { return (long long)bytes[r * in_pitch + c]; },
+        [&](int r, int c, long long sum) { wrong += !sat::equals_exact_sum(out[r * out_pitch + c], sum); });
     for (int r = 0; r < R; ++r)
         for (std::size_t c = cols; c < out_pitch; ++c) wrong += out[r * out_pitch + c] != -1;
     return wrong;
 }
-}  // namespace
 
-namespace {
 // The packed columns' functors (sat_thin.cuh) as CUB's scan runs them, on the CPU: item k (rows
 // 4k..4k+3) from PackedRowQuadSums, the inclusive prefix through k by AddLanes, written by
 // WritePackedColumns; against the SAT mod 2^32 of the rows x C image with pitches of C. Returns
 // the number of wrong sums.
 template <int C>
 long long packed_columns_mismatches(int rows, bool all_255, std::uint64_t seed) {
-    std::vector<uint32_t> words(std::size_t(rows) * C / 4);  // 4 rows of C bytes are C words
-    auto* bytes = reinterpret_cast<uint8_t*>(words.data());
-    std::mt19937_64 rng(seed);
-    for (std::size_t i = 0; i < std::size_t(rows) * C; ++i) bytes[i] = all_255 ? 255 : uint8_t(rng());
+    const std::vector<uint32_t> words = byte_words(std::size_t(rows) * C, all_255, seed);  // 4 rows: C words
+    const auto* bytes = reinterpret_cast<const uint8_t*>(words.data());
     std::vector<int4> quads(std::size_t(rows) * C / 4, make_int4(-1, -1, -1, -1));
-    const sat::thin::PackedRowQuadSums<C> item{words.data()};
-    const sat::thin::WritePackedColumns<C> write{words.data(), quads.data()};
-    sat::thin::RowLanes<C> through = item(0);
-    for (uint32_t k = 0; k < uint32_t(rows / 4); ++k) {
-        if (k > 0) through = sat::thin::AddLanes<C>{}(through, item(k));
-        write(k, through);
-    }
+    lane_scan_on_cpu<C>(sat::thin::PackedRowQuadSums<C>{words.data()},
+                        sat::thin::WritePackedColumns<C>{words.data(), quads.data()}, uint32_t(rows / 4));
     const auto* out = reinterpret_cast<const int32_t*>(quads.data());
-    std::vector<uint32_t> column_prefix(C, 0);  // sum of column c through row r, mod 2^32
     long long wrong = 0;
-    for (int r = 0; r < rows; ++r) {
-        uint32_t sat_value = 0;
-        for (int c = 0; c < C; ++c) {
-            column_prefix[c] += bytes[std::size_t(r) * C + c];
-            sat_value += column_prefix[c];
-            wrong += uint32_t(out[std::size_t(r) * C + c]) != sat_value;
-        }
-    }
+    sat::for_each_exact_sum(
+        sat::Shape{rows, C}, [&](int r, int c) { return (long long)bytes[std::size_t(r) * C + c]; },
+        [&](int r, int c, long long sum) { wrong += !sat::equals_exact_sum(out[std::size_t(r) * C + c], sum); });
     return wrong;
 }
 }  // namespace

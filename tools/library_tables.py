@@ -127,6 +127,15 @@
                                 and thin_lines_ab_h100_run2.csv (quoted in the prose)
     docs/data/thin_ncu_lines_h200.csv  Nsight Compute of the thin kernel with M at run time and at
                                 compile time: docs/thin.md
+    docs/data/rows_lanes_ncu_h200.csv  Nsight Compute of the packed rows' lanes at 256 x 8 (dd78b1b's
+                                library; cells from the raw sections): docs/thin.md
+    docs/data/rows_lanes_policy_ab_h200_<T>x<I>.csv  bench_ab --set rows --csv as written, one per
+                                policy of the packed rows' lanes (base = T threads of I items, this =
+                                256 x 8): docs/thin.md's ROWS LANES POLICY table, from all of them
+    docs/data/rows_short_tiles_ab_h200.csv, columns_short_tiles_ab_h200.csv, columns_ab_h200.csv,
+                                columns_thin_ab_h200.csv  bench_ab --csv as written (the lanes' short
+                                tiles for rows and for columns; the packed columns against the chunks):
+                                docs/thin.md
     docs/data/thin_sass_split_h200.csv  Nsight Compute's source counters of the thin kernel with M
                                 at run time, its SASS split by hand into the kernel's parts:
                                 docs/thin.md
@@ -879,6 +888,34 @@ def packed_in_shipped(r):
     return r["type"] == "u8i32" and (r["rows"] == "3" or (r["rows"] == "2" and int(r["cols"]) < 20000000))
 
 
+def lane_policy_table(path):
+    """The lanes' policy sweep (docs/thin.md): bench_ab runs named <stem>_<T>x<I>.csv beside
+    `path` (one of them), each with base = the lanes at T threads of I items and this = the
+    shipped 256 x 8, each in its own process. Per image: 256 x 8's time ÷ copy in those runs
+    (their range), and each policy's time ÷ 256 x 8's in its run (base ÷ this); the best policy
+    of each row is bold."""
+    stem = Path(path).name.rsplit("_", 1)[0]
+    runs = {}
+    for f in sorted(Path(path).parent.glob(stem + "_*x*.csv"), key=lambda f: [int(x) for x in f.stem.rsplit("_", 1)[1].split("x")]):
+        runs[f.stem.rsplit("_", 1)[1].replace("x", " × ")] = read_rows(f)
+    first = next(iter(runs.values()))
+    out = [f"{run_line(first[0])}: `bench_ab`, median of alternating repetitions, one process per policy "
+           "(base = the policy named, this = 256 × 8); each policy's time ÷ 256 × 8's time in its process, "
+           "**bold**: the fastest of each image", "",
+           "| shape | type | 256 × 8 ÷ copy | " + " | ".join(runs) + " |",
+           "|---|---|---:|" + "---:|" * len(runs)]
+    for i, r in enumerate(first):
+        ratios = {name: float(rows[i]["base_ms"]) / float(rows[i]["this_ms"]) for name, rows in runs.items()}
+        if any(rows[i]["rows"] != r["rows"] or rows[i]["cols"] != r["cols"] for rows in runs.values()):
+            raise ValueError(f"{stem}: the runs' rows differ at row {i + 1}")
+        shipped = [float(rows[i]["this_per_copy"]) for rows in runs.values()]
+        best = min(min(ratios.values()), 1.0)
+        cells = [f"**{v:.3f}**" if v == best else f"{v:.3f}" for v in ratios.values()]
+        out.append(f"| {batch_shape(r)} | {type_label(r['type'])} | {min(shipped):.2f}–{max(shipped):.2f} | "
+                   + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
 def every_row_ab_table(path, base, this):
     """An A/B whose two builds differ on every row (the thin kernel's variants)."""
     return ab_table(path, base, this, lambda r: True, bold="every row")
@@ -1357,6 +1394,28 @@ TABLES = {
                     bold="the images the shipped library scans as lanes (2 × 40,000,000 keeps a scan per row)"),
                  "rows_lanes_ab_h200.csv"),
                 ("ROWS PACKED NCU TABLE", experiment_table, "rows_packed_ncu_h200.csv"),
+                ("ROWS LANES NCU TABLE", experiment_table, "rows_lanes_ncu_h200.csv"),
+                ("ROWS LANES POLICY TABLE", lane_policy_table, "rows_lanes_policy_ab_h200_512x4.csv"),
+                ("ROWS SHORT TILES AB TABLE", lambda p: ab_table(
+                    p, "da095d3 (the lanes at 256 × 8 at every width)",
+                    "512 × 4 for rows of fewer than 2,000,000 words (the shipped policy)",
+                    lambda r: int(r["cols"]) // 4 < 2000000,
+                    bold="the images whose policy differs (this ÷ base below 1: 512 × 4 is faster)"),
+                 "rows_short_tiles_ab_h200.csv"),
+                ("COLUMNS AB TABLE", lambda p: ab_table(
+                    p, "dd78b1b (the chunks)", "da095d3 (one packed scan down the columns, the shipped path)",
+                    lambda r: True, bold="every row (the paths differ on all)"),
+                 "columns_ab_h200.csv"),
+                ("COLUMNS THIN AB TABLE", lambda p: ab_table(
+                    p, "dd78b1b", "da095d3 (u8 → i32 images of 2 or 3 contiguous columns packed)",
+                    lambda r: r["type"] == "u8i32" and r["batch"] == "1" and r["cols"] in ("2", "3"),
+                    bold="the image whose path differs"),
+                 "columns_thin_ab_h200.csv"),
+                ("COLUMNS SHORT TILES AB TABLE", lambda p: ab_table(
+                    p, "da095d3 (256 × 8 at every height)", "512 × 4 below 2,000,000 words (not kept for columns)",
+                    lambda r: int(r["rows"]) // 4 < 2000000,
+                    bold="the images whose policy differs (this ÷ base above 1: 512 × 4 is slower)"),
+                 "columns_short_tiles_ab_h200.csv"),
                 ("THIN TABLE", thin_table, "thin_h100.csv"),
                 ("THIN LOADS AB TABLE", lambda p: ab_table(
                     p, "u8 loaded 4 bytes at a time", "16-byte input loads (the shipped chunks)",

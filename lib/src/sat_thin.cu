@@ -1084,36 +1084,47 @@ cudaError_t cub_column_word_scan(void* temp, std::size_t& temp_bytes, const uint
         WriteColumnWordSums<J>{words, in_pitch / 4, reinterpret_cast<int4*>(out_row)});
     return word_scan_dispatch(temp, temp_bytes, sums, quads, cols / 4, stream);
 }
-// The packed rows (RowLanes, AddLanes, PackedWordSums, WritePackedRows: sat_thin.cuh) as one CUB scan.
-// CUB tunes only arithmetic sums, so the lanes take a policy of ours: 256 threads of 8 items
-// (3 rows: 60 registers, 25 KB of shared memory, 4 blocks per SM on sm_90, against 2 blocks of a
-// 128-bit item's CUB tuning), with the word path's loads, stores and look-back delays. Measured
-// on sm_90 only (docs/thin.md, *One packed scan*). MemBoundScaling is given uint32_t so that it
-// keeps the 8 items; given RowLanes<3> it would scale them down by the item's size.
+// The packed rows and columns (RowLanes, AddLanes, PackedWordSums, WritePackedRows,
+// PackedRowQuadSums, WritePackedColumns: sat_thin.cuh) as one CUB scan. CUB tunes only
+// arithmetic sums, so the lanes take policies of ours, with the word path's loads, stores and
+// look-back delays: 256 threads of 8 items (3 rows: 60 registers, 25 KB of shared memory, 4
+// blocks per SM on sm_90, against 2 blocks of a 128-bit item's CUB tuning), and for rows of
+// fewer than 2,000,000 items 512 threads of 4, whose tile of the same 2048 items takes less time
+// from load to store, which is what a scan of few tiles waits for. The columns keep 256 x 8: on
+// 512 x 4 they took 1.08-1.31 of the time at 1,048,576 and 4,000,000 rows. Measured on sm_90
+// only (docs/thin.md, *One packed scan*, *u8 -> i32 images of 2 or 3 columns in words*).
+// MemBoundScaling is given uint32_t so that it keeps the items; given RowLanes<3> it would scale
+// them down by the item's size.
 constexpr int lane_scan_threads = 256, lane_scan_items = 8;
+constexpr int short_lane_scan_threads = 512, short_lane_scan_items = 4, short_lane_scan_below = 2000000;
 static_assert(WordScanTuning::load_algorithm == cub::BLOCK_LOAD_WARP_TRANSPOSE &&
                   WordScanTuning::store_algorithm == cub::BLOCK_STORE_WARP_TRANSPOSE,
               "CUB's sm_90 loads or stores for 32-bit sums changed: measure the lanes' policy again");
-template <int R>
+template <int R, int Threads, int Items>
 struct LanePolicies {
     struct Policy900 : cub::ChainedPolicy<900, Policy900, Policy900> {
         using ScanPolicyT = cub::AgentScanPolicy<
-            lane_scan_threads, lane_scan_items, RowLanes<R>, WordScanTuning::load_algorithm, cub::LOAD_DEFAULT,
+            Threads, Items, RowLanes<R>, WordScanTuning::load_algorithm, cub::LOAD_DEFAULT,
             WordScanTuning::store_algorithm, cub::BLOCK_SCAN_WARP_SCANS,
-            cub::detail::MemBoundScaling<lane_scan_threads, lane_scan_items, uint32_t>,
-            WordScanTuning::delay_constructor>;
+            cub::detail::MemBoundScaling<Threads, Items, uint32_t>, WordScanTuning::delay_constructor>;
     };
     using MaxPolicy = Policy900;
-    static_assert(Policy900::ScanPolicyT::BLOCK_THREADS == lane_scan_threads &&
-                  Policy900::ScanPolicyT::ITEMS_PER_THREAD == lane_scan_items);
+    static_assert(Policy900::ScanPolicyT::BLOCK_THREADS == Threads && Policy900::ScanPolicyT::ITEMS_PER_THREAD == Items);
 };
-// CUB's scan of `items` items of R lanes into an output iterator, on the lanes' policy.
+// CUB's scan of `items` items of R lanes into an output iterator, on the lanes' short-tile policy
+// where `short_tiles` says so.
 template <int R, class Sums, class Quads>
 cudaError_t lane_scan_dispatch(void* temp, std::size_t& temp_bytes, Sums sums, Quads quads, int items,
-                               cudaStream_t stream) {
-    using Dispatch = cub::DispatchScan<Sums, Quads, AddLanes<R>, cub::NullType, uint32_t, RowLanes<R>,
-                                       cub::ForceInclusive::No, LanePolicies<R>>;
-    return Dispatch::Dispatch(temp, temp_bytes, sums, quads, AddLanes<R>{}, cub::NullType{}, uint32_t(items), stream);
+                               bool short_tiles, cudaStream_t stream) {
+    auto dispatch = [&](auto policies) {
+        using Dispatch = cub::DispatchScan<Sums, Quads, AddLanes<R>, cub::NullType, uint32_t, RowLanes<R>,
+                                           cub::ForceInclusive::No, decltype(policies)>;
+        return Dispatch::Dispatch(temp, temp_bytes, sums, quads, AddLanes<R>{}, cub::NullType{}, uint32_t(items),
+                                  stream);
+    };
+    if (short_tiles)
+        return dispatch(LanePolicies<R, short_lane_scan_threads, short_lane_scan_items>{});
+    return dispatch(LanePolicies<R, lane_scan_threads, lane_scan_items>{});
 }
 template <int R>
 cudaError_t cub_packed_rows_scan(void* temp, std::size_t& temp_bytes, const uint8_t* in, std::size_t in_pitch,
@@ -1123,7 +1134,7 @@ cudaError_t cub_packed_rows_scan(void* temp, std::size_t& temp_bytes, const uint
                                                       PackedWordSums<R>{words, in_pitch / 4});
     const auto quads = thrust::make_tabulate_output_iterator(
         WritePackedRows<R>{words, in_pitch / 4, reinterpret_cast<int4*>(out), out_pitch / 4});
-    return lane_scan_dispatch<R>(temp, temp_bytes, sums, quads, cols / 4, stream);
+    return lane_scan_dispatch<R>(temp, temp_bytes, sums, quads, cols / 4, cols / 4 < short_lane_scan_below, stream);
 }
 // 2 or 3 contiguous columns: the same lanes, one per column, 4 rows to an item (sat_thin.cuh).
 template <int C>
@@ -1133,7 +1144,7 @@ cudaError_t cub_packed_columns_scan(void* temp, std::size_t& temp_bytes, const u
     const auto sums = thrust::make_transform_iterator(thrust::counting_iterator<uint32_t>(0),
                                                       PackedRowQuadSums<C>{words});
     const auto quads = thrust::make_tabulate_output_iterator(WritePackedColumns<C>{words, reinterpret_cast<int4*>(out)});
-    return lane_scan_dispatch<C>(temp, temp_bytes, sums, quads, rows / 4, stream);
+    return lane_scan_dispatch<C>(temp, temp_bytes, sums, quads, rows / 4, false, stream);
 }
 cudaError_t cub_packed_columns_scan(int cols, void* temp, std::size_t& temp_bytes, const uint8_t* in, int32_t* out,
                                     int rows, cudaStream_t stream) {
