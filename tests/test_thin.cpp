@@ -358,12 +358,13 @@ long long packed_rows_mismatches(int cols, std::size_t in_pitch, std::size_t out
 // The packed columns' functors (sat_thin.cuh) as CUB's scan runs them, on the CPU: item k (rows
 // 4k..4k+3) from PackedRowQuadSums, the inclusive prefix through k by AddLanes, written by
 // WritePackedColumns; against the SAT mod 2^32 of the rows x C image with pitches of C. Returns
-// the number of wrong sums.
+// the number of wrong sums, and of poisoned groups after the image that were written.
 template <int C>
 long long packed_columns_mismatches(int rows, bool all_255, std::uint64_t seed) {
     const std::vector<uint32_t> words = byte_words(std::size_t(rows) * C, all_255, seed);  // 4 rows: C words
     const auto* bytes = reinterpret_cast<const uint8_t*>(words.data());
-    std::vector<int4> quads(std::size_t(rows) * C / 4, make_int4(-1, -1, -1, -1));
+    const std::size_t groups = std::size_t(rows) * C / 4, guard = 4;  // poisoned groups past the image
+    std::vector<int4> quads(groups + guard, make_int4(-1, -1, -1, -1));
     lane_scan_on_cpu<C>(sat::thin::PackedRowQuadSums<C>{words.data()},
                         sat::thin::WritePackedColumns<C>{words.data(), quads.data()}, uint32_t(rows / 4));
     const auto* out = reinterpret_cast<const int32_t*>(quads.data());
@@ -371,6 +372,7 @@ long long packed_columns_mismatches(int rows, bool all_255, std::uint64_t seed) 
     sat::for_each_exact_sum(
         sat::Shape{rows, C}, [&](int r, int c) { return (long long)bytes[std::size_t(r) * C + c]; },
         [&](int r, int c, long long sum) { wrong += !sat::equals_exact_sum(out[std::size_t(r) * C + c], sum); });
+    for (std::size_t e = 4 * groups; e < 4 * (groups + guard); ++e) wrong += out[e] != -1;
     return wrong;
 }
 }  // namespace

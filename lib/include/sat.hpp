@@ -4,9 +4,9 @@
 //     out(i, j) = sum of in(i', j') over 0 <= i' <= i, 0 <= j' <= j
 //
 // Two layers over the same kernels (lib/src/lookback_kernel.cuh; thin images: lib/src/sat_thin.cu;
-// one line, or one u8 -> i32 image of 2 or 3 rows of whole words or of 2 or 3 contiguous columns:
-// CUB's 1-D scan, or CUB's scan of the rows or columns packed (a scan per row for 2 rows from
-// 20,000,000 wide)):
+// one line, or one u8 -> i32 image of 2 or 3 rows of whole words or of 2 or 3 contiguous columns
+// (rows a multiple of 4): CUB's 1-D scan, or CUB's scan of the rows or columns packed (a scan per
+// row for 2 rows from 20,000,000 wide)):
 //   sat::inclusive_scan_2d  one image (or a batch), cudaError_t, optional caller-owned scratch (ScanOptions);
 //   sat::integral, sat::box_sum / box_mean / box_variance
 //                           batches, squared sums, the NPP layout and box filters: typed calls

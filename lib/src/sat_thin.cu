@@ -1088,18 +1088,17 @@ cudaError_t cub_column_word_scan(void* temp, std::size_t& temp_bytes, const uint
 // PackedRowQuadSums, WritePackedColumns: sat_thin.cuh) as one CUB scan. CUB tunes only
 // arithmetic sums, so the lanes take policies of ours, with the word path's loads, stores and
 // look-back delays: 256 threads of 8 items (3 rows: 60 registers, 25 KB of shared memory, 4
-// blocks per SM on sm_90, against 2 blocks of a 128-bit item's CUB tuning), and for rows of
-// fewer than 2,000,000 items 512 threads of 4, whose tile of the same 2048 items takes less time
-// from load to store, which is what a scan of few tiles waits for. The columns keep 256 x 8: on
-// 512 x 4 they took 1.08-1.31 of the time at 1,048,576 and 4,000,000 rows. Measured on sm_90
+// blocks per SM on sm_90, against 2 blocks of a 128-bit item's CUB tuning), and for 2 or 3 rows
+// narrower than 8,000,000 columns (2,000,000 words) 512 threads of 4, the same 2048 items a tile,
+// which took 0.76-0.94 of 256 x 8's time there; a scan of few tiles waits on each tile's path
+// from load to store, which 4 items a thread may shorten (not profiled). The columns keep 256 x 8:
+// on 512 x 4 they took 1.08-1.31 of the time at 1,048,576 and 4,000,000 rows. Measured on sm_90
 // only (docs/thin.md, *One packed scan*, *u8 -> i32 images of 2 or 3 columns in words*).
 // MemBoundScaling is given uint32_t so that it keeps the items; given RowLanes<3> it would scale
 // them down by the item's size.
-constexpr int lane_scan_threads = 256, lane_scan_items = 8;
-constexpr int short_lane_scan_threads = 512, short_lane_scan_items = 4, short_lane_scan_below = 2000000;
 static_assert(WordScanTuning::load_algorithm == cub::BLOCK_LOAD_WARP_TRANSPOSE &&
                   WordScanTuning::store_algorithm == cub::BLOCK_STORE_WARP_TRANSPOSE,
-              "CUB's sm_90 loads or stores for 32-bit sums changed: measure the lanes' policy again");
+              "CUB's sm_90 loads or stores for 32-bit sums changed: measure the lanes' policies again");
 template <int R, int Threads, int Items>
 struct LanePolicies {
     struct Policy900 : cub::ChainedPolicy<900, Policy900, Policy900> {
@@ -1111,20 +1110,19 @@ struct LanePolicies {
     using MaxPolicy = Policy900;
     static_assert(Policy900::ScanPolicyT::BLOCK_THREADS == Threads && Policy900::ScanPolicyT::ITEMS_PER_THREAD == Items);
 };
-// CUB's scan of `items` items of R lanes into an output iterator, on the lanes' short-tile policy
-// where `short_tiles` says so.
-template <int R, class Sums, class Quads>
+template <int R>
+using LongLaneTiles = LanePolicies<R, 256, 8>;
+template <int R>
+using ShortLaneTiles = LanePolicies<R, 512, 4>;
+constexpr int short_lane_tiles_below_cols = 8000000;
+bool rows_take_short_lane_tiles(int cols) { return cols < short_lane_tiles_below_cols; }
+// CUB's scan of `items` items of R lanes into an output iterator, on the lanes' policies P.
+template <class P, int R, class Sums, class Quads>
 cudaError_t lane_scan_dispatch(void* temp, std::size_t& temp_bytes, Sums sums, Quads quads, int items,
-                               bool short_tiles, cudaStream_t stream) {
-    auto dispatch = [&](auto policies) {
-        using Dispatch = cub::DispatchScan<Sums, Quads, AddLanes<R>, cub::NullType, uint32_t, RowLanes<R>,
-                                           cub::ForceInclusive::No, decltype(policies)>;
-        return Dispatch::Dispatch(temp, temp_bytes, sums, quads, AddLanes<R>{}, cub::NullType{}, uint32_t(items),
-                                  stream);
-    };
-    if (short_tiles)
-        return dispatch(LanePolicies<R, short_lane_scan_threads, short_lane_scan_items>{});
-    return dispatch(LanePolicies<R, lane_scan_threads, lane_scan_items>{});
+                               cudaStream_t stream) {
+    using Dispatch = cub::DispatchScan<Sums, Quads, AddLanes<R>, cub::NullType, uint32_t, RowLanes<R>,
+                                       cub::ForceInclusive::No, P>;
+    return Dispatch::Dispatch(temp, temp_bytes, sums, quads, AddLanes<R>{}, cub::NullType{}, uint32_t(items), stream);
 }
 template <int R>
 cudaError_t cub_packed_rows_scan(void* temp, std::size_t& temp_bytes, const uint8_t* in, std::size_t in_pitch,
@@ -1134,7 +1132,9 @@ cudaError_t cub_packed_rows_scan(void* temp, std::size_t& temp_bytes, const uint
                                                       PackedWordSums<R>{words, in_pitch / 4});
     const auto quads = thrust::make_tabulate_output_iterator(
         WritePackedRows<R>{words, in_pitch / 4, reinterpret_cast<int4*>(out), out_pitch / 4});
-    return lane_scan_dispatch<R>(temp, temp_bytes, sums, quads, cols / 4, cols / 4 < short_lane_scan_below, stream);
+    if (rows_take_short_lane_tiles(cols))
+        return lane_scan_dispatch<ShortLaneTiles<R>, R>(temp, temp_bytes, sums, quads, cols / 4, stream);
+    return lane_scan_dispatch<LongLaneTiles<R>, R>(temp, temp_bytes, sums, quads, cols / 4, stream);
 }
 // 2 or 3 contiguous columns: the same lanes, one per column, 4 rows to an item (sat_thin.cuh).
 template <int C>
@@ -1144,7 +1144,7 @@ cudaError_t cub_packed_columns_scan(void* temp, std::size_t& temp_bytes, const u
     const auto sums = thrust::make_transform_iterator(thrust::counting_iterator<uint32_t>(0),
                                                       PackedRowQuadSums<C>{words});
     const auto quads = thrust::make_tabulate_output_iterator(WritePackedColumns<C>{words, reinterpret_cast<int4*>(out)});
-    return lane_scan_dispatch<C>(temp, temp_bytes, sums, quads, rows / 4, false, stream);
+    return lane_scan_dispatch<LongLaneTiles<C>, C>(temp, temp_bytes, sums, quads, rows / 4, stream);
 }
 cudaError_t cub_packed_columns_scan(int cols, void* temp, std::size_t& temp_bytes, const uint8_t* in, int32_t* out,
                                     int rows, cudaStream_t stream) {
@@ -1173,6 +1173,7 @@ cudaError_t cub_column_word_scan(int j, void* temp, std::size_t& temp_bytes, con
 // 3 rows always take it, and 2 rows below 20,000,000 columns.
 constexpr int two_rows_packed_below = 20000000;
 bool rows_shape_in_words(int rows, int cols) { return cols > 0 && cols % 4 == 0 && (rows == 2 || rows == 3); }
+bool columns_shape_in_words(int rows, int cols) { return rows > 0 && rows % 4 == 0 && (cols == 2 || cols == 3); }
 // CUB's scratch for the packed scan, or for the rows' scans one after another on the same
 // scratch: the largest row's.
 cudaError_t rows_temp_bytes(int rows, int cols, std::size_t& bytes) {
@@ -1256,7 +1257,7 @@ cudaError_t rows_scan(const In* in, std::size_t in_pitch, Out* out, std::size_t 
 template <class In, class Out>
 bool columns_in_words(const In* in, std::size_t in_pitch, const Out* out, std::size_t out_pitch, int rows, int cols) {
     if constexpr (has_word_path<In, Out>)
-        return (cols == 2 || cols == 3) && rows > 0 && rows % 4 == 0 && in_pitch == std::size_t(cols) &&
+        return columns_shape_in_words(rows, cols) && in_pitch == std::size_t(cols) &&
                out_pitch == std::size_t(cols) && reinterpret_cast<std::uintptr_t>(in) % 4 == 0 &&
                reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
     return false;
@@ -1266,7 +1267,7 @@ template <class In, class Out>
 std::size_t columns_scratch_bytes(int rows, int cols) {
     std::size_t bytes = 0;
     if constexpr (has_word_path<In, Out>) {
-        if ((cols != 2 && cols != 3) || rows <= 0 || rows % 4 != 0) return 0;
+        if (!columns_shape_in_words(rows, cols)) return 0;
         if (cub_packed_columns_scan(cols, nullptr, bytes, nullptr, nullptr, rows, 0) != cudaSuccess) {
             cudaGetLastError();  // no device: not an error of the caller's next call
             return 0;

@@ -67,7 +67,8 @@ __host__ __device__ inline int4 word_sums(uint32_t through_word, uint32_t b1, ui
 // u8 -> i32 images of 2 or 3 rows in one scan: item k holds the byte sums of word k of each row,
 // a 32-bit lane each, added lane by lane (mod 2^32, as the element path's sums wrap), so one scan
 // carries every row's prefix and reads each input byte once from DRAM; row j's output adds
-// lanes 0..j. Host and device: tests/test_thin.cpp runs them as a scan on the CPU.
+// lanes 0..j. The packed columns below take the same lanes, one per column. Host and device:
+// tests/test_thin.cpp runs them as a scan on the CPU.
 template <int R>
 struct RowLanes {
     uint32_t sum[R];
@@ -212,8 +213,9 @@ cudaError_t rows_scan(const In* in, std::size_t in_pitch, Out* out, std::size_t 
                       cudaStream_t stream, void* scratch, bool* packed = nullptr);
 // One u8 -> i32 image of 2 or 3 contiguous columns (N x C with pitches of C, N a multiple of 4,
 // `in` 4-byte and `out` 16-byte aligned) is one CUB scan down its columns, each item 4 rows with a
-// 32-bit lane per column (PackedRowQuadSums), on the packed rows' policy. columns_scratch_bytes:
-// CUB's scratch for it (0 for other shapes, or where CUB cannot say).
+// 32-bit lane per column (PackedRowQuadSums), 256 threads of 8 items at every height.
+// columns_scratch_bytes: CUB's scratch for it (0 for other shapes, or where CUB cannot say; as for
+// line_scratch_bytes, scratch sized then is too small for a later columns_scan on a device).
 template <class In, class Out>
 bool columns_in_words(const In* in, std::size_t in_pitch, const Out* out, std::size_t out_pitch, int rows, int cols);
 template <class In, class Out>

@@ -323,8 +323,9 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
         void* scratch = opt.state;
         void* own = nullptr;
         if (scratch == nullptr) {
-            // A line or few rows: CUB's size alone, 0 where CUB cannot say (line_scan and rows_scan
-            // then allocate their own), not scratch_for's, which falls back to the chunks' size there.
+            // A line, few rows or few columns: CUB's size alone, 0 where CUB cannot say (line_scan,
+            // rows_scan and columns_scan then allocate their own), not scratch_for's, which falls
+            // back to the chunks' size there.
             const std::size_t bytes = line       ? sat::thin::line_scratch_bytes<In, Out>(rows * cols)
                                       : few_rows ? sat::thin::rows_scratch_bytes<In, Out>(rows, cols)
                                       : few_cols ? sat::thin::columns_scratch_bytes<In, Out>(rows, cols)

@@ -316,10 +316,11 @@ TEST_CASE("library inclusive_scan_2d: u8 -> i32 images of 2 or 3 contiguous colu
         ThinPath path;
     } columns_cases[] = {
         {{4, 2, 2, 2, 0, 0}, ThinPath::packed_columns},  // one item
+        {{4, 2, 2, 2, 4, 0}, ThinPath::packed_columns},  // 4 poisoned rows either side (input 8, output 32 bytes in)
         {{4, 3, 3, 3, 0, 0}, ThinPath::packed_columns},
         {{1920, 3, 3, 3, 0, 0}, ThinPath::packed_columns},
         {{262144, 2, 2, 2, 0, 0}, ThinPath::packed_columns},      // many of CUB's tiles
-        {{4000000, 3, 3, 3, 0, 0}, ThinPath::packed_columns},
+        {{4000000, 3, 3, 3, 4, 0}, ThinPath::packed_columns},     // input 12 bytes in: 4- not 16-byte aligned
         {{20000000, 3, 3, 3, 0, 0}, ThinPath::packed_columns},    // column 2's sums wrap
         {{40000000, 3, 3, 3, 0, 0}, ThinPath::packed_columns},    // and each column's lane
         {{40000000, 2, 2, 2, 0, 0}, ThinPath::packed_columns},
@@ -470,7 +471,9 @@ TEST_CASE("library: which shapes are lines, their scratch covers CUB's, bad line
     CHECK_FALSE(sat::thin::columns_in_words(u8 + 2, 3, i32, 3, 4, 3));
     CHECK_FALSE(sat::thin::columns_in_words(u8, 3, i32 + 1, 3, 4, 3));
     CHECK_FALSE(sat::thin::columns_in_words(reinterpret_cast<const float*>(u8), 3, reinterpret_cast<float*>(i32), 3, 4, 3));
-    CHECK(sat::thin::columns_scratch_bytes<uint8_t, int32_t>(8, 4) == 0);
+    CHECK(sat::thin::columns_scratch_bytes<uint8_t, int32_t>(8, 4) == 0);  // other shapes and types: none
+    CHECK(sat::thin::columns_scratch_bytes<uint8_t, int32_t>(6, 3) == 0);
+    CHECK(sat::thin::columns_scratch_bytes<float, float>(8, 3) == 0);
     CHECK(sat::thin::columns_scan<uint8_t, int32_t>(nullptr, 3, i32, 3, 4, 3, nullptr, nullptr) == cudaErrorInvalidValue);
     CHECK(sat::thin::columns_scan<uint8_t, int32_t>(u8, 3, nullptr, 3, 4, 3, nullptr, nullptr) == cudaErrorInvalidValue);
     CHECK(sat::thin::columns_scan<uint8_t, int32_t>(u8, 3, i32, 3, 6, 3, nullptr, nullptr) == cudaErrorInvalidValue);
@@ -704,6 +707,7 @@ TEST_CASE("library C ABI: a batch is one launch per table: odd shapes, gaps betw
             check_abi_batch({p[0], p[1], 3, 20011, 1, 0, 0, 0, 7, squares});
             check_abi_batch({p[0], p[1], 2, 20012, 1, 0, 0, 0, 0, squares});  // packed: vector path
             check_abi_batch({p[0], p[1], 4, 3, 20012, 0, 0, 0, 0, squares});  // whole-vector pitch
+            check_abi_batch({p[0], p[1], 2, 20012, 3, 0, 0, 0, 0, squares});  // u8: packed columns take one image only
             check_abi_batch({p[0], p[1], 4, 20011, 3, 0, 2, 13, 0, squares, SATLIB_LAYOUT_NPP});
             check_abi_batch({p[0], p[1], 3, 33, 9001, 1, 0, 0, 0, squares});
         }
