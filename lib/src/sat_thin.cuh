@@ -201,7 +201,8 @@ bool line_in_words(const In* in, const Out* out, int n);
 // item a word of four as in a line's. Where rows_packed says so (3 rows; 2 rows narrower than
 // 20,000,000), one scan whose item holds every row's word sum, a 32-bit lane each; else one scan
 // per row, row j's item the word's column sum over rows 0..j. rows_scratch_bytes: CUB's scratch
-// for the scan or scans (0 for other shapes, or where CUB cannot say). rows_scan sets *packed
+// for the scan or scans (0 for other shapes, or where CUB cannot say; as for line_scratch_bytes,
+// scratch sized then is too small for a later rows_scan on a device). rows_scan sets *packed
 // (where not nullptr) to whether it ran the packed scan.
 template <class In, class Out>
 bool rows_in_words(const In* in, std::size_t in_pitch, const Out* out, std::size_t out_pitch, int rows, int cols);
