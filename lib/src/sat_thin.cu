@@ -1203,6 +1203,14 @@ cudaError_t with_cub_scratch(void* scratch, cudaStream_t stream, Scan scan) {
     }
     return err;
 }
+// The bytes a CUB size query (query(bytes), temp == nullptr) gives, or 0 where it fails.
+template <class Query>
+std::size_t cub_bytes_or_zero(Query query) {
+    std::size_t bytes = 0;
+    if (query(bytes) == cudaSuccess) return bytes;
+    cudaGetLastError();  // no device: not an error of the caller's next call
+    return 0;
+}
 }  // namespace
 
 template <class In, class Out>
@@ -1217,15 +1225,10 @@ bool rows_packed(int rows, int cols) { return rows == 3 || (rows == 2 && cols < 
 
 template <class In, class Out>
 std::size_t rows_scratch_bytes(int rows, int cols) {
-    std::size_t bytes = 0;
-    if constexpr (has_word_path<In, Out>) {
-        if (!rows_shape_in_words(rows, cols)) return 0;
-        if (rows_temp_bytes(rows, cols, bytes) != cudaSuccess) {
-            cudaGetLastError();  // no device: not an error of the caller's next call
-            return 0;
-        }
-    }
-    return bytes;
+    if constexpr (has_word_path<In, Out>)
+        if (rows_shape_in_words(rows, cols))
+            return cub_bytes_or_zero([&](std::size_t& bytes) { return rows_temp_bytes(rows, cols, bytes); });
+    return 0;
 }
 
 template <class In, class Out>
@@ -1265,15 +1268,12 @@ bool columns_in_words(const In* in, std::size_t in_pitch, const Out* out, std::s
 
 template <class In, class Out>
 std::size_t columns_scratch_bytes(int rows, int cols) {
-    std::size_t bytes = 0;
-    if constexpr (has_word_path<In, Out>) {
-        if (!columns_shape_in_words(rows, cols)) return 0;
-        if (cub_packed_columns_scan(cols, nullptr, bytes, nullptr, nullptr, rows, 0) != cudaSuccess) {
-            cudaGetLastError();  // no device: not an error of the caller's next call
-            return 0;
-        }
-    }
-    return bytes;
+    if constexpr (has_word_path<In, Out>)
+        if (columns_shape_in_words(rows, cols))
+            return cub_bytes_or_zero([&](std::size_t& bytes) {
+                return cub_packed_columns_scan(cols, nullptr, bytes, nullptr, nullptr, rows, 0);
+            });
+    return 0;
 }
 
 template <class In, class Out>
