@@ -328,11 +328,11 @@ std::vector<uint32_t> byte_words(std::size_t n, bool all_255, std::uint64_t seed
     return words;
 }
 // CUB's inclusive scan of `items` items of R lanes, on the CPU: write(k, the prefix through item k).
-template <int R, class Item, class Write>
+template <int R, class Lane = uint32_t, class Item, class Write>
 void lane_scan_on_cpu(const Item& item, const Write& write, uint32_t items) {
-    sat::thin::RowLanes<R> through = item(0);
+    sat::thin::RowLanes<R, Lane> through = item(0);
     for (uint32_t k = 0; k < items; ++k) {
-        if (k > 0) through = sat::thin::AddLanes<R>{}(through, item(k));
+        if (k > 0) through = sat::thin::AddLanes<R, Lane>{}(through, item(k));
         write(k, through);
     }
 }
@@ -375,7 +375,47 @@ long long packed_columns_mismatches(int rows, bool all_255, std::uint64_t seed) 
     for (std::size_t e = 4 * groups; e < 4 * (groups + guard); ++e) wrong += out[e] != -1;
     return wrong;
 }
+
+// The element lanes' functors (sat_thin.cuh) as CUB's scan runs them, on the CPU: item k (column k)
+// from PackedElements, the inclusive prefix through k by AddLanes, written by WritePackedElements;
+// against the SAT of R rows: f32 and f64 of values 0..3 (exact sums), i32 of any value (sums mod
+// 2^32). Returns the number of wrong sums, and of elements written past the width.
+template <int R, class T>
+long long packed_elements_mismatches(int cols, std::size_t in_pitch, std::size_t out_pitch, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<T> in(R * in_pitch);
+    for (T& v : in) v = std::is_integral_v<T> ? T(uint32_t(rng())) : T(rng() % 4);
+    std::vector<T> out(R * out_pitch, T(-1));  // poisoned
+    lane_scan_on_cpu<R, sat::thin::lane_of<T>>(sat::thin::PackedElements<R, T>{in.data(), in_pitch},
+                                               sat::thin::WritePackedElements<R, T>{out.data(), out_pitch},
+                                               uint32_t(cols));
+    long long wrong = 0;
+    sat::for_each_exact_sum(
+        sat::Shape{R, cols}, [&](int r, int c) { return (long long)in[r * in_pitch + c]; },
+        [&](int r, int c, long long sum) { wrong += !sat::equals_exact_sum(out[r * out_pitch + c], sum); });
+    for (int r = 0; r < R; ++r)
+        for (std::size_t c = cols; c < out_pitch; ++c) wrong += out[r * out_pitch + c] != T(-1);
+    return wrong;
+}
 }  // namespace
+
+TEST_CASE("thin SAT element lanes: the functors give the SAT of 2 or 3 rows of f32, f64 and i32", "[thin]") {
+    // 1 column to 262147, pitches past the width; i32 of any value, whose sums wrap.
+    const std::uint64_t seed = sat_test::fresh_seed();
+    INFO("seed " << seed);
+    for (const auto& [cols, in_pitch, out_pitch] : {std::tuple<int, std::size_t, std::size_t>{1, 1, 1},
+                                                    {7, 7, 9},
+                                                    {1921, 1924, 1923},
+                                                    {262147, 262147, 262150}}) {
+        INFO(cols << " columns, pitches " << in_pitch << " and " << out_pitch);
+        CHECK(packed_elements_mismatches<2, float>(cols, in_pitch, out_pitch, seed) == 0);
+        CHECK(packed_elements_mismatches<3, float>(cols, in_pitch, out_pitch, seed) == 0);
+        CHECK(packed_elements_mismatches<2, double>(cols, in_pitch, out_pitch, seed) == 0);
+        CHECK(packed_elements_mismatches<3, double>(cols, in_pitch, out_pitch, seed) == 0);
+        CHECK(packed_elements_mismatches<2, int32_t>(cols, in_pitch, out_pitch, seed) == 0);
+        CHECK(packed_elements_mismatches<3, int32_t>(cols, in_pitch, out_pitch, seed) == 0);
+    }
+}
 
 TEST_CASE("thin SAT packed columns: the lanes' functors give the SAT mod 2^32", "[thin]") {
     // 4 rows (one item) to 262144, random bytes (printed seed); and bytes of 255 over 16,843,012

@@ -3,8 +3,8 @@
 // shapes of issue 22's targets (--set targets, the default), on its thin shapes (--set thin), on
 // single lines, which take CUB's 1-D scan (--set lines), on u8 -> i32 thin shapes 3 to 33
 // wide (--set widths), on wide thin shapes whose rows are not a whole number of 16-byte groups
-// (--set pitches), on tall f32, f64 and i32 shapes 2 to 33 wide (--set tall), on u8 -> i32
-// images of 2 and 3 rows from 1920 to 40,000,000 wide (--set rows), or on u8 -> i32 images of 2
+// (--set pitches), on tall f32, f64 and i32 shapes 2 to 33 wide (--set tall), on u8 -> i32, f32,
+// f64 and i32 images of 2 and 3 rows from 1920 to 40,000,000 wide (--set rows), or on u8 -> i32 images of 2
 // and 3 contiguous columns from 1920 to 40,000,000 tall (--set columns).
 //
 //     build/lib/ab-base/<DIR>/bench_ab [--reps N] [--quick] [--seed S]
@@ -191,10 +191,12 @@ int main(int argc, char** argv) {
             for (const int k : {3, 8, 33}) cases.push_back({T::f64, 1, 20000000 / k, k});
             cases.push_back({T::i32, 1, 40000000 / 3, 3});
             cases.push_back({T::f32, 16, 2500000, 3});  // a batch: the batched kernel
-        } else if (set == "rows") {  // u8 -> i32 images of 2 and 3 rows: CUB's packed scan or a scan per row
-            for (const int k : {2, 3})
-                for (const int cols : {1920, 16384, 262144, 1048576, 4000000, 12000000, 40000000})
-                    cases.push_back({T::u8i32, 1, k, cols});
+        } else if (set == "rows") {  // images of 2 and 3 rows: u8 -> i32 words (CUB's packed scan or a scan per
+                                     // row), f32, f64 and i32 element lanes
+            for (T type : {T::u8i32, T::f32, T::f64, T::i32})
+                for (const int k : {2, 3})
+                    for (const int cols : {1920, 16384, 262144, 1048576, 4000000, 12000000, 40000000})
+                        cases.push_back({type, 1, k, cols});
         } else if (set == "columns") {  // u8 -> i32 images of 2 and 3 contiguous columns: CUB's packed scan
             for (const int k : {2, 3})
                 for (const int rows : {1920, 16384, 262144, 1048576, 4000000, 12000000, 40000000})

@@ -1099,11 +1099,11 @@ cudaError_t cub_column_word_scan(void* temp, std::size_t& temp_bytes, const uint
 static_assert(WordScanTuning::load_algorithm == cub::BLOCK_LOAD_WARP_TRANSPOSE &&
                   WordScanTuning::store_algorithm == cub::BLOCK_STORE_WARP_TRANSPOSE,
               "CUB's sm_90 loads or stores for 32-bit sums changed: measure the lanes' policies again");
-template <int R, int Threads, int Items>
+template <class Lanes, int Threads, int Items>
 struct LanePolicies {
     struct Policy900 : cub::ChainedPolicy<900, Policy900, Policy900> {
         using ScanPolicyT = cub::AgentScanPolicy<
-            Threads, Items, RowLanes<R>, WordScanTuning::load_algorithm, cub::LOAD_DEFAULT,
+            Threads, Items, Lanes, WordScanTuning::load_algorithm, cub::LOAD_DEFAULT,
             WordScanTuning::store_algorithm, cub::BLOCK_SCAN_WARP_SCANS,
             cub::detail::MemBoundScaling<Threads, Items, uint32_t>, WordScanTuning::delay_constructor>;
     };
@@ -1111,18 +1111,23 @@ struct LanePolicies {
     static_assert(Policy900::ScanPolicyT::BLOCK_THREADS == Threads && Policy900::ScanPolicyT::ITEMS_PER_THREAD == Items);
 };
 template <int R>
-using LongLaneTiles = LanePolicies<R, 256, 8>;
+using LongLaneTiles = LanePolicies<RowLanes<R>, 256, 8>;
 template <int R>
-using ShortLaneTiles = LanePolicies<R, 512, 4>;
+using ShortLaneTiles = LanePolicies<RowLanes<R>, 512, 4>;
+// The element lanes (PackedElements): 256 threads of 8 columns, 4 for f64, 24 KB of a tile's 3 rows
+// in shared memory either way (not swept as the words' lanes were).
+template <int R, class T>
+using ElementLaneTiles = LanePolicies<RowLanes<R, lane_of<T>>, 256, sizeof(T) == 8 ? 4 : 8>;
 constexpr int short_lane_tiles_below_cols = 8000000;
 bool rows_take_short_lane_tiles(int cols) { return cols < short_lane_tiles_below_cols; }
 // CUB's scan of `items` items of R lanes into an output iterator, on the lanes' policies P.
-template <class P, int R, class Sums, class Quads>
+template <class P, int R, class Lane, class Sums, class Quads>
 cudaError_t lane_scan_dispatch(void* temp, std::size_t& temp_bytes, Sums sums, Quads quads, int items,
                                cudaStream_t stream) {
-    using Dispatch = cub::DispatchScan<Sums, Quads, AddLanes<R>, cub::NullType, uint32_t, RowLanes<R>,
+    using Add = AddLanes<R, Lane>;
+    using Dispatch = cub::DispatchScan<Sums, Quads, Add, cub::NullType, uint32_t, RowLanes<R, Lane>,
                                        cub::ForceInclusive::No, P>;
-    return Dispatch::Dispatch(temp, temp_bytes, sums, quads, AddLanes<R>{}, cub::NullType{}, uint32_t(items), stream);
+    return Dispatch::Dispatch(temp, temp_bytes, sums, quads, Add{}, cub::NullType{}, uint32_t(items), stream);
 }
 template <int R>
 cudaError_t cub_packed_rows_scan(void* temp, std::size_t& temp_bytes, const uint8_t* in, std::size_t in_pitch,
@@ -1133,8 +1138,8 @@ cudaError_t cub_packed_rows_scan(void* temp, std::size_t& temp_bytes, const uint
     const auto quads = thrust::make_tabulate_output_iterator(
         WritePackedRows<R>{words, in_pitch / 4, reinterpret_cast<int4*>(out), out_pitch / 4});
     if (rows_take_short_lane_tiles(cols))
-        return lane_scan_dispatch<ShortLaneTiles<R>, R>(temp, temp_bytes, sums, quads, cols / 4, stream);
-    return lane_scan_dispatch<LongLaneTiles<R>, R>(temp, temp_bytes, sums, quads, cols / 4, stream);
+        return lane_scan_dispatch<ShortLaneTiles<R>, R, uint32_t>(temp, temp_bytes, sums, quads, cols / 4, stream);
+    return lane_scan_dispatch<LongLaneTiles<R>, R, uint32_t>(temp, temp_bytes, sums, quads, cols / 4, stream);
 }
 // 2 or 3 contiguous columns: the same lanes, one per column, 4 rows to an item (sat_thin.cuh).
 template <int C>
@@ -1144,8 +1149,27 @@ cudaError_t cub_packed_columns_scan(void* temp, std::size_t& temp_bytes, const u
     const auto sums = thrust::make_transform_iterator(thrust::counting_iterator<uint32_t>(0),
                                                       PackedRowQuadSums<C>{words});
     const auto quads = thrust::make_tabulate_output_iterator(WritePackedColumns<C>{words, reinterpret_cast<int4*>(out)});
-    return lane_scan_dispatch<LongLaneTiles<C>, C>(temp, temp_bytes, sums, quads, rows / 4, stream);
+    return lane_scan_dispatch<LongLaneTiles<C>, C, uint32_t>(temp, temp_bytes, sums, quads, rows / 4, stream);
 }
+// f32, f64 and i32 images of 2 or 3 rows: element lanes, a column to an item (sat_thin.cuh).
+template <int R, class T>
+cudaError_t cub_element_rows_scan(void* temp, std::size_t& temp_bytes, const T* in, std::size_t in_pitch, T* out,
+                                  std::size_t out_pitch, int cols, cudaStream_t stream) {
+    const auto columns = thrust::make_transform_iterator(thrust::counting_iterator<uint32_t>(0),
+                                                         PackedElements<R, T>{in, in_pitch});
+    const auto sums = thrust::make_tabulate_output_iterator(WritePackedElements<R, T>{out, out_pitch});
+    return lane_scan_dispatch<ElementLaneTiles<R, T>, R, lane_of<T>>(temp, temp_bytes, columns, sums, cols, stream);
+}
+template <class T>
+cudaError_t cub_element_rows_scan(int rows, void* temp, std::size_t& temp_bytes, const T* in, std::size_t in_pitch,
+                                  T* out, std::size_t out_pitch, int cols, cudaStream_t stream) {
+    return rows == 2 ? cub_element_rows_scan<2>(temp, temp_bytes, in, in_pitch, out, out_pitch, cols, stream)
+                     : cub_element_rows_scan<3>(temp, temp_bytes, in, in_pitch, out, out_pitch, cols, stream);
+}
+// The pairs with element lanes: one type in and out, one an element's sum takes.
+template <class In, class Out>
+constexpr bool has_element_lanes =
+    std::is_same_v<In, Out> && (std::is_same_v<In, float> || std::is_same_v<In, double> || std::is_same_v<In, int32_t>);
 cudaError_t cub_packed_columns_scan(int cols, void* temp, std::size_t& temp_bytes, const uint8_t* in, int32_t* out,
                                     int rows, cudaStream_t stream) {
     return cols == 2 ? cub_packed_columns_scan<2>(temp, temp_bytes, in, out, rows, stream)
@@ -1223,11 +1247,27 @@ bool rows_in_words(const In* in, std::size_t in_pitch, const Out* out, std::size
 
 bool rows_packed(int rows, int cols) { return rows == 3 || (rows == 2 && cols < two_rows_packed_below); }
 
+// Element lanes for rows narrower than 2 MiB. On an H200 they took 0.49-0.79 of the chunks' time
+// up to 262,144 f32 or i32 columns and 16,384 f64, but 1.0-1.56 from 1,048,576 f32 or 262,144 f64
+// on (docs/thin.md, *Element lanes*): a tile of 2048 columns moves 48 KB, a u8 word tile 120 KB,
+// and the look-back of the lanes' small tiles is latency-bound from there.
+constexpr std::size_t element_lanes_below_row_bytes = std::size_t(2) << 20;
+template <class In, class Out>
+bool rows_in_lanes(int rows, int cols) {
+    return has_element_lanes<In, Out> && (rows == 2 || rows == 3) && cols > 0 &&
+           std::size_t(cols) * sizeof(In) < element_lanes_below_row_bytes;
+}
+
 template <class In, class Out>
 std::size_t rows_scratch_bytes(int rows, int cols) {
     if constexpr (has_word_path<In, Out>)
         if (rows_shape_in_words(rows, cols))
             return cub_bytes_or_zero([&](std::size_t& bytes) { return rows_temp_bytes(rows, cols, bytes); });
+    if constexpr (has_element_lanes<In, Out>)
+        if (rows_in_lanes<In, Out>(rows, cols))
+            return cub_bytes_or_zero([&](std::size_t& bytes) {
+                return cub_element_rows_scan<In>(rows, nullptr, bytes, nullptr, 0, nullptr, 0, cols, 0);
+            });
     return 0;
 }
 
@@ -1251,6 +1291,16 @@ cudaError_t rows_scan(const In* in, std::size_t in_pitch, Out* out, std::size_t 
             cudaError_t err = cudaSuccess;
             for (int j = 0; j < rows && err == cudaSuccess; ++j)
                 err = cub_column_word_scan(j, temp, bytes, in, in_pitch, out + j * out_pitch, cols, stream);
+            return err;
+        });
+    }
+    if constexpr (has_element_lanes<In, Out>) {
+        if (in == nullptr || out == nullptr || in_pitch < std::size_t(cols) || out_pitch < std::size_t(cols) ||
+            !rows_in_lanes<In, Out>(rows, cols))
+            return cudaErrorInvalidValue;
+        return with_cub_scratch(scratch, stream, [&](void* temp, std::size_t& bytes) {
+            const cudaError_t err = cub_element_rows_scan<In>(rows, temp, bytes, in, in_pitch, out, out_pitch, cols, stream);
+            if (err == cudaSuccess && temp != nullptr && packed != nullptr) *packed = true;
             return err;
         });
     }
@@ -1332,6 +1382,7 @@ cudaError_t line_scan(const In* in, Out* out, int n, cudaStream_t stream, void* 
     template std::size_t line_scratch_bytes<In, Out>(int);                                    \
     template bool line_in_words<In, Out>(const In*, const Out*, int);                         \
     template bool rows_in_words<In, Out>(const In*, std::size_t, const Out*, std::size_t, int, int); \
+    template bool rows_in_lanes<In, Out>(int, int);                                           \
     template std::size_t rows_scratch_bytes<In, Out>(int, int);                               \
     template bool columns_in_words<In, Out>(const In*, std::size_t, const Out*, std::size_t, int, int); \
     template std::size_t columns_scratch_bytes<In, Out>(int, int);                            \

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "sat.h"
 
@@ -69,14 +70,14 @@ __host__ __device__ inline int4 word_sums(uint32_t through_word, uint32_t b1, ui
 // carries every row's prefix and reads each input byte once from DRAM; row j's output adds
 // lanes 0..j. The packed columns below take the same lanes, one per column. Host and device:
 // tests/test_thin.cpp runs them as a scan on the CPU.
-template <int R>
+template <int R, class Lane = uint32_t>
 struct RowLanes {
-    uint32_t sum[R];
+    Lane sum[R];
 };
-template <int R>
+template <int R, class Lane = uint32_t>
 struct AddLanes {
-    __host__ __device__ RowLanes<R> operator()(const RowLanes<R>& a, const RowLanes<R>& b) const {
-        RowLanes<R> c;
+    __host__ __device__ RowLanes<R, Lane> operator()(const RowLanes<R, Lane>& a, const RowLanes<R, Lane>& b) const {
+        RowLanes<R, Lane> c;
         for (int r = 0; r < R; ++r) c.sum[r] = a.sum[r] + b.sum[r];
         return c;
     }
@@ -152,6 +153,33 @@ struct WritePackedColumns {
                 make_int4(int(sums[4 * g]), int(sums[4 * g + 1]), int(sums[4 * g + 2]), int(sums[4 * g + 3]));
     }
 };
+// f32, f64 and i32 images of 2 or 3 rows in one scan (rows_in_lanes): item k holds element k of
+// each row, a lane each, so that one scan carries every row's prefix and reads each element once;
+// row j's output adds lanes 0..j. i32 takes uint32_t lanes, whose sums wrap as the element path's.
+template <class T>
+using lane_of = std::conditional_t<std::is_same_v<T, int32_t>, uint32_t, T>;
+template <int R, class T>
+struct PackedElements {  // item k: element k of rows 0..R-1
+    const T* in;
+    std::size_t pitch;  // elements between rows
+    __host__ __device__ RowLanes<R, lane_of<T>> operator()(uint32_t k) const {
+        RowLanes<R, lane_of<T>> lanes;
+        for (int r = 0; r < R; ++r) lanes.sum[r] = lane_of<T>(in[r * pitch + k]);
+        return lanes;
+    }
+};
+template <int R, class T>
+struct WritePackedElements {
+    T* out;
+    std::size_t pitch;
+    __host__ __device__ void operator()(std::ptrdiff_t k, RowLanes<R, lane_of<T>> through_element) const {
+        lane_of<T> sum = 0;  // rows 0..r's prefixes through column k
+        for (int r = 0; r < R; ++r) {
+            sum += through_element.sum[r];
+            out[r * pitch + k] = T(sum);
+        }
+    }
+};
 // Device scratch the call needs: a zeroed part (ticket, flags) followed by a value part (the
 // published K-vectors). Zeroing all of it is simplest and costs little (it is < 1 % of the
 // output). 0 for an empty or non-applicable shape. images: a batch of that many (scan).
@@ -207,6 +235,13 @@ bool line_in_words(const In* in, const Out* out, int n);
 template <class In, class Out>
 bool rows_in_words(const In* in, std::size_t in_pitch, const Out* out, std::size_t out_pitch, int rows, int cols);
 bool rows_packed(int rows, int cols);  // rows_in_words's shapes: one packed scan (else a scan per row)
+// f32, f64 and i32 images of 2 or 3 rows narrower than 2 MiB a row (524,288 f32 or i32
+// columns, 262,144 f64), any pitches (In == Out): one CUB scan whose item holds a column's
+// elements, a lane each (PackedElements), 256 threads of 8 items (4 for f64); wider ones take the
+// chunks, which were faster there. rows_scratch_bytes and rows_scan serve them too (rows_scan's
+// *packed: true).
+template <class In, class Out>
+bool rows_in_lanes(int rows, int cols);
 template <class In, class Out>
 std::size_t rows_scratch_bytes(int rows, int cols);
 template <class In, class Out>

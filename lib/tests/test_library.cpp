@@ -304,6 +304,46 @@ TEST_CASE("library inclusive_scan_2d: u8 -> i32 images of 2 or 3 rows in words, 
     }
 }
 
+TEST_CASE("library inclusive_scan_2d: f32 f64 and i32 images of 2 or 3 rows as element lanes and other pairs", "[gpu][library][thin]") {
+    SAT_REQUIRE_GPU();
+    // 2 or 3 rows of f32, f64 or i32 narrower than 2 MiB a row, at any pitches, take CUB's scan of
+    // element lanes, a column of the rows to an item (sat::thin::rows_in_lanes); wider rows and
+    // the other pairs take the chunks. Values 0..3: every sum exact.
+    using satlib::testing::ThinPath;
+    auto check_rows = [](LibraryCase c, ThinPath f32_path, ThinPath f64_path) {
+        for (const bool own_scratch : {false, true}) {  // own: the scratch inclusive_scan_2d_scratch sizes, used twice
+            c.own_scratch = own_scratch;
+            check_library<float, float>(c);
+            CHECK(satlib::testing::launch_log().last_thin_path == f32_path);
+            check_library<int32_t, int32_t>(c);
+            CHECK(satlib::testing::launch_log().last_thin_path == f32_path);
+            check_library<double, double>(c);
+            CHECK(satlib::testing::launch_log().last_thin_path == f64_path);
+        }
+    };
+    check_rows({2, 1, 2, 3, 1, 0}, ThinPath::packed_rows, ThinPath::packed_rows);  // one column (pitches past it: not a line)
+    check_rows({3, 1, 2, 2, 1, 0}, ThinPath::packed_rows, ThinPath::packed_rows);
+    check_rows({3, 7, 7, 7, 0, 0}, ThinPath::packed_rows, ThinPath::packed_rows);
+    check_rows({2, 1921, 1924, 1923, 1, 1}, ThinPath::packed_rows, ThinPath::packed_rows);     // an element past alignment
+    check_rows({3, 262143, 262143, 262146, 1, 0}, ThinPath::packed_rows, ThinPath::packed_rows);  // many of CUB's tiles; f64's widest
+    check_rows({3, 262144, 262144, 262144, 1, 0}, ThinPath::packed_rows, ThinPath::chunks);       // f64 rows of 2 MiB
+    check_rows({2, 524287, 524290, 524288, 1, 0}, ThinPath::packed_rows, ThinPath::chunks);       // f32's and i32's widest
+    check_rows({3, 524288, 524288, 524288, 0, 0}, ThinPath::chunks, ThinPath::chunks);
+    LibraryCase in_place{3, 100003, 100004, 100004, 1, 0};
+    in_place.in_place = true;
+    check_library<float, float>(in_place);
+    CHECK(satlib::testing::launch_log().last_thin_path == ThinPath::packed_rows);
+    check_library<int32_t, int32_t>(in_place);
+    CHECK(satlib::testing::launch_log().last_thin_path == ThinPath::packed_rows);
+    const LibraryCase other_pairs{3, 1921, 1921, 1921, 0, 0};
+    check_library<uint8_t, float>(other_pairs);
+    CHECK(satlib::testing::launch_log().last_thin_path == ThinPath::chunks);
+    check_library<float, double>(other_pairs);
+    CHECK(satlib::testing::launch_log().last_thin_path == ThinPath::chunks);
+    check_library<uint16_t, double>(other_pairs);
+    CHECK(satlib::testing::launch_log().last_thin_path == ThinPath::chunks);
+}
+
 TEST_CASE("library inclusive_scan_2d: u8 -> i32 images of 2 or 3 contiguous columns, and where they cannot be", "[gpu][library][thin]") {
     SAT_REQUIRE_GPU();
     // 2 or 3 columns with pitches of the width, rows a multiple of 4, the input 4-byte and the
@@ -483,6 +523,7 @@ TEST_CASE("library: which shapes are lines, their scratch covers CUB's, bad line
     CHECK(sat::thin::rows_scan<uint8_t, int32_t>(u8, 4, i32, 8, 2, 8, nullptr, nullptr) == cudaErrorInvalidValue);
     CHECK(sat::thin::rows_scan<uint8_t, int32_t>(u8, 8, i32, 4, 2, 8, nullptr, nullptr) == cudaErrorInvalidValue);
     CHECK(sat::thin::rows_scan<uint8_t, int32_t>(u8, 8, i32, 8, 4, 8, nullptr, nullptr) == cudaErrorInvalidValue);
+    float* p_f32 = reinterpret_cast<float*>(std::uintptr_t(256));
     bool packed = true;  // a refused call reports no packed scan
     CHECK(sat::thin::rows_scan<uint8_t, int32_t>(nullptr, 8, i32, 8, 3, 8, nullptr, nullptr, &packed) ==
           cudaErrorInvalidValue);
@@ -499,7 +540,35 @@ TEST_CASE("library: which shapes are lines, their scratch covers CUB's, bad line
             CHECK(sat::inclusive_scan_2d_scratch<uint8_t, int32_t>(cols, rows).state_bytes >= cub_columns);
             CHECK(sat::inclusive_scan_2d_scratch<uint8_t, int32_t>(cols, rows, 8).state_bytes >= cub_columns);
             CHECK(cudaGetLastError() == idle);
+            // f32, f64 and i32 of these shapes: element lanes.
+            const std::size_t cub_f32 = sat::thin::rows_scratch_bytes<float, float>(rows, cols);
+            const std::size_t cub_f64 = sat::thin::rows_scratch_bytes<double, double>(rows, cols);
+            CHECK(sat::inclusive_scan_2d_scratch<float, float>(rows, cols).state_bytes >= cub_f32);
+            CHECK(sat::inclusive_scan_2d_scratch<double, double>(rows, cols, 8).state_bytes >= cub_f64);
+            CHECK(cudaGetLastError() == idle);
         }
+    // f32, f64 and i32 images of 2 or 3 rows: element lanes at any width and pitch; not other pairs
+    // or heights, and no scratch of theirs for other shapes.
+    CHECK(sat::thin::rows_in_lanes<float, float>(2, 1));
+    CHECK(sat::thin::rows_in_lanes<double, double>(3, 7));
+    CHECK(sat::thin::rows_in_lanes<int32_t, int32_t>(3, 524287));  // rows narrower than 2 MiB
+    CHECK_FALSE(sat::thin::rows_in_lanes<int32_t, int32_t>(3, 524288));
+    CHECK(sat::thin::rows_in_lanes<double, double>(2, 262143));
+    CHECK_FALSE(sat::thin::rows_in_lanes<double, double>(2, 262144));
+    CHECK_FALSE(sat::thin::rows_in_lanes<float, float>(1, 7));
+    CHECK_FALSE(sat::thin::rows_in_lanes<float, float>(4, 7));
+    CHECK_FALSE(sat::thin::rows_in_lanes<float, float>(3, 0));
+    CHECK_FALSE(sat::thin::rows_in_lanes<uint8_t, int32_t>(3, 8));  // its own words, or the chunks
+    CHECK_FALSE(sat::thin::rows_in_lanes<uint8_t, float>(3, 8));
+    CHECK_FALSE(sat::thin::rows_in_lanes<float, double>(3, 8));
+    CHECK(sat::thin::rows_scratch_bytes<float, float>(4, 8) == 0);
+    CHECK(sat::thin::rows_scratch_bytes<float, double>(3, 8) == 0);
+    // rows_scan refuses bad element-lane arguments before any CUDA call too.
+    CHECK(sat::thin::rows_scan<float, float>(nullptr, 8, p_f32, 8, 2, 8, nullptr, nullptr) == cudaErrorInvalidValue);
+    CHECK(sat::thin::rows_scan<float, float>(p_f32, 7, p_f32, 8, 2, 8, nullptr, nullptr) == cudaErrorInvalidValue);
+    CHECK(sat::thin::rows_scan<float, float>(p_f32, 8, p_f32, 7, 2, 8, nullptr, nullptr) == cudaErrorInvalidValue);
+    CHECK(sat::thin::rows_scan<float, float>(p_f32, 8, p_f32, 8, 4, 8, nullptr, nullptr, &packed) == cudaErrorInvalidValue);
+    CHECK_FALSE(packed);
 
     // Refused before any CUDA call: a negative length, a null pointer; nothing to do for 0.
     float* p = reinterpret_cast<float*>(std::uintptr_t(256));
@@ -824,7 +893,7 @@ TEST_CASE("library C ABI: a small batch for compute-sanitizer", "[gpu][library][
     // More tickets than blocks (900 tiles of sums and 900 of squares, 256-thread tiles on 2 x 132
     // blocks), so blocks take further tickets and prefetch their next tile; lines (CUB's scan),
     // element by element and in words of four; u8 images of 2 and 3 rows in words (one packed
-    // scan: 17500 words are 9 of its tiles of 2048).
+    // scan: 17500 words are 9 of its tiles of 2048), and of 2 and 3 columns.
     check_abi_batch({SATLIB_F32, SATLIB_F32, 300, 65, 65, 0, 0, 3, 0, true}, true);
     check_abi({SATLIB_U8, SATLIB_I32, 1, 1, 70001, 0, 0, 0, 0, false});
     check_abi({SATLIB_U8, SATLIB_I32, 1, 1, 70000, 0, 0, 0, 0, false});
@@ -833,6 +902,11 @@ TEST_CASE("library C ABI: a small batch for compute-sanitizer", "[gpu][library][
     check_abi({SATLIB_U8, SATLIB_I32, 1, 3, 70000, 0, 0, 0, 0, false});
     check_abi({SATLIB_U8, SATLIB_I32, 1, 70000, 2, 0, 0, 0, 0, false});  // and 2 and 3 columns (packed)
     check_abi({SATLIB_U8, SATLIB_I32, 1, 70000, 3, 0, 0, 0, 0, false});
+    // f32, i32 and f64 images of 2 and 3 rows in element lanes (20001 columns: 10 tiles of 2048;
+    // f64 9001: 9 of 1024).
+    check_abi({SATLIB_F32, SATLIB_F32, 1, 3, 20001, 0, 0, 0, 0, false});
+    check_abi({SATLIB_I32, SATLIB_I32, 1, 2, 20001, 0, 0, 0, 0, false});
+    check_abi({SATLIB_F64, SATLIB_F64, 1, 3, 9001, 0, 0, 0, 0, false});
 }
 
 TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-sanitizer", "[gpu][library][sanitize]") {
