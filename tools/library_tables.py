@@ -136,6 +136,10 @@
                                 columns_thin_ab_h200.csv  bench_ab --csv as written (the lanes' short
                                 tiles for rows and for columns; the packed columns against the chunks):
                                 docs/thin.md
+    docs/data/rows_element_lanes_ab_h200.csv, rows_element_lanes_routed_ab_h200.csv  bench_ab
+                                --set rows --csv as written (f32, f64 and i32 images of 2 or 3 rows
+                                in element lanes at every width, and as 81846a5 routes them):
+                                docs/thin.md
     docs/data/thin_sass_split_h200.csv  Nsight Compute's source counters of the thin kernel with M
                                 at run time, its SASS split by hand into the kernel's parts:
                                 docs/thin.md
@@ -888,6 +892,13 @@ def packed_in_shipped(r):
     return r["type"] == "u8i32" and (r["rows"] == "3" or (r["rows"] == "2" and int(r["cols"]) < 20000000))
 
 
+def element_lanes_in_81846a5(r):
+    """A bench_ab row of an f32, f64 or i32 image of 2 or 3 rows that 81846a5's library scans as
+    element lanes (sat::thin::rows_in_lanes: rows narrower than 2 MiB)."""
+    size = {"f32": 4, "i32": 4, "f64": 8}.get(r["type"])
+    return size is not None and r["rows"] in ("2", "3") and int(r["cols"]) * size < 2 << 20
+
+
 def lane_policy_table(path):
     """The lanes' policy sweep (docs/thin.md): bench_ab runs named <stem>_<T>x<I>.csv beside
     `path` (one of them), each with base = the lanes at T threads of I items and this = 256 x 8
@@ -1417,6 +1428,15 @@ TABLES = {
                     lambda r: int(r["rows"]) // 4 < 2000000,
                     bold="the images whose policy differs (this ÷ base above 1: 512 × 4 is slower)"),
                  "columns_short_tiles_ab_h200.csv"),
+                ("ROWS ELEMENT LANES AB TABLE", lambda p: ab_table(
+                    p, "22b5f30 (the chunks)", "the element lanes at every width (81846a5's kernels without its 2 MiB switch)",
+                    lambda r: r["type"] != "u8i32",
+                    bold="the f32, f64 and i32 images, whose paths differ (the u8 → i32 rows run the same code in both)"),
+                 "rows_element_lanes_ab_h200.csv"),
+                ("ROWS ELEMENT LANES ROUTED AB TABLE", lambda p: ab_table(
+                    p, "22b5f30 (the chunks)", "81846a5 (the element lanes for rows narrower than 2 MiB)",
+                    element_lanes_in_81846a5, bold="the images the element lanes take"),
+                 "rows_element_lanes_routed_ab_h200.csv"),
                 ("THIN TABLE", thin_table, "thin_h100.csv"),
                 ("THIN LOADS AB TABLE", lambda p: ab_table(
                     p, "u8 loaded 4 bytes at a time", "16-byte input loads (the shipped chunks)",
