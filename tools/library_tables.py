@@ -136,10 +136,11 @@
                                 columns_thin_ab_h200.csv  bench_ab --csv as written (the lanes' short
                                 tiles for rows and for columns; the packed columns against the chunks):
                                 docs/thin.md
-    docs/data/rows_element_lanes_ab_h200.csv, rows_element_lanes_routed_ab_h200.csv  bench_ab
-                                --set rows --csv as written (f32, f64 and i32 images of 2 or 3 rows
-                                in element lanes at every width, and as 81846a5 routes them):
-                                docs/thin.md
+    docs/data/rows_element_lanes_ab_h200.csv, rows_element_lanes_routed_ab_h200.csv,
+                                rows_element_lanes_12items_ab_h200.csv  bench_ab --set rows --csv
+                                as written (f32, f64 and i32 images of 2 or 3 rows in element lanes
+                                at every width, as 81846a5 routes them, and at 12 items per thread):
+                                docs/thin.md (the last quoted in the prose)
     docs/data/thin_sass_split_h200.csv  Nsight Compute's source counters of the thin kernel with M
                                 at run time, its SASS split by hand into the kernel's parts:
                                 docs/thin.md

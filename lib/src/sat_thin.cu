@@ -1249,8 +1249,8 @@ bool rows_packed(int rows, int cols) { return rows == 3 || (rows == 2 && cols < 
 
 // Element lanes for rows narrower than 2 MiB. On an H200 they took 0.49-0.79 of the chunks' time
 // there (up to 262,144 f32 or i32 columns, 16,384 f64) and 0.92-1.55 from there on, below 1 only
-// at 4,000,000 columns (docs/thin.md, *f32, f64 and i32 images of 2 or 3 rows in element lanes*):
-// a tile of 2048 columns moves 48 KB, a u8 word tile 120 KB.
+// at 2 x 4,000,000 f32 and i32 (docs/thin.md, *f32, f64 and i32 images of 2 or 3 rows in element
+// lanes*): a tile of 3 rows moves 48 KB (2048 f32 or 1024 f64 columns), a u8 word tile 120 KB.
 constexpr std::size_t element_lanes_below_row_bytes = std::size_t(2) << 20;
 template <class In, class Out>
 bool rows_in_lanes(int rows, int cols) {

@@ -324,7 +324,7 @@ TEST_CASE("library inclusive_scan_2d: f32 f64 and i32 images of 2 or 3 rows as e
     check_rows({2, 1, 2, 3, 1, 0}, ThinPath::packed_rows, ThinPath::packed_rows);  // one column (pitches past it: not a line)
     check_rows({3, 1, 2, 2, 1, 0}, ThinPath::packed_rows, ThinPath::packed_rows);
     check_rows({3, 7, 7, 7, 0, 0}, ThinPath::packed_rows, ThinPath::packed_rows);
-    check_rows({2, 1921, 1924, 1923, 1, 1}, ThinPath::packed_rows, ThinPath::packed_rows);     // an element past alignment
+    check_rows({2, 1921, 1924, 1925, 1, 1}, ThinPath::packed_rows, ThinPath::packed_rows);     // both an element past alignment
     check_rows({3, 262143, 262143, 262146, 1, 0}, ThinPath::packed_rows, ThinPath::packed_rows);  // many of CUB's tiles; f64's widest
     check_rows({3, 262144, 262144, 262144, 1, 0}, ThinPath::packed_rows, ThinPath::chunks);       // f64 rows of 2 MiB
     check_rows({2, 524287, 524290, 524288, 1, 0}, ThinPath::packed_rows, ThinPath::chunks);       // f32's and i32's widest
@@ -334,6 +334,8 @@ TEST_CASE("library inclusive_scan_2d: f32 f64 and i32 images of 2 or 3 rows as e
     check_library<float, float>(in_place);
     CHECK(satlib::testing::launch_log().last_thin_path == ThinPath::packed_rows);
     check_library<int32_t, int32_t>(in_place);
+    CHECK(satlib::testing::launch_log().last_thin_path == ThinPath::packed_rows);
+    check_library<double, double>(in_place);
     CHECK(satlib::testing::launch_log().last_thin_path == ThinPath::packed_rows);
     const LibraryCase other_pairs{3, 1921, 1921, 1921, 0, 0};
     check_library<uint8_t, float>(other_pairs);
@@ -540,10 +542,19 @@ TEST_CASE("library: which shapes are lines, their scratch covers CUB's, bad line
             CHECK(sat::inclusive_scan_2d_scratch<uint8_t, int32_t>(cols, rows).state_bytes >= cub_columns);
             CHECK(sat::inclusive_scan_2d_scratch<uint8_t, int32_t>(cols, rows, 8).state_bytes >= cub_columns);
             CHECK(cudaGetLastError() == idle);
-            // f32, f64 and i32 of these shapes: element lanes.
+        }
+    // f32, i32 and f64 images of 2 or 3 rows in element lanes, up to the widest: the library's
+    // scratch covers CUB's (the GPU tests' own-scratch cases would not see it short: CUB is handed
+    // its own size).
+    for (int rows : {2, 3})
+        for (int cols : {1, 4, 262143, 524287}) {
+            INFO(rows << " x " << cols);
             const std::size_t cub_f32 = sat::thin::rows_scratch_bytes<float, float>(rows, cols);
+            const std::size_t cub_i32 = sat::thin::rows_scratch_bytes<int32_t, int32_t>(rows, cols);
             const std::size_t cub_f64 = sat::thin::rows_scratch_bytes<double, double>(rows, cols);
             CHECK(sat::inclusive_scan_2d_scratch<float, float>(rows, cols).state_bytes >= cub_f32);
+            CHECK(sat::inclusive_scan_2d_scratch<int32_t, int32_t>(rows, cols).state_bytes >= cub_i32);
+            CHECK(sat::inclusive_scan_2d_scratch<double, double>(rows, cols).state_bytes >= cub_f64);
             CHECK(sat::inclusive_scan_2d_scratch<double, double>(rows, cols, 8).state_bytes >= cub_f64);
             CHECK(cudaGetLastError() == idle);
         }
@@ -555,6 +566,7 @@ TEST_CASE("library: which shapes are lines, their scratch covers CUB's, bad line
     CHECK_FALSE(sat::thin::rows_in_lanes<int32_t, int32_t>(3, 524288));
     CHECK(sat::thin::rows_in_lanes<double, double>(2, 262143));
     CHECK_FALSE(sat::thin::rows_in_lanes<double, double>(2, 262144));
+    CHECK_FALSE(sat::thin::rows_in_lanes<float, float>(2, 524288));
     CHECK_FALSE(sat::thin::rows_in_lanes<float, float>(1, 7));
     CHECK_FALSE(sat::thin::rows_in_lanes<float, float>(4, 7));
     CHECK_FALSE(sat::thin::rows_in_lanes<float, float>(3, 0));
@@ -1514,7 +1526,9 @@ TEST_CASE("library: calls captured in a CUDA graph clear their flags again at ev
     const std::uint64_t seed = sat_test::fresh_seed();
     INFO("seed " << seed);
     std::mt19937_64 rng(seed);
-    const int rows = 1000, cols = 1917, images = 3, thin_rows = 3, radius = 2;  // several tiles; thin: 3 rows
+    // several tiles; thin: 5 rows, the chunks (3 would take the element lanes, which tests/python's
+    // test_cuda_graph captures)
+    const int rows = 1000, cols = 1917, images = 3, thin_rows = 5, radius = 2;
     const std::size_t image = std::size_t(rows) * cols, n = images * image;
     const std::size_t npp_pitch = std::size_t(cols) + 1, npp_size = npp_pitch * (rows + 1);
     DeviceArray<float> in(n), own_out(image), caller_out(image), thin_out(std::size_t(thin_rows) * cols),
@@ -1601,7 +1615,7 @@ TEST_CASE("library: calls on a stream that is not captured leave another stream'
     INFO("seed " << seed);
     std::mt19937_64 rng(seed);
     std::uniform_int_distribution<int> dist(0, 3);
-    const int rows = 1000, cols = 1917, thin_rows = 3, radius = 2;
+    const int rows = 1000, cols = 1917, thin_rows = 5, radius = 2;  // thin: 5 rows, the chunks
     const std::size_t image = std::size_t(rows) * cols;
     std::vector<float> host_in(image);
     for (float& v : host_in) v = float(dist(rng));
