@@ -865,6 +865,12 @@ TEST_CASE("library C ABI: a small batch for compute-sanitizer", "[gpu][library][
     // Small enough for racecheck: 2-D batches with squares (vector and element paths, NPP) and
     // thin batches, every one checked.
     SAT_REQUIRE_GPU();
+    // The single images check the thin path they took too.
+    using satlib::testing::ThinPath;
+    auto check_abi_on = [](const AbiCase& c, ThinPath path) {
+        check_abi(c);
+        CHECK(satlib::testing::launch_log().last_thin_path == path);
+    };
     check_abi_batch({SATLIB_F32, SATLIB_F32, 3, 130, 1100, 0, 0, 0, 8, true});
     check_abi_batch({SATLIB_U8, SATLIB_I32, 3, 37, 1001, 1, 3, 5, 7, true, SATLIB_LAYOUT_NPP});
     check_abi_batch({SATLIB_F64, SATLIB_F64, 2, 70, 300, 0, 0, 0, 0, false});
@@ -879,46 +885,46 @@ TEST_CASE("library C ABI: a small batch for compute-sanitizer", "[gpu][library][
     check_abi_batch({SATLIB_F32, SATLIB_F32, 2, 1100, 33, 0, 0, 0, 0, false});
     check_abi_batch({SATLIB_F64, SATLIB_F64, 2, 600, 64, 0, 0, 0, 0, false});
     // Single tall images of 13 and 19 columns: the walk with idle lanes, in the kernel for one image.
-    check_abi({SATLIB_F32, SATLIB_F32, 1, 3000, 13, 0, 0, 0, 0, false});
-    check_abi({SATLIB_U8, SATLIB_I32, 1, 5008, 19, 0, 0, 0, 0, false});
+    check_abi_on({SATLIB_F32, SATLIB_F32, 1, 3000, 13, 0, 0, 0, 0, false}, ThinPath::chunks);
+    check_abi_on({SATLIB_U8, SATLIB_I32, 1, 5008, 19, 0, 0, 0, 0, false}, ThinPath::chunks);
     // 8 columns: the narrowest chunk that walks, in padded segments (every even K is padded).
-    check_abi({SATLIB_F32, SATLIB_F32, 1, 3000, 8, 0, 0, 0, 0, false});
+    check_abi_on({SATLIB_F32, SATLIB_F32, 1, 3000, 8, 0, 0, 0, 0, false}, ThinPath::chunks);
     // Padded segments of 16-element u8 groups (4 columns: segments of 64 elements, whole groups;
     // 6 columns: 66, so groups cross a pad) and of 8-byte sums (f32 -> f64).
-    check_abi({SATLIB_U8, SATLIB_I32, 1, 5008, 4, 0, 0, 0, 0, false});
-    check_abi({SATLIB_U8, SATLIB_I32, 1, 5008, 6, 0, 0, 0, 0, false});
-    check_abi({SATLIB_F32, SATLIB_F64, 1, 3000, 6, 0, 0, 0, 0, false});
+    check_abi_on({SATLIB_U8, SATLIB_I32, 1, 5008, 4, 0, 0, 0, 0, false}, ThinPath::chunks);
+    check_abi_on({SATLIB_U8, SATLIB_I32, 1, 5008, 6, 0, 0, 0, 0, false}, ThinPath::chunks);
+    check_abi_on({SATLIB_F32, SATLIB_F64, 1, 3000, 6, 0, 0, 0, 0, false}, ThinPath::chunks);
     // Single tall f32 and i32 images of 3 columns in chunks of which 4 fit an SM: 3 chunks each
     // (M = 17; the 8 columns above: M = 6).
-    check_abi({SATLIB_F32, SATLIB_F32, 1, 9000, 3, 0, 0, 0, 0, false});
-    check_abi({SATLIB_I32, SATLIB_I32, 1, 9000, 3, 0, 0, 0, 0, false});
+    check_abi_on({SATLIB_F32, SATLIB_F32, 1, 9000, 3, 0, 0, 0, 0, false}, ThinPath::chunks);
+    check_abi_on({SATLIB_I32, SATLIB_I32, 1, 9000, 3, 0, 0, 0, 0, false}, ThinPath::chunks);
     // Wide rows that are not whole 16-byte groups: loads shifted out of the aligned groups around
     // them (u8 16, u16 8, f32 4 and f64 2 elements a group; two loads per group for u8 and u16 ->
     // f64, one and a shuffle for f32 and f64) and aligned output groups, clipped at both ends of a
     // row. Each last row starts inside a 16-byte group, so memcheck sees an over-read at the
     // buffer's end; the batch has odd pitches and strides.
-    check_abi({SATLIB_U8, SATLIB_I32, 1, 19, 5001, 0, 0, 0, 0, false});
+    check_abi_on({SATLIB_U8, SATLIB_I32, 1, 19, 5001, 0, 0, 0, 0, false}, ThinPath::chunks);
     check_abi_batch({SATLIB_U8, SATLIB_I32, 2, 16, 3001, 2, 1, 7, 5, false});
-    check_abi({SATLIB_U16, SATLIB_F64, 1, 11, 2001, 0, 0, 0, 0, false});
-    check_abi({SATLIB_F32, SATLIB_F32, 1, 7, 3001, 0, 0, 0, 0, false});
-    check_abi({SATLIB_F64, SATLIB_F64, 1, 9, 2001, 0, 0, 0, 0, false});
+    check_abi_on({SATLIB_U16, SATLIB_F64, 1, 11, 2001, 0, 0, 0, 0, false}, ThinPath::chunks);
+    check_abi_on({SATLIB_F32, SATLIB_F32, 1, 7, 3001, 0, 0, 0, 0, false}, ThinPath::chunks);
+    check_abi_on({SATLIB_F64, SATLIB_F64, 1, 9, 2001, 0, 0, 0, 0, false}, ThinPath::chunks);
     // More tickets than blocks (900 tiles of sums and 900 of squares, 256-thread tiles on 2 x 132
     // blocks), so blocks take further tickets and prefetch their next tile; lines (CUB's scan),
     // element by element and in words of four; u8 images of 2 and 3 rows in words (one packed
     // scan: 17500 words are 9 of its tiles of 2048), and of 2 and 3 columns.
     check_abi_batch({SATLIB_F32, SATLIB_F32, 300, 65, 65, 0, 0, 3, 0, true}, true);
-    check_abi({SATLIB_U8, SATLIB_I32, 1, 1, 70001, 0, 0, 0, 0, false});
-    check_abi({SATLIB_U8, SATLIB_I32, 1, 1, 70000, 0, 0, 0, 0, false});
-    check_abi({SATLIB_U8, SATLIB_I32, 1, 2, 70000, 0, 0, 0, 0, false});
-    check_abi({SATLIB_U8, SATLIB_I32, 1, 2, 70000, 4, 4, 0, 0, false});
-    check_abi({SATLIB_U8, SATLIB_I32, 1, 3, 70000, 0, 0, 0, 0, false});
-    check_abi({SATLIB_U8, SATLIB_I32, 1, 70000, 2, 0, 0, 0, 0, false});  // and 2 and 3 columns (packed)
-    check_abi({SATLIB_U8, SATLIB_I32, 1, 70000, 3, 0, 0, 0, 0, false});
+    check_abi_on({SATLIB_U8, SATLIB_I32, 1, 1, 70001, 0, 0, 0, 0, false}, ThinPath::line);
+    check_abi_on({SATLIB_U8, SATLIB_I32, 1, 1, 70000, 0, 0, 0, 0, false}, ThinPath::line);
+    check_abi_on({SATLIB_U8, SATLIB_I32, 1, 2, 70000, 0, 0, 0, 0, false}, ThinPath::packed_rows);
+    check_abi_on({SATLIB_U8, SATLIB_I32, 1, 2, 70000, 4, 4, 0, 0, false}, ThinPath::packed_rows);
+    check_abi_on({SATLIB_U8, SATLIB_I32, 1, 3, 70000, 0, 0, 0, 0, false}, ThinPath::packed_rows);
+    check_abi_on({SATLIB_U8, SATLIB_I32, 1, 70000, 2, 0, 0, 0, 0, false}, ThinPath::packed_columns);
+    check_abi_on({SATLIB_U8, SATLIB_I32, 1, 70000, 3, 0, 0, 0, 0, false}, ThinPath::packed_columns);
     // f32, i32 and f64 images of 2 and 3 rows in element lanes (20001 columns: 10 tiles of 2048;
     // f64 9001: 9 of 1024).
-    check_abi({SATLIB_F32, SATLIB_F32, 1, 3, 20001, 0, 0, 0, 0, false});
-    check_abi({SATLIB_I32, SATLIB_I32, 1, 2, 20001, 0, 0, 0, 0, false});
-    check_abi({SATLIB_F64, SATLIB_F64, 1, 3, 9001, 0, 0, 0, 0, false});
+    check_abi_on({SATLIB_F32, SATLIB_F32, 1, 3, 20001, 0, 0, 0, 0, false}, ThinPath::packed_rows);
+    check_abi_on({SATLIB_I32, SATLIB_I32, 1, 2, 20001, 0, 0, 0, 0, false}, ThinPath::packed_rows);
+    check_abi_on({SATLIB_F64, SATLIB_F64, 1, 3, 9001, 0, 0, 0, 0, false}, ThinPath::packed_rows);
 }
 
 TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-sanitizer", "[gpu][library][sanitize]") {
