@@ -12,7 +12,7 @@ and carries the device-to-device copy of the same bytes measured in the same pro
   reps    20 up to 4K, 10 at 8K-16K, 5 at 32K (median reported; L2 flushed before each run)
   lab 6   (1+r)R1W at r = 0.25 (the paper's 1.25R1W) at every size, plus an r sweep
           (--sweep, about 24 values of r) at 4K and 16K, f64 as in Kasagi et al. Table II
-  thin    1x16M, 16Mx1, 3x40M, 40Mx3, 33x4M, 4Mx33 (f32, u8i32): the library only (peers
+  thin    1x16M, 16Mx1, 3x40M, 40Mx3, 33x4M, 4Mx33 (f32, f64, u8i32): the library only (peers
           `satlib`), whose dispatcher sends a short side <= 64 to its 1-D look-back; the labs'
           2-D kernels take 10-200x a copy there (docs/thin.md); tabled apart from the squares
   batch   build/lib/bench_batch (the library's batches: 64 x 1080x1920, 16 x 2160x3840 and one
@@ -71,7 +71,7 @@ def target_name(lab: int) -> str:
     return "library (peers)" if lab == 0 else f"lab {lab}"
 # Thin shapes (rows x cols): the library's 1-D look-back; target <= 1.5 x copy (issue 22).
 THIN = ["1x16777216", "16777216x1", "3x40000000", "40000000x3", "33x4000000", "4000000x33"]
-THIN_TYPES = ["f32", "u8i32"]
+THIN_TYPES = ["f32", "f64", "u8i32"]
 THIN_VARIANT = "satlib"
 THIN_REPS = 10
 THIN_TARGET = 1.5
