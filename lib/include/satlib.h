@@ -8,9 +8,10 @@
  * one contiguous line: CUB's 1-D scan, two kernels; one u8 -> i32 image of 2 or 3 rows of whole
  * words: CUB's scan of the rows packed, two kernels, or for 2 rows from 20,000,000 wide a CUB scan
  * per row, two kernels each; one u8 -> i32 image of 2 or 3 contiguous columns, rows a multiple of
- * 4: CUB's scan of the columns packed, two kernels; one f32, f64 or i32 image of 2 or 3 rows
- * narrower than 2 MiB a row: CUB's scan of the rows packed, two kernels). The C++ API (sat.hpp)
- * is the typed face of the same code; this header is what the Python package binds with ctypes.
+ * 4: CUB's scan of the columns packed, two kernels; one f32, f64 or i32 image, the same type in
+ * and out, of 2 or 3 rows narrower than 2 MiB a row: CUB's scan of element lanes, a column of the
+ * rows to an item, two kernels). The C++ API (sat.hpp) is the typed face of the same code; this
+ * header is what the Python package binds with ctypes.
  *
  * Conventions: device pointers; pitches and batch strides counted in ELEMENTS of their own
  * array; rows x cols is the input's shape (the NPP layout makes outputs (rows+1) x (cols+1));
