@@ -1009,6 +1009,10 @@ struct WriteWordSums {
 // The one pair with the word path.
 template <class In, class Out>
 constexpr bool has_word_path = std::is_same_v<In, uint8_t> && std::is_same_v<Out, int32_t>;
+// The pairs with element lanes: one type in and out, one an element's sum takes.
+template <class In, class Out>
+constexpr bool has_element_lanes =
+    std::is_same_v<In, Out> && (std::is_same_v<In, float> || std::is_same_v<In, double> || std::is_same_v<In, int32_t>);
 // CUB's sm_90 tuning for 32-bit sums (its threads, loads, stores and look-back delays), put
 // together as CUB's own sm_90 policy is, with 12 items per thread instead of its 24: each item's
 // 16-byte write-out keeps more registers live than a plain scan's item (docs/thin.md, *Twelve
@@ -1166,10 +1170,6 @@ cudaError_t cub_element_rows_scan(int rows, void* temp, std::size_t& temp_bytes,
     return rows == 2 ? cub_element_rows_scan<2>(temp, temp_bytes, in, in_pitch, out, out_pitch, cols, stream)
                      : cub_element_rows_scan<3>(temp, temp_bytes, in, in_pitch, out, out_pitch, cols, stream);
 }
-// The pairs with element lanes: one type in and out, one an element's sum takes.
-template <class In, class Out>
-constexpr bool has_element_lanes =
-    std::is_same_v<In, Out> && (std::is_same_v<In, float> || std::is_same_v<In, double> || std::is_same_v<In, int32_t>);
 cudaError_t cub_packed_columns_scan(int cols, void* temp, std::size_t& temp_bytes, const uint8_t* in, int32_t* out,
                                     int rows, cudaStream_t stream) {
     return cols == 2 ? cub_packed_columns_scan<2>(temp, temp_bytes, in, out, rows, stream)
@@ -1275,11 +1275,11 @@ template <class In, class Out>
 cudaError_t rows_scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows, int cols,
                       cudaStream_t stream, void* scratch, bool* packed) {
     if (packed != nullptr) *packed = false;
+    // Refused before any CUDA call: null pointers, pitches short of the width, other shapes.
+    if (in == nullptr || out == nullptr || in_pitch < std::size_t(cols) || out_pitch < std::size_t(cols))
+        return cudaErrorInvalidValue;
     if constexpr (has_word_path<In, Out>) {
-        // Refused before any CUDA call: null pointers, pitches short of the width, other shapes.
-        if (in == nullptr || out == nullptr || in_pitch < std::size_t(cols) || out_pitch < std::size_t(cols) ||
-            !rows_in_words(in, in_pitch, out, out_pitch, rows, cols))
-            return cudaErrorInvalidValue;
+        if (!rows_in_words(in, in_pitch, out, out_pitch, rows, cols)) return cudaErrorInvalidValue;
         return with_cub_scratch(scratch, stream, [&](void* temp, std::size_t& bytes) {
             if (temp == nullptr) return rows_temp_bytes(rows, cols, bytes);
             if (rows_packed(rows, cols)) {
@@ -1295,9 +1295,7 @@ cudaError_t rows_scan(const In* in, std::size_t in_pitch, Out* out, std::size_t 
         });
     }
     if constexpr (has_element_lanes<In, Out>) {
-        if (in == nullptr || out == nullptr || in_pitch < std::size_t(cols) || out_pitch < std::size_t(cols) ||
-            !rows_in_lanes<In, Out>(rows, cols))
-            return cudaErrorInvalidValue;
+        if (!rows_in_lanes<In, Out>(rows, cols)) return cudaErrorInvalidValue;
         return with_cub_scratch(scratch, stream, [&](void* temp, std::size_t& bytes) {
             const cudaError_t err = cub_element_rows_scan<In>(rows, temp, bytes, in, in_pitch, out, out_pitch, cols, stream);
             if (err == cudaSuccess && temp != nullptr && packed != nullptr) *packed = true;

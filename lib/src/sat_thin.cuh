@@ -235,11 +235,11 @@ bool line_in_words(const In* in, const Out* out, int n);
 template <class In, class Out>
 bool rows_in_words(const In* in, std::size_t in_pitch, const Out* out, std::size_t out_pitch, int rows, int cols);
 bool rows_packed(int rows, int cols);  // rows_in_words's shapes: one packed scan (else a scan per row)
-// f32, f64 and i32 images of 2 or 3 rows narrower than 2 MiB a row (524,288 f32 or i32
-// columns, 262,144 f64), any pitches (In == Out): one CUB scan whose item holds a column's
-// elements, a lane each (PackedElements), 256 threads of 8 items (4 for f64); wider ones take the
-// chunks, which were faster there. rows_scratch_bytes and rows_scan serve them too (rows_scan's
-// *packed: true).
+// f32, f64 and i32 images of 2 or 3 rows narrower than 2 MiB a row (fewer than 524,288 f32 or
+// i32 columns, or 262,144 f64), any pitches (In == Out): one CUB scan whose item holds a column's
+// elements, a lane each (PackedElements), 256 threads of 8 items (4 for f64); rows of 2 MiB or
+// more take the chunks (docs/thin.md). rows_scratch_bytes and rows_scan serve them too
+// (rows_scan's *packed: true).
 template <class In, class Out>
 bool rows_in_lanes(int rows, int cols);
 template <class In, class Out>

@@ -158,6 +158,13 @@ void check_library(const LibraryCase& c) {
     }
 }
 
+// check_library, and the thin path the call took (satlib_testing.h).
+template <class In, class Out>
+void check_library_on(const LibraryCase& c, satlib::testing::ThinPath path) {
+    check_library<In, Out>(c);
+    CHECK(satlib::testing::launch_log().last_thin_path == path);
+}
+
 template <class In, class Out>
 void check_library_all_cases() {
     // Aligned pitches (16-byte vector path), odd pitches and offsets (element path), tile
@@ -298,8 +305,7 @@ TEST_CASE("library inclusive_scan_2d: u8 -> i32 images of 2 or 3 rows in words, 
         LibraryCase c = rows_case.c;
         for (const bool own_scratch : {false, true}) {  // own: the scratch inclusive_scan_2d_scratch sizes, used twice
             c.own_scratch = own_scratch;
-            check_library<uint8_t, int32_t>(c);
-            CHECK(satlib::testing::launch_log().last_thin_path == rows_case.path);
+            check_library_on<uint8_t, int32_t>(c, rows_case.path);
         }
     }
 }
@@ -313,12 +319,9 @@ TEST_CASE("library inclusive_scan_2d: f32 f64 and i32 images of 2 or 3 rows as e
     auto check_rows = [](LibraryCase c, ThinPath f32_path, ThinPath f64_path) {
         for (const bool own_scratch : {false, true}) {  // own: the scratch inclusive_scan_2d_scratch sizes, used twice
             c.own_scratch = own_scratch;
-            check_library<float, float>(c);
-            CHECK(satlib::testing::launch_log().last_thin_path == f32_path);
-            check_library<int32_t, int32_t>(c);
-            CHECK(satlib::testing::launch_log().last_thin_path == f32_path);
-            check_library<double, double>(c);
-            CHECK(satlib::testing::launch_log().last_thin_path == f64_path);
+            check_library_on<float, float>(c, f32_path);
+            check_library_on<int32_t, int32_t>(c, f32_path);
+            check_library_on<double, double>(c, f64_path);
         }
     };
     check_rows({2, 1, 2, 3, 1, 0}, ThinPath::packed_rows, ThinPath::packed_rows);  // one column (pitches past it: not a line)
@@ -331,19 +334,13 @@ TEST_CASE("library inclusive_scan_2d: f32 f64 and i32 images of 2 or 3 rows as e
     check_rows({3, 524288, 524288, 524288, 0, 0}, ThinPath::chunks, ThinPath::chunks);
     LibraryCase in_place{3, 100003, 100004, 100004, 1, 0};
     in_place.in_place = true;
-    check_library<float, float>(in_place);
-    CHECK(satlib::testing::launch_log().last_thin_path == ThinPath::packed_rows);
-    check_library<int32_t, int32_t>(in_place);
-    CHECK(satlib::testing::launch_log().last_thin_path == ThinPath::packed_rows);
-    check_library<double, double>(in_place);
-    CHECK(satlib::testing::launch_log().last_thin_path == ThinPath::packed_rows);
+    check_library_on<float, float>(in_place, ThinPath::packed_rows);
+    check_library_on<int32_t, int32_t>(in_place, ThinPath::packed_rows);
+    check_library_on<double, double>(in_place, ThinPath::packed_rows);
     const LibraryCase other_pairs{3, 1921, 1921, 1921, 0, 0};
-    check_library<uint8_t, float>(other_pairs);
-    CHECK(satlib::testing::launch_log().last_thin_path == ThinPath::chunks);
-    check_library<float, double>(other_pairs);
-    CHECK(satlib::testing::launch_log().last_thin_path == ThinPath::chunks);
-    check_library<uint16_t, double>(other_pairs);
-    CHECK(satlib::testing::launch_log().last_thin_path == ThinPath::chunks);
+    check_library_on<uint8_t, float>(other_pairs, ThinPath::chunks);
+    check_library_on<float, double>(other_pairs, ThinPath::chunks);
+    check_library_on<uint16_t, double>(other_pairs, ThinPath::chunks);
 }
 
 TEST_CASE("library inclusive_scan_2d: u8 -> i32 images of 2 or 3 contiguous columns, and where they cannot be", "[gpu][library][thin]") {
@@ -376,8 +373,7 @@ TEST_CASE("library inclusive_scan_2d: u8 -> i32 images of 2 or 3 contiguous colu
         LibraryCase c = columns_case.c;
         for (const bool own_scratch : {false, true}) {
             c.own_scratch = own_scratch;
-            check_library<uint8_t, int32_t>(c);
-            CHECK(satlib::testing::launch_log().last_thin_path == columns_case.path);
+            check_library_on<uint8_t, int32_t>(c, columns_case.path);
         }
     }
 }
