@@ -6,13 +6,14 @@ here with `make build/peers` when missing) through the shared harness, so every 
 and carries the device-to-device copy of the same bytes measured in the same process (copy_ms).
 
   sizes   1K, 2K, 4K, 8K, 16K, 32K squares, plus 1080x1920 and 2160x3840 (rows x cols)
-  types   f32, f64, u8i32
+  types   f32, f64, u8i32; i32 too for the library (peers `satlib`: squares, thin shapes), not for
+          the labs or the other peers (--types names the types of every run instead)
   limits  slow teaching variants stop early: 2R2W at 16K, 4R1W at 4K (side of the matrix);
           the CPU lab (lab 1) runs up to 8K with 3 repetitions
   reps    20 up to 4K, 10 at 8K-16K, 5 at 32K (median reported; L2 flushed before each run)
   lab 6   (1+r)R1W at r = 0.25 (the paper's 1.25R1W) at every size, plus an r sweep
           (--sweep, about 24 values of r) at 4K and 16K, f64 as in Kasagi et al. Table II
-  thin    1x16M, 16Mx1, 3x40M, 40Mx3, 33x4M, 4Mx33 (f32, f64, u8i32): the library only (peers
+  thin    1x16M, 16Mx1, 3x40M, 40Mx3, 33x4M, 4Mx33 (f32, f64, i32, u8i32): the library only (peers
           `satlib`), whose dispatcher sends a short side <= 64 to its 1-D look-back; the labs'
           2-D kernels take 10-200x a copy there (docs/thin.md); tabled apart from the squares
   batch   build/lib/bench_batch (the library's batches: 64 x 1080x1920, 16 x 2160x3840 and one
@@ -20,7 +21,7 @@ and carries the device-to-device copy of the same bytes measured in the same pro
           thin shapes, into <CSV stem>_batch.csv (--no-batch leaves it out; --quick too)
   order   the peers (the library, CUB, NPP) up to 16K, the thin shapes, the batches and the
           peers at 32K first, then the labs up to 16K and lab 6's sweep, then the labs at 32K;
-          32K type by type (f32, u8i32, f64; lab 3 last) while the time budget (--budget,
+          32K type by type (f32, u8i32, f64, i32; lab 3 last) while the time budget (--budget,
           default 540 s) lasts; what did not fit is listed as skipped
 
 Output (GPU name in the file name): build/bench_<gpu>.csv (the harness's CSV rows),
@@ -52,8 +53,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 SQUARES = [1024, 2048, 4096, 8192, 16384, 32768]
 RECTS = ["1080x1920", "2160x3840"]  # rows x cols, as the CLI reads and prints shapes
-TYPES = ["f32", "f64", "u8i32"]
-BIG_TYPE_ORDER = ["f32", "u8i32", "f64"]  # 32K, most wanted first
+TYPES = ["f32", "f64", "i32", "u8i32"]
+# Issue 22's fourth type, run by the library only (peers `satlib`) unless --types names it: the
+# labs and the other peers stay at three types, within the time budget.
+LIBRARY_ONLY_TYPES = ["i32"]
+BIG_TYPE_ORDER = ["f32", "u8i32", "f64", "i32"]  # 32K, most wanted first
 # Largest side a slow teaching variant runs at. Formula (1) (4R1W) loses each a[i][j] in f32 once
 # b passes 2^24 (about 6000^2, docs/lab5.md), so both 4R1W variants stop at 4096.
 SLOW_CAPS = {"2R2W": 16384, "4R1W": 4096, "4R1W(CPU)": 4096}
@@ -71,7 +75,7 @@ def target_name(lab: int) -> str:
     return "library (peers)" if lab == 0 else f"lab {lab}"
 # Thin shapes (rows x cols): the library's 1-D look-back; target <= 1.5 x copy (issue 22).
 THIN = ["1x16777216", "16777216x1", "3x40000000", "40000000x3", "33x4000000", "4000000x33"]
-THIN_TYPES = ["f32", "f64", "u8i32"]
+THIN_TYPES = ["f32", "f64", "i32", "u8i32"]
 THIN_VARIANT = "satlib"
 THIN_REPS = 10
 THIN_TARGET = 1.5
@@ -264,7 +268,8 @@ class Bench:
         return rc == 0
 
 
-def plan_and_run(bench: Bench, sizes: list[Size], types: list[str], quick: bool, before_big=None):
+def plan_and_run(bench: Bench, sizes: list[Size], types: list[str], quick: bool, before_big=None,
+                 library_only: tuple[str, ...] = ()):
     args = bench.args
     labs = lab_binaries()
     if args.labs:
@@ -314,6 +319,11 @@ def plan_and_run(bench: Bench, sizes: list[Size], types: list[str], quick: bool,
                 out.setdefault((tuple(vs), CPU_REPS if cpu else reps_for(s)), []).append(s)
         return out
 
+    def types_of(variant: str | None) -> list[str]:
+        """The types a peer variant runs (None: a lab): NPP u8i32 only; library_only, the library's."""
+        return [x for x in types if (variant != "NPP-integral" or x == "u8i32")
+                and (variant == THIN_VARIANT or x not in library_only)]
+
     def command(path, variants, size_list, type_list, reps, extra=()):
         return [str(path), "--sizes", ",".join(s.text for s in size_list), "--type", ",".join(type_list),
                 "--variant", ",".join(variants), "--reps", str(reps), *extra]
@@ -322,7 +332,7 @@ def plan_and_run(bench: Bench, sizes: list[Size], types: list[str], quick: bool,
     peer_jobs, lab_jobs = [], []  # (label, path, variants, sizes, types, reps, extra)
     if peer_variants:
         for v in peer_variants:
-            t = [x for x in types if v != "NPP-integral" or x == "u8i32"]
+            t = types_of(v)
             if t:
                 for (vs, reps), ss in groups([v], small, False).items():
                     peer_jobs.append(("peers", peers, list(vs), ss, t, reps, ()))
@@ -330,7 +340,8 @@ def plan_and_run(bench: Bench, sizes: list[Size], types: list[str], quick: bool,
         cpu = lab_id == "1"
         extra = ("--r", str(LAB6_R)) if lab_id == "6" else ()
         for (vs, reps), ss in groups(lab_variants[lab_id], small, cpu).items():
-            lab_jobs.append((f"lab{lab_id}", path, list(vs), ss, types, reps, extra))
+            if types_of(None):
+                lab_jobs.append((f"lab{lab_id}", path, list(vs), ss, types_of(None), reps, extra))
 
     def run_big(jobs_of_type):
         """32K, type by type, while the budget lasts: the jobs (label, binary, variants, extra
@@ -365,7 +376,7 @@ def plan_and_run(bench: Bench, sizes: list[Size], types: list[str], quick: bool,
     if not args.no_batch and not quick and (ROOT / "lib" / "src" / "satlib.cu").exists():
         run_batch(bench)
 
-    run_big(lambda t: [("peers", peers, [v for v in peer_variants if v != "NPP-integral" or t == "u8i32"], ())]
+    run_big(lambda t: [("peers", peers, [v for v in peer_variants if t in types_of(v)], ())]
             if peer_variants else [])
 
     run_jobs(lab_jobs)
@@ -385,7 +396,8 @@ def plan_and_run(bench: Bench, sizes: list[Size], types: list[str], quick: bool,
     # The labs at 32K, lab 3 last (its transposes are the costliest host-side checks at 32K and
     # the least needed there).
     run_big(lambda t: sorted([(f"lab{i}", p, lab_variants[i], ("--r", str(LAB6_R)) if i == "6" else ())
-                              for _, i, p in labs if i != "1"], key=lambda job: job[0] == "lab3"))
+                              for _, i, p in labs if i != "1" and t in types_of(None)],
+                             key=lambda job: job[0] == "lab3"))
     return labs, lab_variants, peer_variants
 
 
@@ -531,7 +543,7 @@ def main():
     ap.add_argument("--out", help="CSV path (default build/bench_<gpu>.csv)")
     ap.add_argument("--budget", type=float, default=540.0, help="seconds for all runs (default 540)")
     ap.add_argument("--sizes", help="comma list instead of the default sizes, e.g. 1024,1080x1920 (rows x cols)")
-    ap.add_argument("--types", help="comma list instead of f32,f64,u8i32")
+    ap.add_argument("--types", help="comma list, every run at each (default: f32,f64,u8i32, and i32 for the library)")
     ap.add_argument("--labs", help="only these lab ids, e.g. 4,9")
     ap.add_argument("--seed", type=int, default=20140901)
     ap.add_argument("--quick", action="store_true", help="1K and 1080x1920 only, f32 and u8i32: a smoke test")
@@ -575,7 +587,8 @@ def main():
           f"seed {args.seed}; budget {args.budget:.0f} s; CSV {os.path.relpath(csv_path, ROOT)}", flush=True)
     labs, lab_variants, peer_variants = plan_and_run(
         bench, sizes, types, args.quick,
-        before_big=(lambda: pictures(bench, Path(args.pictures))) if args.pictures else None)
+        before_big=(lambda: pictures(bench, Path(args.pictures))) if args.pictures else None,
+        library_only=() if args.types else tuple(LIBRARY_ONLY_TYPES))
     elapsed = bench.elapsed()
 
     rows = read_rows(csv_path) if csv_path.exists() else []

@@ -928,6 +928,12 @@ def lane_policy_table(path):
     return "\n".join(out)
 
 
+def word_lanes_row(r):
+    """A row of bench_ab that CUB's u8 -> i32 word lanes take (3 rows or columns, whole words), not the chunks."""
+    return (r["type"] == "u8i32" and r["batch"] == "1" and "3" in (r["rows"], r["cols"])
+            and max(int(r["rows"]), int(r["cols"])) % 4 == 0)
+
+
 def every_row_ab_table(path, base, this):
     """An A/B whose two builds differ on every row (the thin kernel's variants)."""
     return ab_table(path, base, this, lambda r: True, bold="every row")
@@ -1464,6 +1470,11 @@ TABLES = {
                  "thin_pad_ab_h200.csv"),
                 ("THIN CURSOR AB TABLE", thin_cursor_ab_table, "thin_cursor_ab_h200.csv"),
                 ("THIN CURSOR AB H100 TABLE", thin_cursor_ab_table, "thin_cursor_ab_h100.csv"),
+                ("THIN L2 PREFETCH AB TABLE", lambda p: ab_table(
+                    p, "the chunks of 3a3cca7 (no prefetch)",
+                    "each chunk's input prefetched into L2 a wave of resident blocks ahead (not kept)",
+                    lambda r: not word_lanes_row(r), bold="the rows that take the chunks"),
+                 "thin_l2_prefetch_ab_h200.csv"),
                 ("THIN GROUPS AB TABLE", lambda p: every_row_ab_table(
                     p, "one component at a time (warp scans in step 2; a division per group)",
                     "components in groups of four (not kept)"),
