@@ -336,6 +336,15 @@ void lane_scan_on_cpu(const Item& item, const Write& write, uint32_t items) {
         write(k, through);
     }
 }
+// CUB's exclusive scan from zero lanes, on the CPU: write(k, the prefix before item k).
+template <int R, class Lane, class Item, class Write>
+void lane_exclusive_scan_on_cpu(const Item& item, const Write& write, uint32_t items) {
+    sat::thin::RowLanes<R, Lane> before{};
+    for (uint32_t k = 0; k < items; ++k) {
+        write(k, before);
+        before = sat::thin::AddLanes<R, Lane>{}(before, item(k));
+    }
+}
 template <int R>
 long long packed_rows_mismatches(int cols, std::size_t in_pitch, std::size_t out_pitch, bool all_255,
                                  std::uint64_t seed) {
@@ -397,7 +406,49 @@ long long packed_elements_mismatches(int cols, std::size_t in_pitch, std::size_t
         for (std::size_t c = cols; c < out_pitch; ++c) wrong += out[r * out_pitch + c] != T(-1);
     return wrong;
 }
+// The group lanes' functors (sat_thin.cuh) as CUB's exclusive scan runs them, on the CPU, against
+// the SAT of R rows of whole 16-byte groups (cols and pitches multiples of V = 16 / sizeof(T)), the
+// values as in packed_elements_mismatches. Returns the number of wrong sums, and of elements
+// written past the width.
+template <int R, class T>
+long long group_lanes_mismatches(int cols, std::size_t in_pitch, std::size_t out_pitch, std::uint64_t seed) {
+    constexpr std::size_t V = 16 / sizeof(T);
+    std::mt19937_64 rng(seed);
+    std::vector<sat::thin::Group16<T>> in(R * in_pitch / V), out(R * out_pitch / V);
+    auto* in_elems = reinterpret_cast<T*>(in.data());
+    auto* out_elems = reinterpret_cast<T*>(out.data());
+    for (std::size_t i = 0; i < R * in_pitch; ++i) in_elems[i] = std::is_integral_v<T> ? T(uint32_t(rng())) : T(rng() % 4);
+    std::fill(out_elems, out_elems + R * out_pitch, T(-1));  // poisoned
+    lane_exclusive_scan_on_cpu<R, sat::thin::lane_of<T>>(
+        sat::thin::PackedGroupSums<R, T>{in.data(), in_pitch / V},
+        sat::thin::WritePackedGroups<R, T>{in.data(), in_pitch / V, out.data(), out_pitch / V}, uint32_t(cols / V));
+    long long wrong = 0;
+    sat::for_each_exact_sum(
+        sat::Shape{R, cols}, [&](int r, int c) { return (long long)in_elems[r * in_pitch + c]; },
+        [&](int r, int c, long long sum) { wrong += !sat::equals_exact_sum(out_elems[r * out_pitch + c], sum); });
+    for (int r = 0; r < R; ++r)
+        for (std::size_t c = cols; c < out_pitch; ++c) wrong += out_elems[r * out_pitch + c] != T(-1);
+    return wrong;
+}
 }  // namespace
+
+TEST_CASE("thin SAT group lanes: the functors give the SAT of 2 or 3 rows of whole 16-byte groups", "[thin]") {
+    // One group to 262144 columns, pitches past the width; i32 of any value, whose sums wrap.
+    const std::uint64_t seed = sat_test::fresh_seed();
+    INFO("seed " << seed);
+    for (const auto& [cols, in_pitch, out_pitch] : {std::tuple<int, std::size_t, std::size_t>{4, 4, 4},
+                                                    {8, 12, 8},
+                                                    {1920, 1924, 1928},
+                                                    {262144, 262144, 262148}}) {
+        INFO(cols << " columns, pitches " << in_pitch << " and " << out_pitch);
+        CHECK(group_lanes_mismatches<2, float>(cols, in_pitch, out_pitch, seed) == 0);
+        CHECK(group_lanes_mismatches<3, float>(cols, in_pitch, out_pitch, seed) == 0);
+        CHECK(group_lanes_mismatches<2, double>(cols, in_pitch, out_pitch, seed) == 0);
+        CHECK(group_lanes_mismatches<3, double>(cols, in_pitch, out_pitch, seed) == 0);
+        CHECK(group_lanes_mismatches<2, int32_t>(cols, in_pitch, out_pitch, seed) == 0);
+        CHECK(group_lanes_mismatches<3, int32_t>(cols, in_pitch, out_pitch, seed) == 0);
+    }
+}
 
 TEST_CASE("thin SAT element lanes: the functors give the SAT of 2 or 3 rows of f32, f64 and i32", "[thin]") {
     // 1 column to 262147, pitches past the width; i32 of any value, whose sums wrap.

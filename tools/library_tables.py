@@ -900,6 +900,19 @@ def element_lanes_in_81846a5(r):
     return size is not None and r["rows"] in ("2", "3") and int(r["cols"]) * size < 2 << 20
 
 
+def group_lanes_measured(r):
+    """A bench_ab row of --set rows that the group lanes' A/B build scans in group lanes: f32, f64
+    and i32 images of 2 or 3 rows of 2 MiB or more (the shipped rule takes 2 rows of f32 and i32)."""
+    size = {"f32": 4, "i32": 4, "f64": 8}.get(r["type"])
+    return size is not None and r["rows"] in ("2", "3") and int(r["cols"]) * size >= 2 << 20
+
+
+def group_lanes_shipped(r):
+    """A bench_ab row that the shipped library scans in group lanes (sat::thin::rows_in_vectors:
+    2 f32 or i32 rows of 2 MiB or more; bench_ab's images are aligned, of whole groups)."""
+    return r["type"] in ("f32", "i32") and r["rows"] == "2" and int(r["cols"]) * 4 >= 2 << 20
+
+
 def lane_policy_table(path):
     """The lanes' policy sweep (docs/thin.md): bench_ab runs named <stem>_<T>x<I>.csv beside
     `path` (one of them), each with base = the lanes at T threads of I items and this = 256 x 8
@@ -1444,6 +1457,16 @@ TABLES = {
                     p, "22b5f30 (the chunks)", "81846a5 (the element lanes for rows narrower than 2 MiB)",
                     element_lanes_in_81846a5, bold="the images the element lanes take"),
                  "rows_element_lanes_routed_ab_h200.csv"),
+                ("ROWS GROUP LANES AB TABLE", lambda p: ab_table(
+                    p, "3a3cca7 (element lanes below 2 MiB a row, the chunks from there)",
+                    "group lanes for f32, f64 and i32 images of 2 or 3 rows from 2 MiB a row (not the shipped rule)",
+                    group_lanes_measured, bold="the images in group lanes in this build"),
+                 "rows_group_lanes_ab_h200.csv"),
+                ("ROWS GROUP LANES NARROW AB TABLE", lambda p: ab_table(
+                    p, "group lanes at every width", "element lanes below 2 MiB a row, group lanes from there",
+                    lambda r: r["type"] != "u8i32" and not group_lanes_measured(r),
+                    bold="the images narrower than 2 MiB a row, whose lanes differ"),
+                 "rows_group_lanes_narrow_ab_h200.csv"),
                 ("THIN TABLE", thin_table, "thin_h100.csv"),
                 ("THIN LOADS AB TABLE", lambda p: ab_table(
                     p, "u8 loaded 4 bytes at a time", "16-byte input loads (the shipped chunks)",

@@ -10,7 +10,9 @@
  * per row, two kernels each; one u8 -> i32 image of 2 or 3 contiguous columns, rows a multiple of
  * 4: CUB's scan of the columns packed, two kernels; one f32, f64 or i32 image, the same type in
  * and out, of 2 or 3 rows narrower than 2 MiB a row: CUB's scan of element lanes, a column of the
- * rows to an item, two kernels). The C++ API (sat.hpp) is the typed face of the same code; this
+ * rows to an item, two kernels; one f32 or i32 image of 2 rows from 2 MiB a row, cols and pitches
+ * multiples of 4, 16-byte aligned: CUB's scan of group lanes, 4 columns to an item, two kernels).
+ * The C++ API (sat.hpp) is the typed face of the same code; this
  * header is what the Python package binds with ctypes.
  *
  * Conventions: device pointers; pitches and batch strides counted in ELEMENTS of their own

@@ -1124,14 +1124,14 @@ template <int R, class T>
 using ElementLaneTiles = LanePolicies<RowLanes<R, lane_of<T>>, 256, sizeof(T) == 8 ? 4 : 8>;
 constexpr int short_lane_tiles_below_cols = 8000000;
 bool rows_take_short_lane_tiles(int cols) { return cols < short_lane_tiles_below_cols; }
-// CUB's scan of `items` items of R lanes into an output iterator, on the lanes' policies P.
-template <class P, int R, class Lane, class Sums, class Quads>
+// CUB's scan of `items` items of R lanes into an output iterator, on the lanes' policies P:
+// inclusive, or, given an initial value (cub::detail::InputValue), exclusive.
+template <class P, int R, class Lane, class Sums, class Quads, class Init = cub::NullType>
 cudaError_t lane_scan_dispatch(void* temp, std::size_t& temp_bytes, Sums sums, Quads quads, int items,
-                               cudaStream_t stream) {
+                               cudaStream_t stream, Init init = {}) {
     using Add = AddLanes<R, Lane>;
-    using Dispatch = cub::DispatchScan<Sums, Quads, Add, cub::NullType, uint32_t, RowLanes<R, Lane>,
-                                       cub::ForceInclusive::No, P>;
-    return Dispatch::Dispatch(temp, temp_bytes, sums, quads, Add{}, cub::NullType{}, uint32_t(items), stream);
+    using Dispatch = cub::DispatchScan<Sums, Quads, Add, Init, uint32_t, RowLanes<R, Lane>, cub::ForceInclusive::No, P>;
+    return Dispatch::Dispatch(temp, temp_bytes, sums, quads, Add{}, init, uint32_t(items), stream);
 }
 template <int R>
 cudaError_t cub_packed_rows_scan(void* temp, std::size_t& temp_bytes, const uint8_t* in, std::size_t in_pitch,
@@ -1163,6 +1163,27 @@ cudaError_t cub_element_rows_scan(void* temp, std::size_t& temp_bytes, const T* 
                                                          PackedElements<R, T>{in, in_pitch});
     const auto sums = thrust::make_tabulate_output_iterator(WritePackedElements<R, T>{out, out_pitch});
     return lane_scan_dispatch<ElementLaneTiles<R, T>, R, lane_of<T>>(temp, temp_bytes, columns, sums, cols, stream);
+}
+// f32, f64 and i32 images of 2 or 3 rows of whole 16-byte groups: group lanes, exclusive
+// (sat_thin.cuh), on the element lanes' policies.
+template <int R, class T>
+cudaError_t cub_group_rows_scan(void* temp, std::size_t& temp_bytes, const T* in, std::size_t in_pitch, T* out,
+                                std::size_t out_pitch, int cols, cudaStream_t stream) {
+    constexpr int V = int(16 / sizeof(T));
+    const auto* in_groups = reinterpret_cast<const Group16<T>*>(in);
+    const auto groups = thrust::make_transform_iterator(thrust::counting_iterator<uint32_t>(0),
+                                                        PackedGroupSums<R, T>{in_groups, in_pitch / V});
+    const auto sums = thrust::make_tabulate_output_iterator(
+        WritePackedGroups<R, T>{in_groups, in_pitch / V, reinterpret_cast<Group16<T>*>(out), out_pitch / V});
+    using Lanes = RowLanes<R, lane_of<T>>;
+    return lane_scan_dispatch<ElementLaneTiles<R, T>, R, lane_of<T>>(temp, temp_bytes, groups, sums, cols / V, stream,
+                                                                     cub::detail::InputValue<Lanes>(Lanes{}));
+}
+template <class T>
+cudaError_t cub_group_rows_scan(int rows, void* temp, std::size_t& temp_bytes, const T* in, std::size_t in_pitch,
+                                T* out, std::size_t out_pitch, int cols, cudaStream_t stream) {
+    return rows == 2 ? cub_group_rows_scan<2>(temp, temp_bytes, in, in_pitch, out, out_pitch, cols, stream)
+                     : cub_group_rows_scan<3>(temp, temp_bytes, in, in_pitch, out, out_pitch, cols, stream);
 }
 template <class T>
 cudaError_t cub_element_rows_scan(int rows, void* temp, std::size_t& temp_bytes, const T* in, std::size_t in_pitch,
@@ -1258,16 +1279,45 @@ bool rows_in_lanes(int rows, int cols) {
            std::size_t(cols) * sizeof(In) < element_lanes_below_row_bytes;
 }
 
+// Group lanes for 2 rows of f32 or i32 from 2 MiB a row, where the element lanes lose to the
+// chunks. On an H200 they took 0.81-0.98 of the chunks' time there (1,048,576 to 40,000,000
+// columns), but 1.02-1.04 for 3 f32 rows from 4,000,000 columns and 0.93-1.20 for f64; below
+// 2 MiB the element lanes took 0.54-0.86 of theirs (docs/thin.md, *f32 and i32 images of 2 rows
+// in group lanes*).
+#ifndef SAT_THIN_GROUP_LANES_FROM_ROW_BYTES  // (tuning)
+#define SAT_THIN_GROUP_LANES_FROM_ROW_BYTES (std::size_t(2) << 20)
+#endif
+constexpr std::size_t group_lanes_from_row_bytes = SAT_THIN_GROUP_LANES_FROM_ROW_BYTES;
+template <class In, class Out>
+bool rows_shape_in_groups(int rows, int cols) {
+    return has_element_lanes<In, Out> && sizeof(In) == 4 && rows == 2 && cols > 0 && cols % 4 == 0 &&
+           std::size_t(cols) * sizeof(In) >= group_lanes_from_row_bytes;
+}
+template <class In, class Out>
+bool rows_in_vectors(const In* in, std::size_t in_pitch, const Out* out, std::size_t out_pitch, int rows, int cols) {
+    constexpr std::size_t V = 16 / sizeof(In);
+    return rows_shape_in_groups<In, Out>(rows, cols) && in_pitch % V == 0 && out_pitch % V == 0 &&
+           reinterpret_cast<std::uintptr_t>(in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
+}
+
 template <class In, class Out>
 std::size_t rows_scratch_bytes(int rows, int cols) {
     if constexpr (has_word_path<In, Out>)
         if (rows_shape_in_words(rows, cols))
             return cub_bytes_or_zero([&](std::size_t& bytes) { return rows_temp_bytes(rows, cols, bytes); });
-    if constexpr (has_element_lanes<In, Out>)
-        if (rows_in_lanes<In, Out>(rows, cols))
-            return cub_bytes_or_zero([&](std::size_t& bytes) {
-                return cub_element_rows_scan<In>(rows, nullptr, bytes, nullptr, 0, nullptr, 0, cols, 0);
+    if constexpr (has_element_lanes<In, Out>) {
+        // Either lanes the shape may take (the group lanes: pointers and pitches decide).
+        std::size_t bytes = 0;
+        if (rows_shape_in_groups<In, Out>(rows, cols))
+            bytes = cub_bytes_or_zero([&](std::size_t& b) {
+                return cub_group_rows_scan<In>(rows, nullptr, b, nullptr, 0, nullptr, 0, cols, 0);
             });
+        if (rows_in_lanes<In, Out>(rows, cols))
+            bytes = std::max(bytes, cub_bytes_or_zero([&](std::size_t& b) {
+                return cub_element_rows_scan<In>(rows, nullptr, b, nullptr, 0, nullptr, 0, cols, 0);
+            }));
+        return bytes;
+    }
     return 0;
 }
 
@@ -1295,9 +1345,12 @@ cudaError_t rows_scan(const In* in, std::size_t in_pitch, Out* out, std::size_t 
         });
     }
     if constexpr (has_element_lanes<In, Out>) {
-        if (!rows_in_lanes<In, Out>(rows, cols)) return cudaErrorInvalidValue;
+        const bool groups = rows_in_vectors(in, in_pitch, out, out_pitch, rows, cols);
+        if (!groups && !rows_in_lanes<In, Out>(rows, cols)) return cudaErrorInvalidValue;
         return with_cub_scratch(scratch, stream, [&](void* temp, std::size_t& bytes) {
-            const cudaError_t err = cub_element_rows_scan<In>(rows, temp, bytes, in, in_pitch, out, out_pitch, cols, stream);
+            const cudaError_t err =
+                groups ? cub_group_rows_scan<In>(rows, temp, bytes, in, in_pitch, out, out_pitch, cols, stream)
+                       : cub_element_rows_scan<In>(rows, temp, bytes, in, in_pitch, out, out_pitch, cols, stream);
             if (err == cudaSuccess && temp != nullptr && packed != nullptr) *packed = true;
             return err;
         });
@@ -1381,6 +1434,7 @@ cudaError_t line_scan(const In* in, Out* out, int n, cudaStream_t stream, void* 
     template bool line_in_words<In, Out>(const In*, const Out*, int);                         \
     template bool rows_in_words<In, Out>(const In*, std::size_t, const Out*, std::size_t, int, int); \
     template bool rows_in_lanes<In, Out>(int, int);                                           \
+    template bool rows_in_vectors<In, Out>(const In*, std::size_t, const Out*, std::size_t, int, int); \
     template std::size_t rows_scratch_bytes<In, Out>(int, int);                               \
     template bool columns_in_words<In, Out>(const In*, std::size_t, const Out*, std::size_t, int, int); \
     template std::size_t columns_scratch_bytes<In, Out>(int, int);                            \

@@ -180,6 +180,53 @@ struct WritePackedElements {
         }
     }
 };
+// f32 and i32 images of 2 rows of whole 16-byte groups (rows_in_vectors; the functors take 3 rows
+// and f64 too, as measured in docs/thin.md): item k holds
+// the sum of group k of each row (V = 16 / sizeof(T) elements), a lane each, so that an item moves
+// 16 bytes of every row with one load per row. The scan is exclusive: the output iterator gets
+// each row's prefix before the group, reads the group again (expected from L1 or L2) and adds it
+// up element by element, so every sum is formed as in a scan element by element.
+template <class T>
+struct alignas(16) Group16 {
+    T v[16 / sizeof(T)];
+};
+template <int R, class T>
+struct PackedGroupSums {  // item k: the sum of group k of rows 0..R-1
+    const Group16<T>* groups;
+    std::size_t pitch;  // groups between rows
+    __host__ __device__ RowLanes<R, lane_of<T>> operator()(uint32_t k) const {
+        RowLanes<R, lane_of<T>> lanes;
+        for (int r = 0; r < R; ++r) {
+            const Group16<T> g = groups[r * pitch + k];
+            lane_of<T> sum = 0;
+            for (int v = 0; v < int(16 / sizeof(T)); ++v) sum += lane_of<T>(g.v[v]);
+            lanes.sum[r] = sum;
+        }
+        return lanes;
+    }
+};
+template <int R, class T>
+struct WritePackedGroups {
+    const Group16<T>* in;
+    std::size_t in_pitch;  // groups
+    Group16<T>* out;
+    std::size_t out_pitch;
+    __host__ __device__ void operator()(std::ptrdiff_t k, RowLanes<R, lane_of<T>> before_group) const {
+        constexpr int V = int(16 / sizeof(T));
+        lane_of<T> column[V] = {};  // rows 0..r's prefixes through each column of the group
+        for (int r = 0; r < R; ++r) {
+            const Group16<T> g = in[r * in_pitch + k];
+            lane_of<T> run = before_group.sum[r];  // row r's prefix
+            Group16<T> sums;
+            for (int v = 0; v < V; ++v) {
+                run += lane_of<T>(g.v[v]);
+                column[v] += run;
+                sums.v[v] = T(column[v]);
+            }
+            out[r * out_pitch + k] = sums;
+        }
+    }
+};
 // Device scratch the call needs: a zeroed part (ticket, flags) followed by a value part (the
 // published K-vectors). Zeroing all of it is simplest and costs little (it is < 1 % of the
 // output). 0 for an empty or non-applicable shape. images: a batch of that many (scan).
@@ -242,6 +289,12 @@ bool rows_packed(int rows, int cols);  // rows_in_words's shapes: one packed sca
 // (rows_scan's *packed: true).
 template <class In, class Out>
 bool rows_in_lanes(int rows, int cols);
+// f32 and i32 images of 2 rows of 2 MiB or more (524,288 columns) whose rows are whole 16-byte
+// groups (cols and pitches multiples of 4, `in` and `out` 16-byte aligned; In == Out): one CUB
+// scan whose item holds a group's sum in each row (PackedGroupSums), 256 threads of 8 items;
+// rows_scratch_bytes and rows_scan serve them too (rows_scan's *packed: true).
+template <class In, class Out>
+bool rows_in_vectors(const In* in, std::size_t in_pitch, const Out* out, std::size_t out_pitch, int rows, int cols);
 template <class In, class Out>
 std::size_t rows_scratch_bytes(int rows, int cols);
 template <class In, class Out>

@@ -151,8 +151,8 @@ sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanO
         // For a batch too, since scratch sized for a batch serves one image (sat.hpp).
         if (rows == 1 || cols == 1)
             size.state_bytes = std::max(size.state_bytes, sat::thin::line_scratch_bytes<In, Out>(rows * cols));
-        // It may be 2 or 3 rows in words (u8 -> i32; pitches and pointers decide) or in element lanes
-        // (f32, f64, i32): CUB's scratch too.
+        // It may be 2 or 3 rows in words (u8 -> i32; pitches and pointers decide) or in element or
+        // group lanes (f32, f64, i32): CUB's scratch too.
         size.state_bytes = std::max(size.state_bytes, sat::thin::rows_scratch_bytes<In, Out>(rows, cols));
         // Or 2 or 3 contiguous columns in words (u8 -> i32): CUB's scratch for the columns' scan.
         size.state_bytes = std::max(size.state_bytes, sat::thin::columns_scratch_bytes<In, Out>(rows, cols));
@@ -318,10 +318,11 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
     if (takes_thin<In, Out, T>(rows, cols, opt)) {
         const bool line = im.count == 1 && sat::thin::is_line(rows, cols, in_pitch, out_pitch);  // CUB's 1-D scan
         // 2 or 3 u8 rows of whole words: CUB's packed scan, or its word scan per row; 2 or 3 rows of
-        // f32, f64 or i32: CUB's scan of element lanes.
+        // f32, f64 or i32: CUB's scan of element lanes, or of group lanes for wide rows.
         const bool few_rows = !line && im.count == 1 &&
                               (sat::thin::rows_in_words(in, in_pitch, out, out_pitch, rows, cols) ||
-                               sat::thin::rows_in_lanes<In, Out>(rows, cols));
+                               sat::thin::rows_in_lanes<In, Out>(rows, cols) ||
+                               sat::thin::rows_in_vectors(in, in_pitch, out, out_pitch, rows, cols));
         // 2 or 3 contiguous u8 columns, 4 rows to an item: CUB's packed scan down the columns.
         const bool few_cols = !line && im.count == 1 && sat::thin::columns_in_words(in, in_pitch, out, out_pitch, rows, cols);
         void* scratch = opt.state;

@@ -292,6 +292,8 @@ TEST_CASE("library inclusive_scan_2d: u8 -> i32 images of 2 or 3 rows in words, 
         {{2, 8, 8, 12, 1, 0}, ThinPath::packed_rows},
         {{3, 262144, 262144, 262144, 1, 0}, ThinPath::packed_rows},             // many of CUB's tiles
         {{3, 4000000, 4000004, 4000008, 1, 0}, ThinPath::packed_rows},          // pitches past the width
+        {{3, 7999996, 7999996, 8000000, 1, 0}, ThinPath::packed_rows},          // the widest on 512 x 4 tiles
+        {{3, 8000000, 8000000, 8000000, 0, 0}, ThinPath::packed_rows},          // the narrowest on 256 x 8
         {{3, 20000000, 20000000, 20000000, 0, 0}, ThinPath::packed_rows},       // row 2's sums wrap
         {{3, 40000000, 40000000, 40000000, 0, 0}, ThinPath::packed_rows},       // and each row's lane (from ~33.7M)
         {{2, 19999996, 20000000, 20000004, 1, 0}, ThinPath::packed_rows},       // the widest packed 2 rows; row 1 wraps
@@ -313,8 +315,10 @@ TEST_CASE("library inclusive_scan_2d: u8 -> i32 images of 2 or 3 rows in words, 
 TEST_CASE("library inclusive_scan_2d: f32 f64 and i32 images of 2 or 3 rows as element lanes and other pairs", "[gpu][library][thin]") {
     SAT_REQUIRE_GPU();
     // 2 or 3 rows of f32, f64 or i32 narrower than 2 MiB a row, at any pitches, take CUB's scan of
-    // element lanes, a column of the rows to an item (sat::thin::rows_in_lanes); wider rows and
-    // the other pairs take the chunks. Values 0..3: every sum exact.
+    // element lanes, a column of the rows to an item (sat::thin::rows_in_lanes); 2 f32 or i32 rows
+    // of 2 MiB or more of whole 16-byte groups, 16-byte aligned, CUB's scan of group lanes
+    // (rows_in_vectors); other wide rows and the other pairs take the chunks. Values 0..3: every
+    // sum exact (each below 2^24).
     using satlib::testing::ThinPath;
     auto check_rows = [](LibraryCase c, ThinPath f32_path, ThinPath f64_path) {
         for (const bool own_scratch : {false, true}) {  // own: the scratch inclusive_scan_2d_scratch sizes, used twice
@@ -331,12 +335,21 @@ TEST_CASE("library inclusive_scan_2d: f32 f64 and i32 images of 2 or 3 rows as e
     check_rows({3, 262143, 262143, 262146, 1, 0}, ThinPath::packed_rows, ThinPath::packed_rows);  // many of CUB's tiles; f64's widest
     check_rows({3, 262144, 262144, 262144, 1, 0}, ThinPath::packed_rows, ThinPath::chunks);       // f64 rows of 2 MiB
     check_rows({2, 524287, 524290, 524288, 1, 0}, ThinPath::packed_rows, ThinPath::chunks);       // f32's and i32's widest
-    check_rows({3, 524288, 524288, 524288, 0, 0}, ThinPath::chunks, ThinPath::chunks);
-    LibraryCase in_place{3, 100003, 100004, 100004, 1, 0};
-    in_place.in_place = true;
-    check_library_on<float, float>(in_place, ThinPath::packed_rows);
-    check_library_on<int32_t, int32_t>(in_place, ThinPath::packed_rows);
-    check_library_on<double, double>(in_place, ThinPath::packed_rows);
+    check_rows({3, 524288, 524288, 524288, 0, 0}, ThinPath::chunks, ThinPath::chunks);            // 3 rows of 2 MiB
+    check_rows({2, 524288, 524288, 524288, 0, 0}, ThinPath::packed_rows, ThinPath::chunks);       // 2 rows of 2 MiB: groups
+    check_rows({2, 4000000, 4000004, 4000008, 1, 0}, ThinPath::packed_rows, ThinPath::chunks);    // pitches past the width
+    check_rows({2, 4000002, 4000002, 4000002, 0, 0}, ThinPath::chunks, ThinPath::chunks);  // not whole f32 groups
+    check_rows({2, 4000000, 4000002, 4000000, 1, 0}, ThinPath::chunks, ThinPath::chunks);  // an input pitch of half a group
+    check_rows({2, 4000000, 4000004, 4000004, 1, 1}, ThinPath::chunks, ThinPath::chunks);  // both an element past alignment
+    for (const LibraryCase in_place_case : {LibraryCase{3, 100003, 100004, 100004, 1, 0},       // element lanes
+                                            LibraryCase{2, 1048576, 1048580, 1048580, 1, 0}}) {  // f32, i32: group lanes
+        LibraryCase in_place = in_place_case;
+        in_place.in_place = true;
+        const ThinPath f64_path = in_place.cols < 262144 ? ThinPath::packed_rows : ThinPath::chunks;
+        check_library_on<float, float>(in_place, ThinPath::packed_rows);
+        check_library_on<int32_t, int32_t>(in_place, ThinPath::packed_rows);
+        check_library_on<double, double>(in_place, f64_path);
+    }
     const LibraryCase other_pairs{3, 1921, 1921, 1921, 0, 0};
     check_library_on<uint8_t, float>(other_pairs, ThinPath::chunks);
     check_library_on<float, double>(other_pairs, ThinPath::chunks);
@@ -539,11 +552,11 @@ TEST_CASE("library: which shapes are lines, their scratch covers CUB's, bad line
             CHECK(sat::inclusive_scan_2d_scratch<uint8_t, int32_t>(cols, rows, 8).state_bytes >= cub_columns);
             CHECK(cudaGetLastError() == idle);
         }
-    // f32, i32 and f64 images of 2 or 3 rows in element lanes, up to the widest: the library's
-    // scratch covers CUB's (the GPU tests' own-scratch cases would not see it short: CUB is handed
-    // its own size).
+    // f32, i32 and f64 images of 2 or 3 rows in element lanes, up to the widest, and in group
+    // lanes: the library's scratch covers CUB's (the GPU tests' own-scratch cases would not see it
+    // short: CUB is handed its own size).
     for (int rows : {2, 3})
-        for (int cols : {1, 4, 262143, 524287}) {
+        for (int cols : {1, 4, 262143, 524287, 524288, 40000000}) {
             INFO(rows << " x " << cols);
             const std::size_t cub_f32 = sat::thin::rows_scratch_bytes<float, float>(rows, cols);
             const std::size_t cub_i32 = sat::thin::rows_scratch_bytes<int32_t, int32_t>(rows, cols);
@@ -571,6 +584,27 @@ TEST_CASE("library: which shapes are lines, their scratch covers CUB's, bad line
     CHECK_FALSE(sat::thin::rows_in_lanes<float, double>(3, 8));
     CHECK(sat::thin::rows_scratch_bytes<float, float>(4, 8) == 0);
     CHECK(sat::thin::rows_scratch_bytes<float, double>(3, 8) == 0);
+    // Group lanes: 2 rows of f32 or i32 of 2 MiB or more, whole 16-byte groups (cols and
+    // pitches), both pointers 16-byte aligned.
+    const auto* in_f32 = reinterpret_cast<const float*>(std::uintptr_t(4096));
+    const auto* in_f64 = reinterpret_cast<const double*>(std::uintptr_t(4096));
+    auto* out_f64 = reinterpret_cast<double*>(std::uintptr_t(8192));
+    auto* out_i32 = reinterpret_cast<int32_t*>(std::uintptr_t(8192));
+    const auto* in_i32 = reinterpret_cast<const int32_t*>(std::uintptr_t(4096));
+    CHECK(sat::thin::rows_in_vectors(in_f32, 524288, p_f32, 524288, 2, 524288));  // 2 MiB a row
+    CHECK(sat::thin::rows_in_vectors(in_f32, 4000004, p_f32, 4000008, 2, 4000000));
+    CHECK(sat::thin::rows_in_vectors(in_i32, 524288, out_i32, 524288, 2, 524288));
+    CHECK_FALSE(sat::thin::rows_in_vectors(in_f32, 524284, p_f32, 524284, 2, 524284));  // under 2 MiB: element lanes
+    CHECK_FALSE(sat::thin::rows_in_vectors(in_f32, 4000000, p_f32, 4000000, 3, 4000000));  // 3 rows: the chunks
+    CHECK_FALSE(sat::thin::rows_in_vectors(in_f64, 4000000, out_f64, 4000000, 2, 4000000));  // f64: the chunks
+    CHECK_FALSE(sat::thin::rows_in_vectors(in_f32, 4000002, p_f32, 4000002, 2, 4000002));  // not whole groups
+    CHECK_FALSE(sat::thin::rows_in_vectors(in_f32, 4000002, p_f32, 4000000, 2, 4000000));  // an input pitch
+    CHECK_FALSE(sat::thin::rows_in_vectors(in_f32, 4000000, p_f32, 4000002, 2, 4000000));  // an output pitch
+    CHECK_FALSE(sat::thin::rows_in_vectors(in_f32 + 1, 4000000, p_f32, 4000000, 2, 4000000));  // unaligned
+    CHECK_FALSE(sat::thin::rows_in_vectors(in_f32, 4000000, p_f32 + 2, 4000000, 2, 4000000));
+    CHECK_FALSE(sat::thin::rows_in_vectors(in_f32, 4000000, p_f32, 4000000, 1, 4000000));  // a line
+    CHECK_FALSE(sat::thin::rows_in_vectors(u8, 4000000, i32, 4000000, 2, 4000000));  // u8 -> i32: its words
+    CHECK(sat::thin::rows_scratch_bytes<float, double>(3, 4000000) == 0);
     // rows_scan refuses bad element-lane arguments before any CUDA call too.
     CHECK(sat::thin::rows_scan<float, float>(nullptr, 8, p_f32, 8, 2, 8, nullptr, nullptr) == cudaErrorInvalidValue);
     CHECK(sat::thin::rows_scan<float, float>(p_f32, 7, p_f32, 8, 2, 8, nullptr, nullptr) == cudaErrorInvalidValue);
@@ -921,6 +955,9 @@ TEST_CASE("library C ABI: a small batch for compute-sanitizer", "[gpu][library][
     check_abi_on({SATLIB_F32, SATLIB_F32, 1, 3, 20001, 0, 0, 0, 0, false}, ThinPath::packed_rows);
     check_abi_on({SATLIB_I32, SATLIB_I32, 1, 2, 20001, 0, 0, 0, 0, false}, ThinPath::packed_rows);
     check_abi_on({SATLIB_F64, SATLIB_F64, 1, 3, 9001, 0, 0, 0, 0, false}, ThinPath::packed_rows);
+    // f32 and i32 images of 2 rows in group lanes: rows of 2 MiB (64 tiles of 2048 groups).
+    check_abi_on({SATLIB_F32, SATLIB_F32, 1, 2, 524288, 0, 0, 0, 0, false}, ThinPath::packed_rows);
+    check_abi_on({SATLIB_I32, SATLIB_I32, 1, 2, 524288, 0, 0, 0, 0, false}, ThinPath::packed_rows);
 }
 
 TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-sanitizer", "[gpu][library][sanitize]") {
