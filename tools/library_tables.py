@@ -1467,6 +1467,10 @@ TABLES = {
                     lambda r: r["type"] != "u8i32" and not group_lanes_measured(r),
                     bold="the images narrower than 2 MiB a row, whose lanes differ"),
                  "rows_group_lanes_narrow_ab_h200.csv"),
+                ("ROWS GROUP LANES ROUTED AB TABLE", lambda p: ab_table(
+                    p, "3a3cca7", "9ef1d1c (group lanes for 2 f32 or i32 rows from 2 MiB a row)",
+                    group_lanes_shipped, bold="the images the group lanes take"),
+                 "rows_group_lanes_routed_ab_h200.csv"),
                 ("THIN TABLE", thin_table, "thin_h100.csv"),
                 ("THIN LOADS AB TABLE", lambda p: ab_table(
                     p, "u8 loaded 4 bytes at a time", "16-byte input loads (the shipped chunks)",
