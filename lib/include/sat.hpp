@@ -6,9 +6,10 @@
 // Two layers over the same kernels (lib/src/lookback_kernel.cuh; thin images: lib/src/sat_thin.cu;
 // one line, or one u8 -> i32 image of 2 or 3 rows of whole words or of 2 or 3 contiguous columns
 // (rows a multiple of 4), or one f32, f64 or i32 image (the same type in and out) of 2 or 3 rows
-// narrower than 2 MiB a row, or of 2 f32 or i32 rows of whole 16-byte groups from 2 MiB: CUB's
-// 1-D scan, or CUB's scan of the rows or columns packed (a scan per row for 2 u8 rows from
-// 20,000,000 wide; element or group lanes for f32, f64 and i32)):
+// narrower than 2 MiB a row, or of 2 f32 or i32 rows of whole 16-byte groups from 2 MiB (cols and
+// pitches multiples of 4, both pointers 16-byte aligned): CUB's 1-D scan, or CUB's scan of the
+// rows or columns packed (a scan per row for 2 u8 rows from 20,000,000 wide; element or group
+// lanes for f32, f64 and i32)):
 //   sat::inclusive_scan_2d  one image (or a batch), cudaError_t, optional caller-owned scratch (ScanOptions);
 //   sat::integral, sat::box_sum / box_mean / box_variance
 //                           batches, squared sums, the NPP layout and box filters: typed calls

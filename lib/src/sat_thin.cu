@@ -1124,14 +1124,15 @@ template <int R, class T>
 using ElementLaneTiles = LanePolicies<RowLanes<R, lane_of<T>>, 256, sizeof(T) == 8 ? 4 : 8>;
 constexpr int short_lane_tiles_below_cols = 8000000;
 bool rows_take_short_lane_tiles(int cols) { return cols < short_lane_tiles_below_cols; }
-// CUB's scan of `items` items of R lanes into an output iterator, on the lanes' policies P:
-// inclusive, or, given an initial value (cub::detail::InputValue), exclusive.
-template <class P, int R, class Lane, class Sums, class Quads, class Init = cub::NullType>
-cudaError_t lane_scan_dispatch(void* temp, std::size_t& temp_bytes, Sums sums, Quads quads, int items,
+// CUB's scan of `count` items of R lanes (the input iterator `items`) into the output iterator
+// `write`, on the lanes' policies P: inclusive, or, given an initial value, exclusive (the
+// initial value is CUB's internal cub::detail::InputValue, as DeviceScan::ExclusiveScan passes it).
+template <class P, int R, class Lane, class Items, class Write, class Init = cub::NullType>
+cudaError_t lane_scan_dispatch(void* temp, std::size_t& temp_bytes, Items items, Write write, int count,
                                cudaStream_t stream, Init init = {}) {
     using Add = AddLanes<R, Lane>;
-    using Dispatch = cub::DispatchScan<Sums, Quads, Add, Init, uint32_t, RowLanes<R, Lane>, cub::ForceInclusive::No, P>;
-    return Dispatch::Dispatch(temp, temp_bytes, sums, quads, Add{}, init, uint32_t(items), stream);
+    using Dispatch = cub::DispatchScan<Items, Write, Add, Init, uint32_t, RowLanes<R, Lane>, cub::ForceInclusive::No, P>;
+    return Dispatch::Dispatch(temp, temp_bytes, items, write, Add{}, init, uint32_t(count), stream);
 }
 template <int R>
 cudaError_t cub_packed_rows_scan(void* temp, std::size_t& temp_bytes, const uint8_t* in, std::size_t in_pitch,
@@ -1164,8 +1165,9 @@ cudaError_t cub_element_rows_scan(void* temp, std::size_t& temp_bytes, const T* 
     const auto sums = thrust::make_tabulate_output_iterator(WritePackedElements<R, T>{out, out_pitch});
     return lane_scan_dispatch<ElementLaneTiles<R, T>, R, lane_of<T>>(temp, temp_bytes, columns, sums, cols, stream);
 }
-// f32, f64 and i32 images of 2 or 3 rows of whole 16-byte groups: group lanes, exclusive
-// (sat_thin.cuh), on the element lanes' policies.
+// f32 and i32 images of 2 rows of whole 16-byte groups: group lanes, exclusive (sat_thin.cuh),
+// on the element lanes' policies (3 rows and f64 were measured and left in the chunks: only
+// R = 2 and 4-byte T are built).
 template <int R, class T>
 cudaError_t cub_group_rows_scan(void* temp, std::size_t& temp_bytes, const T* in, std::size_t in_pitch, T* out,
                                 std::size_t out_pitch, int cols, cudaStream_t stream) {
@@ -1178,12 +1180,6 @@ cudaError_t cub_group_rows_scan(void* temp, std::size_t& temp_bytes, const T* in
     using Lanes = RowLanes<R, lane_of<T>>;
     return lane_scan_dispatch<ElementLaneTiles<R, T>, R, lane_of<T>>(temp, temp_bytes, groups, sums, cols / V, stream,
                                                                      cub::detail::InputValue<Lanes>(Lanes{}));
-}
-template <class T>
-cudaError_t cub_group_rows_scan(int rows, void* temp, std::size_t& temp_bytes, const T* in, std::size_t in_pitch,
-                                T* out, std::size_t out_pitch, int cols, cudaStream_t stream) {
-    return rows == 2 ? cub_group_rows_scan<2>(temp, temp_bytes, in, in_pitch, out, out_pitch, cols, stream)
-                     : cub_group_rows_scan<3>(temp, temp_bytes, in, in_pitch, out, out_pitch, cols, stream);
 }
 template <class T>
 cudaError_t cub_element_rows_scan(int rows, void* temp, std::size_t& temp_bytes, const T* in, std::size_t in_pitch,
@@ -1284,20 +1280,21 @@ bool rows_in_lanes(int rows, int cols) {
 // columns), but 1.02-1.04 for 3 f32 rows from 4,000,000 columns and 0.93-1.20 for f64; below
 // 2 MiB the element lanes took 0.54-0.86 of theirs (docs/thin.md, *f32 and i32 images of 2 rows
 // in group lanes*).
-#ifndef SAT_THIN_GROUP_LANES_FROM_ROW_BYTES  // (tuning)
-#define SAT_THIN_GROUP_LANES_FROM_ROW_BYTES (std::size_t(2) << 20)
+#ifndef SAT_THIN_GROUP_LANES_FROM_ROW_BYTES  // (tuning; by default where the element lanes stop)
+#define SAT_THIN_GROUP_LANES_FROM_ROW_BYTES element_lanes_below_row_bytes
 #endif
 constexpr std::size_t group_lanes_from_row_bytes = SAT_THIN_GROUP_LANES_FROM_ROW_BYTES;
 template <class In, class Out>
 bool rows_shape_in_groups(int rows, int cols) {
-    return has_element_lanes<In, Out> && sizeof(In) == 4 && rows == 2 && cols > 0 && cols % 4 == 0 &&
+    constexpr int V = int(16 / sizeof(In));  // elements in a group
+    return has_element_lanes<In, Out> && sizeof(In) == 4 && rows == 2 && cols > 0 && cols % V == 0 &&
            std::size_t(cols) * sizeof(In) >= group_lanes_from_row_bytes;
 }
 template <class In, class Out>
-bool rows_in_vectors(const In* in, std::size_t in_pitch, const Out* out, std::size_t out_pitch, int rows, int cols) {
+bool rows_in_groups(const In* in, std::size_t in_pitch, const Out* out, std::size_t out_pitch, int rows, int cols) {
     constexpr std::size_t V = 16 / sizeof(In);
-    return rows_shape_in_groups<In, Out>(rows, cols) && in_pitch % V == 0 && out_pitch % V == 0 &&
-           reinterpret_cast<std::uintptr_t>(in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
+    return rows_shape_in_groups<In, Out>(rows, cols) && in_pitch % V == 0 && out_pitch % V == 0 && aligned(in, 16) &&
+           aligned(out, 16);
 }
 
 template <class In, class Out>
@@ -1308,10 +1305,11 @@ std::size_t rows_scratch_bytes(int rows, int cols) {
     if constexpr (has_element_lanes<In, Out>) {
         // Either lanes the shape may take (the group lanes: pointers and pitches decide).
         std::size_t bytes = 0;
-        if (rows_shape_in_groups<In, Out>(rows, cols))
-            bytes = cub_bytes_or_zero([&](std::size_t& b) {
-                return cub_group_rows_scan<In>(rows, nullptr, b, nullptr, 0, nullptr, 0, cols, 0);
-            });
+        if constexpr (sizeof(In) == 4)
+            if (rows_shape_in_groups<In, Out>(rows, cols))
+                bytes = cub_bytes_or_zero([&](std::size_t& b) {
+                    return cub_group_rows_scan<2, In>(nullptr, b, nullptr, 0, nullptr, 0, cols, 0);
+                });
         if (rows_in_lanes<In, Out>(rows, cols))
             bytes = std::max(bytes, cub_bytes_or_zero([&](std::size_t& b) {
                 return cub_element_rows_scan<In>(rows, nullptr, b, nullptr, 0, nullptr, 0, cols, 0);
@@ -1323,8 +1321,9 @@ std::size_t rows_scratch_bytes(int rows, int cols) {
 
 template <class In, class Out>
 cudaError_t rows_scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows, int cols,
-                      cudaStream_t stream, void* scratch, bool* packed) {
+                      cudaStream_t stream, void* scratch, bool* packed, bool* group_lanes) {
     if (packed != nullptr) *packed = false;
+    if (group_lanes != nullptr) *group_lanes = false;
     // Refused before any CUDA call: null pointers, pitches short of the width, other shapes.
     if (in == nullptr || out == nullptr || in_pitch < std::size_t(cols) || out_pitch < std::size_t(cols))
         return cudaErrorInvalidValue;
@@ -1345,13 +1344,15 @@ cudaError_t rows_scan(const In* in, std::size_t in_pitch, Out* out, std::size_t 
         });
     }
     if constexpr (has_element_lanes<In, Out>) {
-        const bool groups = rows_in_vectors(in, in_pitch, out, out_pitch, rows, cols);
+        const bool groups = rows_in_groups(in, in_pitch, out, out_pitch, rows, cols);
         if (!groups && !rows_in_lanes<In, Out>(rows, cols)) return cudaErrorInvalidValue;
         return with_cub_scratch(scratch, stream, [&](void* temp, std::size_t& bytes) {
-            const cudaError_t err =
-                groups ? cub_group_rows_scan<In>(rows, temp, bytes, in, in_pitch, out, out_pitch, cols, stream)
-                       : cub_element_rows_scan<In>(rows, temp, bytes, in, in_pitch, out, out_pitch, cols, stream);
+            cudaError_t err = cudaErrorInvalidValue;
+            if constexpr (sizeof(In) == 4)  // group lanes: 2 rows of f32 or i32 only (rows_shape_in_groups)
+                if (groups) err = cub_group_rows_scan<2>(temp, bytes, in, in_pitch, out, out_pitch, cols, stream);
+            if (!groups) err = cub_element_rows_scan<In>(rows, temp, bytes, in, in_pitch, out, out_pitch, cols, stream);
             if (err == cudaSuccess && temp != nullptr && packed != nullptr) *packed = true;
+            if (err == cudaSuccess && temp != nullptr && group_lanes != nullptr) *group_lanes = groups;
             return err;
         });
     }
@@ -1434,14 +1435,14 @@ cudaError_t line_scan(const In* in, Out* out, int n, cudaStream_t stream, void* 
     template bool line_in_words<In, Out>(const In*, const Out*, int);                         \
     template bool rows_in_words<In, Out>(const In*, std::size_t, const Out*, std::size_t, int, int); \
     template bool rows_in_lanes<In, Out>(int, int);                                           \
-    template bool rows_in_vectors<In, Out>(const In*, std::size_t, const Out*, std::size_t, int, int); \
+    template bool rows_in_groups<In, Out>(const In*, std::size_t, const Out*, std::size_t, int, int); \
     template std::size_t rows_scratch_bytes<In, Out>(int, int);                               \
     template bool columns_in_words<In, Out>(const In*, std::size_t, const Out*, std::size_t, int, int); \
     template std::size_t columns_scratch_bytes<In, Out>(int, int);                            \
     template cudaError_t columns_scan<In, Out>(const In*, std::size_t, Out*, std::size_t, int, int, \
                                                cudaStream_t, void*);                          \
     template cudaError_t rows_scan<In, Out>(const In*, std::size_t, Out*, std::size_t, int, int,   \
-                                            cudaStream_t, void*, bool*);                      \
+                                            cudaStream_t, void*, bool*, bool*);               \
     template cudaError_t blocks_per_sm<In, Out>(int, int, int, int*, int*);                   \
     template cudaError_t line_scan<In, Out>(const In*, Out*, int, cudaStream_t, void*);       \
     template cudaError_t scan<In, Out>(const In*, std::size_t, Out*, std::size_t, int, int,   \

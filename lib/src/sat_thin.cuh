@@ -180,12 +180,13 @@ struct WritePackedElements {
         }
     }
 };
-// f32 and i32 images of 2 rows of whole 16-byte groups (rows_in_vectors; the functors take 3 rows
-// and f64 too, as measured in docs/thin.md): item k holds
-// the sum of group k of each row (V = 16 / sizeof(T) elements), a lane each, so that an item moves
-// 16 bytes of every row with one load per row. The scan is exclusive: the output iterator gets
-// each row's prefix before the group, reads the group again (expected from L1 or L2) and adds it
-// up element by element, so every sum is formed as in a scan element by element.
+// f32 and i32 images of 2 rows of whole 16-byte groups (rows_in_groups; the functors take 3 rows
+// and f64 too, as measured in docs/thin.md): item k holds the sum of group k of each row
+// (V = 16 / sizeof(T) elements), a lane each, so that an item moves 16 bytes of every row with
+// one load per row. The scan is exclusive: the output iterator gets each row's prefix before the
+// group (CUB's sum over the groups before), reads the group again (expected from L1 or L2) and
+// adds its elements to it one by one, so no output is a total less the elements after it (f32
+// outputs are never formed by subtraction).
 template <class T>
 struct alignas(16) Group16 {
     T v[16 / sizeof(T)];
@@ -292,14 +293,14 @@ bool rows_in_lanes(int rows, int cols);
 // f32 and i32 images of 2 rows of 2 MiB or more (524,288 columns) whose rows are whole 16-byte
 // groups (cols and pitches multiples of 4, `in` and `out` 16-byte aligned; In == Out): one CUB
 // scan whose item holds a group's sum in each row (PackedGroupSums), 256 threads of 8 items;
-// rows_scratch_bytes and rows_scan serve them too (rows_scan's *packed: true).
+// rows_scratch_bytes and rows_scan serve them too (rows_scan's *packed and *group_lanes: true).
 template <class In, class Out>
-bool rows_in_vectors(const In* in, std::size_t in_pitch, const Out* out, std::size_t out_pitch, int rows, int cols);
+bool rows_in_groups(const In* in, std::size_t in_pitch, const Out* out, std::size_t out_pitch, int rows, int cols);
 template <class In, class Out>
 std::size_t rows_scratch_bytes(int rows, int cols);
 template <class In, class Out>
 cudaError_t rows_scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows, int cols,
-                      cudaStream_t stream, void* scratch, bool* packed = nullptr);
+                      cudaStream_t stream, void* scratch, bool* packed = nullptr, bool* group_lanes = nullptr);
 // One u8 -> i32 image of 2 or 3 contiguous columns (N x C with pitches of C, N a multiple of 4,
 // `in` 4-byte and `out` 16-byte aligned) is one CUB scan down its columns, each item 4 rows with a
 // 32-bit lane per column (PackedRowQuadSums), 256 threads of 8 items at every height.

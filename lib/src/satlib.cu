@@ -322,7 +322,7 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
         const bool few_rows = !line && im.count == 1 &&
                               (sat::thin::rows_in_words(in, in_pitch, out, out_pitch, rows, cols) ||
                                sat::thin::rows_in_lanes<In, Out>(rows, cols) ||
-                               sat::thin::rows_in_vectors(in, in_pitch, out, out_pitch, rows, cols));
+                               sat::thin::rows_in_groups(in, in_pitch, out, out_pitch, rows, cols));
         // 2 or 3 contiguous u8 columns, 4 rows to an item: CUB's packed scan down the columns.
         const bool few_cols = !line && im.count == 1 && sat::thin::columns_in_words(in, in_pitch, out, out_pitch, rows, cols);
         void* scratch = opt.state;
@@ -343,9 +343,11 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
             err = sat::thin::line_scan<In, Out>(in, out, rows * cols, stream, scratch);
             if (err == cudaSuccess) log_thin_launch(ThinPath::line);
         } else if (few_rows) {
-            bool packed = false;
-            err = sat::thin::rows_scan<In, Out>(in, in_pitch, out, out_pitch, rows, cols, stream, scratch, &packed);
-            if (err == cudaSuccess) log_thin_launch(packed ? ThinPath::packed_rows : ThinPath::rows);
+            bool packed = false, group_lanes = false;
+            err = sat::thin::rows_scan<In, Out>(in, in_pitch, out, out_pitch, rows, cols, stream, scratch, &packed,
+                                                &group_lanes);
+            if (err == cudaSuccess)
+                log_thin_launch(group_lanes ? ThinPath::group_rows : packed ? ThinPath::packed_rows : ThinPath::rows);
         } else if (few_cols) {
             err = sat::thin::columns_scan<In, Out>(in, in_pitch, out, out_pitch, rows, cols, stream, scratch);
             if (err == cudaSuccess) log_thin_launch(ThinPath::packed_columns);

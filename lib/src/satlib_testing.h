@@ -8,8 +8,9 @@ namespace testing {
 // How the last thin call ran: the chunks (sat::thin::scan), CUB's scan of one line, or a u8 -> i32
 // image of 2 or 3 rows in words as CUB's scan per row or its one scan of packed rows, or of 2 or
 // 3 contiguous columns as its one scan of packed columns; packed_rows also for an f32, f64 or i32
-// image of 2 or 3 rows in element lanes; none after a 2-D launch.
-enum class ThinPath { none, chunks, line, rows, packed_rows, packed_columns };
+// image of 2 or 3 rows in element lanes; group_rows for an f32 or i32 image of 2 rows in group
+// lanes; none after a 2-D launch.
+enum class ThinPath { none, chunks, line, rows, packed_rows, packed_columns, group_rows };
 
 struct LaunchLog {
     unsigned long long scans;       // SAT kernel launches (2-D and thin) since the program started
