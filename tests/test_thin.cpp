@@ -385,19 +385,16 @@ long long packed_columns_mismatches(int rows, bool all_255, std::uint64_t seed) 
     return wrong;
 }
 
-// The element lanes' functors (sat_thin.cuh) as CUB's scan runs them, on the CPU: item k (column k)
-// from PackedElements, the inclusive prefix through k by AddLanes, written by WritePackedElements;
-// against the SAT of R rows: f32 and f64 of values 0..3 (exact sums), i32 of any value (sums mod
-// 2^32). Returns the number of wrong sums, and of elements written past the width.
-template <int R, class T>
-long long packed_elements_mismatches(int cols, std::size_t in_pitch, std::size_t out_pitch, std::uint64_t seed) {
+// Lane inputs: f32 and f64 of values 0..3 (exact sums), i32 of any value (sums mod 2^32).
+template <class T>
+void fill_lane_input(T* in, std::size_t n, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
-    std::vector<T> in(R * in_pitch);
-    for (T& v : in) v = std::is_integral_v<T> ? T(uint32_t(rng())) : T(rng() % 4);
-    std::vector<T> out(R * out_pitch, T(-1));  // poisoned
-    lane_scan_on_cpu<R, sat::thin::lane_of<T>>(sat::thin::PackedElements<R, T>{in.data(), in_pitch},
-                                               sat::thin::WritePackedElements<R, T>{out.data(), out_pitch},
-                                               uint32_t(cols));
+    for (std::size_t i = 0; i < n; ++i) in[i] = std::is_integral_v<T> ? T(uint32_t(rng())) : T(rng() % 4);
+}
+// Of an R x cols image and its scanned output (poisoned with T(-1) before): the wrong sums
+// against the SAT, and the elements written past the width.
+template <int R, class T>
+long long rows_sat_mismatches(const T* in, std::size_t in_pitch, const T* out, std::size_t out_pitch, int cols) {
     long long wrong = 0;
     sat::for_each_exact_sum(
         sat::Shape{R, cols}, [&](int r, int c) { return (long long)in[r * in_pitch + c]; },
@@ -406,29 +403,32 @@ long long packed_elements_mismatches(int cols, std::size_t in_pitch, std::size_t
         for (std::size_t c = cols; c < out_pitch; ++c) wrong += out[r * out_pitch + c] != T(-1);
     return wrong;
 }
-// The group lanes' functors (sat_thin.cuh) as CUB's exclusive scan runs them, on the CPU, against
-// the SAT of R rows of whole 16-byte groups (cols and pitches multiples of V = 16 / sizeof(T)), the
-// values as in packed_elements_mismatches. Returns the number of wrong sums, and of elements
-// written past the width.
+// The element lanes' functors (sat_thin.cuh) as CUB's scan runs them, on the CPU: item k (column k)
+// from PackedElements, the inclusive prefix through k by AddLanes, written by WritePackedElements.
+template <int R, class T>
+long long packed_elements_mismatches(int cols, std::size_t in_pitch, std::size_t out_pitch, std::uint64_t seed) {
+    std::vector<T> in(R * in_pitch);
+    fill_lane_input(in.data(), in.size(), seed);
+    std::vector<T> out(R * out_pitch, T(-1));  // poisoned
+    lane_scan_on_cpu<R, sat::thin::lane_of<T>>(sat::thin::PackedElements<R, T>{in.data(), in_pitch},
+                                               sat::thin::WritePackedElements<R, T>{out.data(), out_pitch},
+                                               uint32_t(cols));
+    return rows_sat_mismatches<R>(in.data(), in_pitch, out.data(), out_pitch, cols);
+}
+// The group lanes' functors (sat_thin.cuh) as CUB's exclusive scan runs them, on the CPU, for R
+// rows of whole 16-byte groups (cols and pitches multiples of V = 16 / sizeof(T)).
 template <int R, class T>
 long long group_lanes_mismatches(int cols, std::size_t in_pitch, std::size_t out_pitch, std::uint64_t seed) {
     constexpr std::size_t V = 16 / sizeof(T);
-    std::mt19937_64 rng(seed);
     std::vector<sat::thin::Group16<T>> in(R * in_pitch / V), out(R * out_pitch / V);
     auto* in_elems = reinterpret_cast<T*>(in.data());
     auto* out_elems = reinterpret_cast<T*>(out.data());
-    for (std::size_t i = 0; i < R * in_pitch; ++i) in_elems[i] = std::is_integral_v<T> ? T(uint32_t(rng())) : T(rng() % 4);
+    fill_lane_input(in_elems, R * in_pitch, seed);
     std::fill(out_elems, out_elems + R * out_pitch, T(-1));  // poisoned
     lane_exclusive_scan_on_cpu<R, sat::thin::lane_of<T>>(
         sat::thin::PackedGroupSums<R, T>{in.data(), in_pitch / V},
         sat::thin::WritePackedGroups<R, T>{in.data(), in_pitch / V, out.data(), out_pitch / V}, uint32_t(cols / V));
-    long long wrong = 0;
-    sat::for_each_exact_sum(
-        sat::Shape{R, cols}, [&](int r, int c) { return (long long)in_elems[r * in_pitch + c]; },
-        [&](int r, int c, long long sum) { wrong += !sat::equals_exact_sum(out_elems[r * out_pitch + c], sum); });
-    for (int r = 0; r < R; ++r)
-        for (std::size_t c = cols; c < out_pitch; ++c) wrong += out_elems[r * out_pitch + c] != T(-1);
-    return wrong;
+    return rows_sat_mismatches<R>(in_elems, in_pitch, out_elems, out_pitch, cols);
 }
 }  // namespace
 
