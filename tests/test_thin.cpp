@@ -127,6 +127,10 @@ std::vector<ThinCase> thin_cases() {
         cases.push_back({s[0], s[1], std::size_t(s[1]) + 8, std::size_t(s[1]) + 4, 4, true});   // whole-vector pitch
         cases.push_back({s[0], s[1], std::size_t(s[1]) + 16, std::size_t(s[1]) + 16, 16, true});  // 16-byte groups, pitch
         cases.push_back({s[0], s[1], 0, 0, 4, false});  // contiguous; u8 aligned to 4 bytes only
+        // Pitches of whole 16-byte groups (every type) past a width that is not: a wide chunk's
+        // last group of a row is cut by the width (cp.async zero-fills the rest, copy_group_async).
+        const std::size_t whole = (std::size_t(s[1]) + 15) / 16 * 16;
+        cases.push_back({s[0], s[1], whole + 16, whole + 32, 16, true});
     }
     return cases;
 }

@@ -2,13 +2,15 @@
 // mk/lib_ab.mk): this tree's sat::inclusive_scan_2d against the one of the checkout DIR, on the
 // shapes of issue 22's targets (--set targets, the default), on its thin shapes (--set thin), on
 // single lines, which take CUB's 1-D scan (--set lines), on u8 -> i32 thin shapes 3 to 33
-// wide (--set widths), on wide thin shapes whose rows are not a whole number of 16-byte groups
+// wide (--set widths), on f32 thin shapes 3 to 33 wide and i32 and f64 ones 3, 9 and 33 wide, both
+// ways (--set same-type), on wide thin shapes whose rows are not a whole number of 16-byte groups
 // (--set pitches), on tall f32, f64 and i32 shapes 2 to 33 wide (--set tall), on u8 -> i32, f32,
 // f64 and i32 images of 2 and 3 rows from 1920 to 40,000,000 wide (--set rows), or on u8 -> i32 images of 2
 // and 3 contiguous columns from 1920 to 40,000,000 tall (--set columns).
 //
 //     build/lib/ab-base/<DIR>/bench_ab [--reps N] [--quick] [--seed S]
-//                                      [--set targets|thin|lines|widths|pitches|tall|rows|columns] [--csv FILE]
+//                                      [--set targets|thin|lines|widths|same-type|pitches|tall|rows|columns]
+//                                      [--csv FILE]
 //
 // Each version gets its own output and scratch, kept between calls as a caller keeps them; each
 // call clears its state (state_is_zero false), as in peers' satlib variant. Repetitions
@@ -147,7 +149,8 @@ int main(int argc, char** argv) {
     BenchOptions o;
     std::uint64_t seed = std::random_device{}();
     std::string set = "targets";
-    const std::vector<std::string> sets = {"targets", "thin", "lines", "widths", "pitches", "tall", "rows", "columns"};
+    const std::vector<std::string> sets = {"targets", "thin",    "lines", "widths",   "same-type",
+                                           "pitches", "tall", "rows",  "columns"};
     if (!parse_bench_options(argc, argv, "bench_ab", o, &seed, &set, &sets)) return 2;
     if (!have_device("bench_ab")) return 2;
     std::FILE* csv = nullptr;
@@ -185,6 +188,16 @@ int main(int argc, char** argv) {
             for (const int k : {3, 4, 5, 6, 8, 12, 16, 24, 33})
                 for (const Case shape : {Case{T::u8i32, 1, k, 120000000 / k}, Case{T::u8i32, 1, 120000000 / k, k}})
                     cases.push_back(shape);
+        } else if (set == "same-type") {  // chunks of f32 (and a few i32, f64) from 3 to 33 wide, both ways
+            for (const int k : {3, 5, 7, 9, 12, 16, 17, 24, 33})
+                for (const Case shape : {Case{T::f32, 1, k, 120000000 / k}, Case{T::f32, 1, 120000000 / k, k}})
+                    cases.push_back(shape);
+            for (T type : {T::i32, T::f64})
+                for (const int k : {3, 9, 33}) {
+                    const int n = (type == T::f64 ? 60000000 : 120000000) / k;
+                    cases.push_back({type, 1, k, n});
+                    cases.push_back({type, 1, n, k});
+                }
         } else if (set == "tall") {  // tall chunks of inputs as wide as the sums, 2 to 33 wide
             for (const int k : {2, 3, 4, 5, 6, 8, 12, 16, 24, 33})
                 cases.push_back({T::f32, 1, 40000000 / k, k});

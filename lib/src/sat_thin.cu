@@ -20,7 +20,8 @@
 // Global accesses are 16 bytes: loads of 16 bytes of input (u8: 16 elements) and stores of 16
 // bytes of output (4 or 2 elements), when the rows are contiguous (tall: pitch == cols) or the
 // pitch is a whole number of groups (wide), and the pointers are aligned; an input aligned to one
-// output group only (u8: 4 bytes) is loaded in such groups. Wide chunks of any other pitch,
+// output group only (u8: 4 bytes) is loaded in such groups; f32 and i32 chunks at least
+// straight_min_width wide copy their groups into shared memory by cp.async. Wide chunks of any other pitch,
 // alignment or batch stride move the 16-byte aligned groups that hold their rows and shift each
 // row into place (shift_window); tall chunks of any other pitch go element by element.
 #include "sat_thin.cuh"
@@ -362,6 +363,29 @@ struct Args {
     int* status;
 };
 
+// f32 and i32 chunks at least this wide (K) in 16-byte groups load by cp.async (copies_straight).
+// Measured, not derived (H200, docs/thin.md): at K = 24 and 33 they took 0.95-0.97 of the time of
+// loads through registers; at K = 3 to 17 1.00-1.17, and f64 1.00-1.04 at every K measured.
+#ifndef SAT_THIN_STRAIGHT_MIN_WIDTH
+#define SAT_THIN_STRAIGHT_MIN_WIDTH 24
+#endif
+constexpr int straight_min_width = SAT_THIN_STRAIGHT_MIN_WIDTH;
+// Inputs as wide as their 4-byte sums (f32, i32) in 16-byte groups need no widening: cp.async
+// copies each group straight into shared memory, so a thread has every group of its chunk in
+// flight at once (not U at a time) and holds no registers for them. Where K < straight_min_width
+// they keep the loads through registers.
+template <class In, class A, int GI>
+__host__ __device__ constexpr bool copies_straight() {
+    return sizeof(In) == sizeof(A) && sizeof(A) == 4 && GI * sizeof(In) == 16;
+}
+// Elements [e, e + GI) of the run at `run` whose first n elements exist, into shared memory at p:
+// past n zero-filled (cp.async's source size); a group wholly past n reads nothing.
+template <class In, int GI>
+__device__ __forceinline__ void copy_group_async(void* p, const In* run, int e, int n) {
+    const int valid = e >= n ? 0 : (n - e < GI ? n - e : GI);
+    sat::cp_async(p, valid > 0 ? run + e : run, valid * int(sizeof(In)), 16);
+}
+
 // A tall chunk's element e (flat, row-major) lies at e in shared memory, or, where its segments
 // of M*K elements are padded to seg = M*K + 1 (plan_sized), at e + e / (M*K). The loops below find
 // the segment of a group of elements with one division (PaddedGroup) or none (FlatCursor), not
@@ -370,11 +394,20 @@ struct Args {
 // ---- load and write-out, tall chunks (rows [row0, row0 + nr) x all K columns) -------------------
 
 // A tall chunk with contiguous rows is one flat run of elements: groups of GI, U groups in
-// flight per thread.
+// flight per thread; same-width 16-byte groups of unpadded segments by cp.async, all at once.
 template <class In, class A, int GI>
 __device__ __forceinline__ void load_tall_run(const In* in, const Plan& p, long long row0, int nr, A* S) {
     const int K = p.K, full = int(p.lines) * K, n = nr * K;
     const bool padded = p.M * K != p.seg, rotate = K >= rotate_min_width;
+    if constexpr (copies_straight<In, A, GI>()) {
+        if (!padded && K >= straight_min_width) {
+            for (int e = threadIdx.x * GI; e < full; e += block_threads * GI)
+                copy_group_async<In, GI>(S + e, in + std::size_t(row0) * K, e, n);
+            cp_async_commit();
+            cp_async_wait_all();
+            return;
+        }
+    }
     constexpr int U = loads_in_flight;
     for (int e0 = threadIdx.x * GI; e0 < full; e0 += U * block_threads * GI) {
         RawGroup<In, GI> x[U];
@@ -471,6 +504,16 @@ __device__ __forceinline__ void load_wide_rows(const In* in, const Args& g, cons
     constexpr int U = Shifted ? loads_in_flight / 2 : loads_in_flight;
     static_assert(!Shifted || GI * sizeof(In) == 16, "shifted groups are 16 bytes");
     FlatCursor at(threadIdx.x, groups_per_row, block_threads);  // group q: row, group in the row
+    if constexpr (!Shifted && copies_straight<In, A, GI>()) {
+        if (K >= straight_min_width) {
+            for (int q = threadIdx.x; q < total; q += block_threads, at.next())
+                copy_group_async<In, GI>(S + std::size_t(q) * GI,
+                                         in + std::size_t(at.row) * g.in_pitch + std::size_t(col0), at.col * GI, nc);
+            cp_async_commit();
+            cp_async_wait_all();
+            return;
+        }
+    }
     for (int q0 = threadIdx.x; q0 < total; q0 += U * block_threads) {
         RawGroup<In, GI> x[U], next[U];  // next: the aligned group after x (Shifted)
         int lead[U];                     // the run's start: elements into its aligned group (Shifted)
