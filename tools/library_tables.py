@@ -184,6 +184,17 @@
                                 (--set tall, 4d43e86 against 937c09f) and thin_blocks_*_ab_h200.csv
                                 (--set thin, variants of chunk size, threads and launch bounds
                                 against the kernel of 413c492) as written (quoted in the prose)
+    docs/data/thin_straight_ab_h200.csv, thin_straight_same_ab_h200.csv,
+    thin_straight_all_same_ab_h200.csv  bench_ab --set thin and --set same-type --csv as written
+                                (f32 and i32 chunks of K >= 24 loaded by cp.async, 33e2e4a, against
+                                the library of 07c3475; and cp.async for f32, i32 and f64 at every K
+                                against it): docs/thin.md; thin_straight_ab_h200_run2.csv,
+                                thin_straight_tall_ab_h200.csv, thin_straight_all_ab_h200.csv and
+                                thin_straight_all_tall_ab_h200.csv (--set thin and --set tall, the
+                                same builds) as written (quoted in the prose)
+    docs/data/thin_straight_ncu_k3_h200.csv, thin_straight_ncu_k33_h200.csv  Nsight Compute metrics
+                                (medians of 3 launches per shape, written from ncu --csv) of the
+                                loads through registers and by cp.async: docs/thin.md
     docs/data/thin_padded_group_ab_h200.csv  bench_ab --set widths and --set tall --csv, the two runs'
                                 rows in one file (a padded group's places by one comparison per
                                 element against the library of 20e84cf, whose kernel is that of
@@ -880,6 +891,32 @@ def ab_table(path, base, this, differs, bold="the rows whose kernels differ"):
     return "\n".join(out)
 
 
+def thin_chunk_geometry(r):
+    """A bench_ab row's thin chunks: (K, tall, whole), whole meaning that the loads are 16-byte
+    groups of the input as the row's type has them: wide rows of whole groups (bench_ab's pitch is
+    the width), or tall contiguous rows whose segments are not padded (odd K; sat_thin.cu's
+    plan_sized)."""
+    rows, cols = int(r["rows"]), int(r["cols"])
+    tall = cols <= rows
+    k = cols if tall else rows
+    group = {"f32": 4, "i32": 4, "f64": 2}.get(r["type"], 0)
+    whole = group > 0 and (k % 2 == 1 if tall else cols % group == 0)
+    return k, tall, whole
+
+
+def straight_at_every_width(r):
+    """A bench_ab row whose chunks load by cp.async in the build with cp.async at every K (f32,
+    i32 and f64 in 16-byte groups)."""
+    return thin_chunk_geometry(r)[2]
+
+
+def straight_in_33e2e4a(r):
+    """A bench_ab row whose chunks load by cp.async in 33e2e4a's library (copies_straight: f32
+    and i32 in 16-byte groups, K >= 24)."""
+    k, _, whole = thin_chunk_geometry(r)
+    return whole and r["type"] in ("f32", "i32") and k >= 24
+
+
 def packed_in_dd97de7(r):
     """A bench_ab row of a u8 -> i32 image of 2 or 3 rows that dd97de7's library scans as one
     128-bit packed scan (below 2,000,000 columns for 2 rows, 20,000,000 for 3)."""
@@ -1572,6 +1609,21 @@ TABLES = {
                                                      (r["type"] == "f64" and r["cols"] == "3")),
                     bold="the rows whose plans differ"),
                  "thin_four_blocks_ab_h200.csv"),
+                ("THIN STRAIGHT ALL SAME AB TABLE", lambda p: ab_table(
+                    p, "the library of 07c3475 (16-byte groups through registers, 8 in flight per thread)",
+                    "cp.async for f32, i32 and f64 chunks in 16-byte groups at every K (not the shipped rule)",
+                    straight_at_every_width, bold="the rows whose loads differ"),
+                 "thin_straight_all_same_ab_h200.csv"),
+                ("THIN STRAIGHT SAME AB TABLE", lambda p: ab_table(
+                    p, "the library of 07c3475", "33e2e4a (cp.async for f32 and i32 chunks of K ≥ 24)",
+                    straight_in_33e2e4a, bold="the rows whose loads differ"),
+                 "thin_straight_same_ab_h200.csv"),
+                ("THIN STRAIGHT AB TABLE", lambda p: ab_table(
+                    p, "the library of 07c3475", "33e2e4a (cp.async for f32 and i32 chunks of K ≥ 24)",
+                    straight_in_33e2e4a, bold="the rows whose loads differ"),
+                 "thin_straight_ab_h200.csv"),
+                ("THIN STRAIGHT NCU K3 TABLE", experiment_table, "thin_straight_ncu_k3_h200.csv"),
+                ("THIN STRAIGHT NCU K33 TABLE", experiment_table, "thin_straight_ncu_k33_h200.csv"),
                 ("THIN NCU LINES TABLE", experiment_table, "thin_ncu_lines_h200.csv"),
                 ("THIN SASS SPLIT TABLE", experiment_table, "thin_sass_split_h200.csv")],
     "instructor.md": [("MUTANTS TABLE", mutants_table, "mutants_h100.csv")],
