@@ -120,15 +120,17 @@ std::vector<ThinCase> thin_cases() {
                              {63, 4099},  {4099, 63},  {64, 4096},  {4096, 64},  {64, 64},    {17, 13},
                              {5, 7937},   {7937, 5},   {16, 16411}, {16411, 16},
                              {6, 30011},  {30011, 6},  {19, 9001},  {9001, 19},
-                             {2, 7938}};  // 4-byte types: a last wide chunk of 2 columns
+                             {2, 7938},   // 4-byte types: a last wide chunk of 2 columns
+                             {24, 5003},  {5003, 25}};  // f32, i32: the least K loaded by cp.async
     for (const auto& s : shapes) {
         cases.push_back({s[0], s[1], 0, 0, 0, true});
         cases.push_back({s[0], s[1], std::size_t(s[1]) + 3, std::size_t(s[1]) + 5, 1, false});  // odd pitch, misaligned
         cases.push_back({s[0], s[1], std::size_t(s[1]) + 8, std::size_t(s[1]) + 4, 4, true});   // whole-vector pitch
         cases.push_back({s[0], s[1], std::size_t(s[1]) + 16, std::size_t(s[1]) + 16, 16, true});  // 16-byte groups, pitch
         cases.push_back({s[0], s[1], 0, 0, 4, false});  // contiguous; u8 aligned to 4 bytes only
-        // Pitches of whole 16-byte groups (every type) past a width that is not: a wide chunk's
-        // last group of a row is cut by the width (cp.async zero-fills the rest, copy_group_async).
+        // Pitches of whole 16-byte groups (every type) past the width: where the width is not a
+        // whole number of groups, a wide chunk's last group of a row is cut by it (f32 and i32
+        // from K = 24: loaded element by element among groups copied by cp.async, copy_group_async).
         const std::size_t whole = (std::size_t(s[1]) + 15) / 16 * 16;
         cases.push_back({s[0], s[1], whole + 16, whole + 32, 16, true});
     }

@@ -20,10 +20,11 @@
 // Global accesses are 16 bytes: loads of 16 bytes of input (u8: 16 elements) and stores of 16
 // bytes of output (4 or 2 elements), when the rows are contiguous (tall: pitch == cols) or the
 // pitch is a whole number of groups (wide), and the pointers are aligned; an input aligned to one
-// output group only (u8: 4 bytes) is loaded in such groups; f32 and i32 chunks at least
-// straight_min_width wide copy their groups into shared memory by cp.async. Wide chunks of any other pitch,
-// alignment or batch stride move the 16-byte aligned groups that hold their rows and shift each
-// row into place (shift_window); tall chunks of any other pitch go element by element.
+// output group only (u8: 4 bytes) is loaded in such groups; f32 and i32 chunks of K >=
+// straight_min_width whose segments are not padded copy their groups into shared memory by
+// cp.async. Wide chunks of any other pitch, alignment or batch stride move the 16-byte aligned
+// groups that hold their rows and shift each row into place (shift_window); tall chunks of any
+// other pitch go element by element.
 #include "sat_thin.cuh"
 
 #include <cub/device/device_scan.cuh>
@@ -363,9 +364,11 @@ struct Args {
     int* status;
 };
 
-// f32 and i32 chunks at least this wide (K) in 16-byte groups load by cp.async (copies_straight).
-// Measured, not derived (H200, docs/thin.md): at K = 24 and 33 they took 0.95-0.97 of the time of
-// loads through registers; at K = 3 to 17 1.00-1.17, and f64 1.00-1.04 at every K measured.
+// f32 and i32 chunks at least this wide (K) in 16-byte groups load by cp.async (copies_straight),
+// wide chunks of whole-group rows and tall chunks of odd K (even K: padded segments, which keep
+// the loads through registers). Measured, not derived (H200, docs/thin.md): at K = 33 cp.async
+// took 0.94-0.97 of the time of loads through registers, at K = 24 0.97-0.98 (within the spread
+// of unchanged rows), at K = 3 to 17 1.00-1.18; f64 1.00-1.04 at every K. K = 18-23 not measured.
 #ifndef SAT_THIN_STRAIGHT_MIN_WIDTH
 #define SAT_THIN_STRAIGHT_MIN_WIDTH 24
 #endif
@@ -379,11 +382,16 @@ __host__ __device__ constexpr bool copies_straight() {
     return sizeof(In) == sizeof(A) && sizeof(A) == 4 && GI * sizeof(In) == 16;
 }
 // Elements [e, e + GI) of the run at `run` whose first n elements exist, into shared memory at p:
-// past n zero-filled (cp.async's source size); a group wholly past n reads nothing.
-template <class In, int GI>
-__device__ __forceinline__ void copy_group_async(void* p, const In* run, int e, int n) {
-    const int valid = e >= n ? 0 : (n - e < GI ? n - e : GI);
-    sat::cp_async(p, valid > 0 ? run + e : run, valid * int(sizeof(In)), 16);
+// a whole group by cp.async, the group that n cuts element by element and zeros past n through a
+// register (load_raw_clipped). cp.async with a source size under 16 would zero-fill the rest too,
+// but compute-sanitizer's memcheck counts it as a 16-byte read, past the input where it ends
+// inside the group.
+template <class In, class A, int GI>
+__device__ __forceinline__ void copy_group_async(A* p, const In* run, int e, int n) {
+    if (e + GI <= n)
+        sat::cp_async(p, run + e, 16, 16);
+    else
+        smem_store_raw<In, A, GI>(p, load_raw_clipped<In, GI>(run, e, n), false);
 }
 
 // A tall chunk's element e (flat, row-major) lies at e in shared memory, or, where its segments
@@ -402,7 +410,7 @@ __device__ __forceinline__ void load_tall_run(const In* in, const Plan& p, long 
     if constexpr (copies_straight<In, A, GI>()) {
         if (!padded && K >= straight_min_width) {
             for (int e = threadIdx.x * GI; e < full; e += block_threads * GI)
-                copy_group_async<In, GI>(S + e, in + std::size_t(row0) * K, e, n);
+                copy_group_async<In, A, GI>(S + e, in + std::size_t(row0) * K, e, n);
             cp_async_commit();
             cp_async_wait_all();
             return;
@@ -507,8 +515,8 @@ __device__ __forceinline__ void load_wide_rows(const In* in, const Args& g, cons
     if constexpr (!Shifted && copies_straight<In, A, GI>()) {
         if (K >= straight_min_width) {
             for (int q = threadIdx.x; q < total; q += block_threads, at.next())
-                copy_group_async<In, GI>(S + std::size_t(q) * GI,
-                                         in + std::size_t(at.row) * g.in_pitch + std::size_t(col0), at.col * GI, nc);
+                copy_group_async<In, A, GI>(S + std::size_t(q) * GI,
+                                            in + std::size_t(at.row) * g.in_pitch + std::size_t(col0), at.col * GI, nc);
             cp_async_commit();
             cp_async_wait_all();
             return;

@@ -923,6 +923,14 @@ TEST_CASE("library C ABI: a small batch for compute-sanitizer", "[gpu][library][
     check_abi_batch({SATLIB_U8, SATLIB_I32, 2, 5008, 33, 0, 0, 0, 0, false});
     check_abi_batch({SATLIB_F32, SATLIB_F32, 2, 1100, 33, 0, 0, 0, 0, false});
     check_abi_batch({SATLIB_F64, SATLIB_F64, 2, 600, 64, 0, 0, 0, 0, false});
+    // f32 and i32 batches of K >= 24 that load by cp.async, each image's last group cut by the
+    // width (wide, pitch 5004) or by the image's end (tall, 1101 x 33); strides of whole groups.
+    check_abi_batch({SATLIB_F32, SATLIB_F32, 2, 33, 5003, 1, 1, 1, 1, false});
+    check_abi_batch({SATLIB_I32, SATLIB_I32, 2, 1101, 33, 0, 0, 3, 3, false});
+    // Single images whose input ends inside a cut group: the copies must read none of it past the
+    // matrix (memcheck sees a read past the allocation).
+    check_abi_on({SATLIB_F32, SATLIB_F32, 1, 1101, 33, 0, 0, 0, 0, false}, ThinPath::chunks);
+    check_abi_on({SATLIB_I32, SATLIB_I32, 1, 33, 5003, 1, 1, 0, 0, false}, ThinPath::chunks);
     // Single tall images of 13 and 19 columns: the walk with idle lanes, in the kernel for one image.
     check_abi_on({SATLIB_F32, SATLIB_F32, 1, 3000, 13, 0, 0, 0, 0, false}, ThinPath::chunks);
     check_abi_on({SATLIB_U8, SATLIB_I32, 1, 5008, 19, 0, 0, 0, 0, false}, ThinPath::chunks);
