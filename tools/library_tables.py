@@ -189,6 +189,7 @@
                                 (f32 and i32 chunks of K >= 24 loaded by cp.async, 33e2e4a, against
                                 the library of 07c3475; and cp.async for f32, i32 and f64 at every K
                                 against it): docs/thin.md; thin_straight_ab_h200_run2.csv,
+                                thin_straight_ab_h200_run3.csv (--set thin, 54ef568 against 07c3475),
                                 thin_straight_tall_ab_h200.csv, thin_straight_all_ab_h200.csv and
                                 thin_straight_all_tall_ab_h200.csv (--set thin and --set tall, the
                                 same builds) as written (quoted in the prose)
