@@ -918,6 +918,13 @@ def straight_in_33e2e4a(r):
     return whole and r["type"] in ("f32", "i32") and k >= 24
 
 
+def straight_ab_table(path):
+    """A bench_ab run of 33e2e4a's cp.async loads (f32 and i32 chunks of K >= 24) against the
+    library of 07c3475, the rows that load by cp.async in bold."""
+    return ab_table(path, "the library of 07c3475", "33e2e4a (cp.async for f32 and i32 chunks of K ≥ 24)",
+                    straight_in_33e2e4a, bold="the rows whose loads differ")
+
+
 def packed_in_dd97de7(r):
     """A bench_ab row of a u8 -> i32 image of 2 or 3 rows that dd97de7's library scans as one
     128-bit packed scan (below 2,000,000 columns for 2 rows, 20,000,000 for 3)."""
@@ -1615,13 +1622,9 @@ TABLES = {
                     "cp.async for f32, i32 and f64 chunks in 16-byte groups at every K (not the shipped rule)",
                     straight_at_every_width, bold="the rows whose loads differ"),
                  "thin_straight_all_same_ab_h200.csv"),
-                ("THIN STRAIGHT SAME AB TABLE", lambda p: ab_table(
-                    p, "the library of 07c3475", "33e2e4a (cp.async for f32 and i32 chunks of K ≥ 24)",
-                    straight_in_33e2e4a, bold="the rows whose loads differ"),
+                ("THIN STRAIGHT SAME AB TABLE", straight_ab_table,
                  "thin_straight_same_ab_h200.csv"),
-                ("THIN STRAIGHT AB TABLE", lambda p: ab_table(
-                    p, "the library of 07c3475", "33e2e4a (cp.async for f32 and i32 chunks of K ≥ 24)",
-                    straight_in_33e2e4a, bold="the rows whose loads differ"),
+                ("THIN STRAIGHT AB TABLE", straight_ab_table,
                  "thin_straight_ab_h200.csv"),
                 ("THIN STRAIGHT NCU K3 TABLE", experiment_table, "thin_straight_ncu_k3_h200.csv"),
                 ("THIN STRAIGHT NCU K33 TABLE", experiment_table, "thin_straight_ncu_k33_h200.csv"),
