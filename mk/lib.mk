@@ -80,7 +80,8 @@ TEST_HOOKS += test-install
 # single images tall and wide, a batch with more tickets than blocks, grids of 1 to 5 blocks, lines,
 # u8 images of 2 and 3 rows and of 2 and 3 columns in words, f32, i32 and f64 images of 2 and 3 rows
 # in element lanes, f32 and i32 images of 2 rows in group lanes, f32 and i32 chunks loaded by cp.async,
-# single images whose input ends inside a cut group) under compute-sanitizer's memcheck,
+# single images whose input ends inside a cut group, 2-D images whose input ends inside a row's
+# last vector) under compute-sanitizer's memcheck,
 # racecheck and synccheck; one line per tool, the logs
 # in $(BUILD)/sanitize/. Needs a GPU.
 .PHONY: sanitize-lib

@@ -173,8 +173,9 @@ __device__ __forceinline__ void load_smem(const uint8_t* p, float (&x)[4]) { wid
 __device__ __forceinline__ void load_smem(const uint16_t* p, double (&x)[2]) { widen_u16(*reinterpret_cast<const unsigned*>(p), x); }
 __device__ __forceinline__ void load_smem(const float* p, double (&x)[2]) { widen_f32(*reinterpret_cast<const float2*>(p), x); }
 
-// cp.async of one thread's row piece: 16 bytes, or 4 (u8, u16) or 8 (f32 -> f64); `bytes` less
-// than `size` zero-fills the rest (edges of the matrix).
+// cp.async of one thread's row piece: 16 bytes, or 4 (u8, u16) or 8 (f32 -> f64). load_tile copies
+// whole pieces only: one that the matrix edge cuts goes element by element, since memcheck counts
+// a cp.async with fewer source bytes as a read of the whole piece, past an input that ends inside it.
 __device__ __forceinline__ void cp_async(void* smem, const void* gmem, int bytes, int size) {
     if (size == 8) {
         const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
@@ -235,9 +236,8 @@ __device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i
         const int i = i0 + RR + r;
         const bool inside = i < g.rows && c < g.cols;
         const In* row = in + (inside ? std::size_t(i) * g.in_pitch + c : 0);
-        if (Vec) {
-            const int valid = inside ? min(V, g.cols - c) : 0;
-            cp_async(dst + std::size_t(r) * C, row, valid * int(sizeof(In)), V * int(sizeof(In)));
+        if (Vec && inside && c + V <= g.cols) {
+            cp_async(dst + std::size_t(r) * C, row, V * int(sizeof(In)), V * int(sizeof(In)));
         } else {
 #pragma unroll
             for (int v = 0; v < V; ++v) dst[std::size_t(r) * C + v] = (inside && c + v < g.cols) ? row[v] : In(0);

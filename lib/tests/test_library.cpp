@@ -999,6 +999,25 @@ TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-
     }
 }
 
+TEST_CASE("library C ABI: inputs that end inside a row's last vector, for compute-sanitizer",
+          "[gpu][library][batch][sanitize]") {
+    // 84 x 1001 images, pitches 1004 (whole vectors of 2 or 4 elements, so the vector path): the
+    // last row (83: row 19 of its tile, a shared-memory row in every tile shape) ends one element
+    // into its last vector, and so does the input. The copies must read none of that vector past
+    // the matrix (memcheck sees a read past the allocation). Batch: strides of whole vectors.
+    using satlib::testing::ThinPath;
+    SAT_REQUIRE_GPU();
+    for (const auto& p : pairs) {
+        for (bool squares : {false, true}) {
+            check_abi({p[0], p[1], 1, 84, 1001, 3, 3, 0, 0, squares});
+            CHECK(satlib::testing::launch_log().last_vector);
+            CHECK(satlib::testing::launch_log().last_thin_path == ThinPath::none);
+        }
+        check_abi({p[0], p[1], 2, 84, 1001, 3, 3, 3, 3, false});
+        CHECK(satlib::testing::launch_log().last_vector);
+    }
+}
+
 namespace {
 
 // A batch of images back to back, scanned by `grid` blocks (0: as many as are resident) in one
