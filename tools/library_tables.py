@@ -1076,6 +1076,34 @@ def kernel_2d_ab_table(path, this, base):
                     bold="the 2-D rows, whose kernels differ (33x4000000 and 4000000x3 are thin)")
 
 
+def edge_copy_ab_table(path):
+    """The 2-D kernel's copy of the piece that the matrix edge cuts, element by element: bench_ab
+    --set targets runs of two builds against the kernel of f892618 (a cp.async of fewer source
+    bytes), two runs each, one CSV with the build and the run in front of each bench_ab row."""
+    rows = read_rows(path)
+    builds = list(dict.fromkeys(r["build"] for r in rows))
+    runs = sorted({r["run"] for r in rows})
+    cases = list(dict.fromkeys((r["batch"], r["rows"], r["cols"], r["type"]) for r in rows))
+    by = {(r["build"], r["run"], r["batch"], r["rows"], r["cols"], r["type"]): r for r in rows}
+    names = {"hoisted": "shipped", "in_loop": "208332b"}
+    out = [f"{run_line(rows[0])}: `bench_ab --set targets --reps 15`, seeds 41 and 42; each cell: this ÷ base, "
+           "base = the kernel of f892618 (a cp.async of fewer source bytes at the edge), this = the "
+           "column's build, one cell per run; base ÷ copy from the first build's first run; **bold**: "
+           "the 2-D rows, whose kernels differ (33x4000000 and 4000000x3 are thin)", "",
+           "| shape | type | base ÷ copy | " + " | ".join(f"{names[b]}, run {n}" for b in builds for n in runs) + " | check |",
+           "|---|---|---:|" + "---:|" * (len(builds) * len(runs)) + "---|"]
+    for case in cases:
+        cells_of = [by[(b, n) + case] for b in builds for n in runs]
+        first = cells_of[0]
+        checks = {r["check"] for r in cells_of}
+        cells = [batch_shape(first), type_label(first["type"]), f'{float(first["base_per_copy"]):.3f}'] + \
+                [f'{float(r["this_per_base"]):.3f}' for r in cells_of] + ["PASS" if checks == {"PASS"} else "FAIL"]
+        if targets_2d_row(first):
+            cells = [f"**{c}**" for c in cells]
+        out.append("| " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
 def prefetch_budget_table(path):
     """The in-loop prefetch's budget swept on one GPU: bench_ab runs of the shipped 24 MiB (this)
     against builds of other LAB9_PREFETCH_MB (base), two seeds each, one CSV with the base's
@@ -1356,6 +1384,7 @@ TABLES = {
                           "times (not kept)",
                        base="the kernel of 5366fca"),
                     "unroll4_ab_h200.csv"),
+                   ("EDGE COPY AB TABLE", edge_copy_ab_table, "edge_copy_ab_h200.csv"),
                    ("WARPS LEFT AB TABLE", lambda p: kernel_2d_ab_table(
                        p, "the kernel of ea3ffc4 (each row's sums of the warps to the left added up "
                           "once per tile, one shared-memory read per row in the write-out)",

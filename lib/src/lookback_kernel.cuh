@@ -173,9 +173,10 @@ __device__ __forceinline__ void load_smem(const uint8_t* p, float (&x)[4]) { wid
 __device__ __forceinline__ void load_smem(const uint16_t* p, double (&x)[2]) { widen_u16(*reinterpret_cast<const unsigned*>(p), x); }
 __device__ __forceinline__ void load_smem(const float* p, double (&x)[2]) { widen_f32(*reinterpret_cast<const float2*>(p), x); }
 
-// cp.async of one thread's row piece: 16 bytes, or 4 (u8, u16) or 8 (f32 -> f64). load_tile copies
-// whole pieces only: one that the matrix edge cuts goes element by element, since memcheck counts
-// a cp.async with fewer source bytes as a read of the whole piece, past an input that ends inside it.
+// cp.async of one thread's row piece: 16 bytes, or 4 (u8, u16) or 8 (f32 -> f64); `bytes` 0 fills
+// it with zeros. load_tile copies whole pieces or none: one that the matrix edge cuts goes element
+// by element, since memcheck counts a cp.async with fewer source bytes as a read of the whole
+// piece, past an input that ends inside it.
 __device__ __forceinline__ void cp_async(void* smem, const void* gmem, int bytes, int size) {
     if (size == 8) {
         const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
@@ -231,16 +232,21 @@ __device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i
     }
     constexpr int C = S::threads * V;
     In* dst = sm.rows + threadIdx.x * V;
+    if (Vec && (c >= g.cols || c + V <= g.cols)) {  // whole pieces, or none: rows past the matrix read 0 bytes
 #pragma unroll 4
-    for (int r = 0; r < RS; ++r) {
-        const int i = i0 + RR + r;
-        const bool inside = i < g.rows && c < g.cols;
-        const In* row = in + (inside ? std::size_t(i) * g.in_pitch + c : 0);
-        if (Vec && inside && c + V <= g.cols) {
-            cp_async(dst + std::size_t(r) * C, row, V * int(sizeof(In)), V * int(sizeof(In)));
-        } else {
+        for (int r = 0; r < RS; ++r) {
+            const int i = i0 + RR + r;
+            const bool inside = i < g.rows && c < g.cols;
+            const In* row = in + (inside ? std::size_t(i) * g.in_pitch + c : 0);
+            cp_async(dst + std::size_t(r) * C, row, inside ? V * int(sizeof(In)) : 0, V * int(sizeof(In)));
+        }
+    } else {  // element by element (the piece that the matrix edge cuts, or no vector accesses)
+#pragma unroll 4
+        for (int r = 0; r < RS; ++r) {
+            const int i = i0 + RR + r;
+            const In* row = in + std::size_t(i) * g.in_pitch + c;
 #pragma unroll
-            for (int v = 0; v < V; ++v) dst[std::size_t(r) * C + v] = (inside && c + v < g.cols) ? row[v] : In(0);
+            for (int v = 0; v < V; ++v) dst[std::size_t(r) * C + v] = (i < g.rows && c + v < g.cols) ? row[v] : In(0);
         }
     }
     cp_async_commit();
