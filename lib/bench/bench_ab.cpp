@@ -4,12 +4,13 @@
 // single lines, which take CUB's 1-D scan (--set lines), on u8 -> i32 thin shapes 3 to 33
 // wide (--set widths), on f32 thin shapes 3 to 33 wide and i32 and f64 ones 3, 9 and 33 wide, both
 // ways (--set same-type), on wide thin shapes whose rows are not a whole number of 16-byte groups
-// (--set pitches), on tall f32, f64 and i32 shapes 2 to 33 wide (--set tall), on u8 -> i32, f32,
-// f64 and i32 images of 2 and 3 rows from 1920 to 40,000,000 wide (--set rows), or on u8 -> i32 images of 2
-// and 3 contiguous columns from 1920 to 40,000,000 tall (--set columns).
+// (--set pitches), on tall f32, f64 and i32 shapes 2 to 33 wide (--set tall), on 2-D images whose
+// width is not a whole number of pieces, which take the kernels without vector accesses (--set odd),
+// on u8 -> i32, f32, f64 and i32 images of 2 and 3 rows from 1920 to 40,000,000 wide (--set rows),
+// or on u8 -> i32 images of 2 and 3 contiguous columns from 1920 to 40,000,000 tall (--set columns).
 //
 //     build/lib/ab-base/<DIR>/bench_ab [--reps N] [--quick] [--seed S]
-//                                      [--set targets|thin|lines|widths|same-type|pitches|tall|rows|columns]
+//                                      [--set targets|thin|lines|widths|same-type|pitches|tall|odd|rows|columns]
 //                                      [--csv FILE]
 //
 // Each version gets its own output and scratch, kept between calls as a caller keeps them; each
@@ -149,8 +150,8 @@ int main(int argc, char** argv) {
     BenchOptions o;
     std::uint64_t seed = std::random_device{}();
     std::string set = "targets";
-    const std::vector<std::string> sets = {"targets", "thin",    "lines", "widths",   "same-type",
-                                           "pitches", "tall", "rows",  "columns"};
+    const std::vector<std::string> sets = {"targets", "thin", "lines", "widths", "same-type",
+                                           "pitches", "tall", "odd",   "rows",   "columns"};
     if (!parse_bench_options(argc, argv, "bench_ab", o, &seed, &set, &sets)) return 2;
     if (!have_device("bench_ab")) return 2;
     std::FILE* csv = nullptr;
@@ -204,6 +205,13 @@ int main(int argc, char** argv) {
             for (const int k : {3, 8, 33}) cases.push_back({T::f64, 1, 20000000 / k, k});
             cases.push_back({T::i32, 1, 40000000 / 3, 3});
             cases.push_back({T::f32, 16, 2500000, 3});  // a batch: the batched kernel
+        } else if (set == "odd") {  // 2-D images of odd widths (pitch = width): no vector accesses
+            for (T type : {T::f32, T::f64, T::i32, T::u8i32}) {
+                cases.push_back({type, 1, 4097, 4097});
+                cases.push_back({type, 1, 1081, 1921});
+            }
+            cases.push_back({T::f32, 1, 16385, 16385});
+            cases.push_back({T::f32, 16, 1081, 1921});
         } else if (set == "rows") {  // images of 2 and 3 rows: u8 -> i32 words (CUB's packed scan or a scan per
                                      // row), f32, f64 and i32 element lanes
             for (T type : {T::u8i32, T::f32, T::f64, T::i32})

@@ -173,8 +173,8 @@ __device__ __forceinline__ void load_smem(const uint8_t* p, float (&x)[4]) { wid
 __device__ __forceinline__ void load_smem(const uint16_t* p, double (&x)[2]) { widen_u16(*reinterpret_cast<const unsigned*>(p), x); }
 __device__ __forceinline__ void load_smem(const float* p, double (&x)[2]) { widen_f32(*reinterpret_cast<const float2*>(p), x); }
 
-// cp.async of one thread's row piece: 16 bytes, or 4 (u8, u16) or 8 (f32 -> f64); `bytes` 0 fills
-// it with zeros. load_tile copies whole pieces or none: one that the matrix edge cuts goes element
+// cp.async of one thread's row piece: 16 bytes, or 4 (u8, u16) or 8 (f32 -> f64); `bytes` < `size`
+// zero-fills the rest. load_tile passes `size` or 0: a piece that the matrix edge cuts goes element
 // by element, since memcheck counts a cp.async with fewer source bytes as a read of the whole
 // piece, past an input that ends inside it.
 __device__ __forceinline__ void cp_async(void* smem, const void* gmem, int bytes, int size) {
@@ -209,7 +209,8 @@ __host__ __device__ constexpr bool scan_in_place() { return sizeof(In) == sizeof
 
 // Load the thread's V columns [c, c + V) of the tile's rows; outside the matrix reads 0.
 // Rows [0, RR) go to registers (16-byte loads, all in flight before any use), rows [RR, R) to
-// shared memory by cp.async (in flight at the same time, holding no registers).
+// shared memory by cp.async (in flight at the same time, holding no registers); the piece that the
+// right edge cuts, and every piece in the kernels without vector accesses, element by element.
 template <class S, class In, class A, int V, bool Vec>
 __device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i0, int c, bool square,
                                           A (&x)[S::RR][V], SmemTile<In, A> sm) {
@@ -232,7 +233,10 @@ __device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i
     }
     constexpr int C = S::threads * V;
     In* dst = sm.rows + threadIdx.x * V;
-    if (Vec && (c >= g.cols || c + V <= g.cols)) {  // whole pieces, or none: rows past the matrix read 0 bytes
+    // With vector accesses only the thread whose piece the right edge cuts (one in the last tile of
+    // a tile row) takes the element loop: its warp diverges once per tile. The row pointer of the
+    // element loop is formed, never read, for rows past the matrix.
+    if (Vec && (c >= g.cols || c + V <= g.cols)) {  // whole pieces, or 0 bytes (rows or pieces past the matrix)
 #pragma unroll 4
         for (int r = 0; r < RS; ++r) {
             const int i = i0 + RR + r;
@@ -240,7 +244,7 @@ __device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i
             const In* row = in + (inside ? std::size_t(i) * g.in_pitch + c : 0);
             cp_async(dst + std::size_t(r) * C, row, inside ? V * int(sizeof(In)) : 0, V * int(sizeof(In)));
         }
-    } else {  // element by element (the piece that the matrix edge cuts, or no vector accesses)
+    } else {  // element by element: the piece that the right edge cuts, or every piece without vector accesses
 #pragma unroll 4
         for (int r = 0; r < RS; ++r) {
             const int i = i0 + RR + r;

@@ -22,7 +22,7 @@ struct LaunchLog {
     int last_ptx_version;           // and its kernel's PTX version on the device, as the library
                                     // keeps it (90: sm_90; 0: not asked yet, or no device slot;
                                     // thin: 0); asked only by a launch that clears its flags
-    bool last_vector;               // and whether it took the 16-byte vector accesses (thin: false)
+    bool last_vector;               // and whether it took the vector accesses, whole pieces (thin: false)
     ThinPath last_thin_path;
 };
 LaunchLog launch_log();

@@ -1002,9 +1002,10 @@ TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-
 TEST_CASE("library C ABI: inputs that end inside a row's last vector, for compute-sanitizer",
           "[gpu][library][batch][sanitize]") {
     // 84 x 1001 images, pitches 1004 (whole vectors of 2 or 4 elements, so the vector path): the
-    // last row (83: row 19 of its tile, a shared-memory row in every tile shape) ends one element
-    // into its last vector, and so does the input. The copies must read none of that vector past
-    // the matrix (memcheck sees a read past the allocation). Batch: strides of whole vectors.
+    // last row (83: row 19 of its tile, a shared-memory row in every shipped tile shape) ends one
+    // element into its last vector, and so does the input. The copies must read none of that
+    // vector past the matrix (memcheck sees a read past the allocation). Batches: strides of whole
+    // vectors, so their allocation ends at a whole vector and only the values are checked there.
     using satlib::testing::ThinPath;
     SAT_REQUIRE_GPU();
     for (const auto& p : pairs) {
