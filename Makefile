@@ -58,6 +58,7 @@ help:
 	@echo "  make bench         time every lab on this GPU         -> build/bench_<gpu>.csv, .json"
 	@echo "  make plots         figures from a bench CSV (CSV=FILE; default plots/sample_bench.csv)"
 	@echo "  make results       docs/results.md from the committed bench runs (RESULTS_CSV) and their .json"
+	@echo "  make check-results exit 1 where docs/results.md is not the page of those runs (the tests run it)"
 	@echo "  make sanitize LAB=N   compute-sanitizer on lab N"
 	@echo "  make deps          fetch Catch2, stb, CLI11 (Debian packages) and numpy/matplotlib"
 	@echo "  make release       the student copy in build/release/"
@@ -191,8 +192,13 @@ plots: $(DEPS_STAMP)
 
 # docs/results.md: the committed bench CSV and its metadata (GPU, driver, toolkit, date) as tables.
 RESULTS_CSV ?= plots/bench_h100_2026-11-28.csv plots/bench_h100_2026-11-28_32k.csv plots/bench_h200_2026-11-28_937c09f.csv plots/bench_h200_2026-11-28.csv plots/bench_h200_2026-11-29_lib.csv plots/bench_h200_2026-11-29_thin_f64.csv plots/bench_h200_2026-11-29_208332b.csv
+RESULTS_MD  ?= docs/results.md
 results:
-	@$(PYTHON) tools/results.py $(or $(CSV),$(RESULTS_CSV)) docs/results.md
+	@$(PYTHON) tools/results.py $(or $(CSV),$(RESULTS_CSV)) $(RESULTS_MD)
+# make check-results: exit 1 where docs/results.md is not the page of RESULTS_CSV (tests/test_results.cpp).
+.PHONY: check-results
+check-results:
+	@$(PYTHON) tools/results.py --check $(RESULTS_CSV) $(RESULTS_MD)
 
 # One line and exit 2 (make's $(error)) for no LAB, an unknown lab, or the CPU lab.
 GPU_LAB_IDS = $(foreach id,$(LAB_IDS),$(if $(filter %.cu,$(call lab_src,$(SOL_DIR),$(id))),$(id)))

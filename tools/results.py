@@ -10,6 +10,11 @@ targets, the library's batches (when the .json names a batch CSV beside the CSV:
 build/lib/bench_batch's rows, issue 22's targets), and what was skipped or missing.
 Edit the CSV/JSON pair (a new `make bench` run), not the page. Exit 2 with one line when the CSV
 is not a bench CSV or its metadata is missing.
+
+    python3 tools/results.py --check BENCH.csv [BENCH.csv ...] OUT.md   (make check-results)
+
+writes nothing: exit 0 when OUT.md is the page those runs give, 1 (one line) when it is not, for
+example where a run's batch CSV is not committed beside it.
 """
 from __future__ import annotations
 
@@ -182,8 +187,11 @@ def page(runs: list[tuple[Path, dict, list[dict]]]) -> str:
 
 
 def main(argv: list[str]) -> int:
+    check = len(argv) > 1 and argv[1] == "--check"
+    if check:
+        argv = argv[:1] + argv[2:]
     if len(argv) < 3:
-        print("usage: results BENCH.csv [BENCH.csv ...] OUT.md", file=sys.stderr)
+        print("usage: results [--check] BENCH.csv [BENCH.csv ...] OUT.md", file=sys.stderr)
         return 2
     runs = []
     for arg in argv[1:-1]:
@@ -201,6 +209,11 @@ def main(argv: list[str]) -> int:
             return 2
         runs.append((csv_path, meta, read_rows(csv_path)))
     out_path = Path(argv[-1])
+    if check:
+        same = out_path.is_file() and out_path.read_text() == page(runs)
+        print(f"results: {out_path} " + (f"is the page of its {len(runs)} runs" if same else
+                                         f"is not the page of its {len(runs)} runs: run `make results`"))
+        return 0 if same else 1
     out_path.write_text(page(runs))
     print(f"wrote {out_path}")
     return 0
