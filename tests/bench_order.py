@@ -50,10 +50,10 @@ with tempfile.TemporaryDirectory() as tmp:
     bench.run_batch = lambda b: b.labels.append("lib    bench_batch")
     recorder = RecordingBench()
     bench.plan_and_run(recorder, [bench.Size("1024"), bench.Size("16384"), bench.Size("32768")], ["f32"], False)
-    # i32 as the default run has it: the library's type only (library_only).
+    # i32 as the default run has it: the peers' type only (peers_only).
     library_run = RecordingBench()
     bench.plan_and_run(library_run, [bench.Size("1024"), bench.Size("32768")], ["f32", "i32"], False,
-                       library_only=("i32",))
+                       peers_only=("i32",))
 
 labels = recorder.labels
 print("\n".join(labels))
@@ -82,10 +82,12 @@ if not failures:
     check(small_labs < sweep < big_labs, "the labs up to 16K and the sweep do not come before the labs at 32K")
 # The library-only type: satlib's squares (up to 16K and at 32K) and thin shapes, nothing else.
 with_i32 = [l for l in library_run.labels if any("i32" in token.split(",") for token in l.split())]
-check(any(l.startswith("peers  satlib ") and "32768" not in l for l in with_i32) and
-      any(l.startswith("peers  satlib ") and "32768" in l for l in with_i32) and
+runs = lambda l, v: l.startswith("peers ") and v in l.split()[1].split(",")  # peer job l runs variant v
+check(any(runs(l, "satlib") and "32768" not in l for l in with_i32) and
+      any(runs(l, "satlib") and "32768" in l for l in with_i32) and
       any("thin shapes  i32" in l for l in with_i32), f"the library does not run i32 everywhere: {library_run.labels}")
-check(all(l.startswith("peers  satlib ") for l in with_i32), f"a run other than the library's has i32: {with_i32}")
-check(any(l.startswith("lab") and " f32 " in l for l in library_run.labels), "the labs lost f32 with i32 library-only")
+check(any(runs(l, "CUB-two-pass") for l in with_i32), f"the CUB two-pass does not run i32: {with_i32}")
+check(all(l.startswith("peers ") for l in with_i32), f"a run other than the peers' has i32: {with_i32}")
+check(any(l.startswith("lab") and " f32 " in l for l in library_run.labels), "the labs lost f32 with i32 for the peers only")
 print("bench_order: all checks passed" if not failures else f"bench_order: {len(failures)} checks failed")
 sys.exit(1 if failures else 0)

@@ -6,8 +6,8 @@ here with `make build/peers` when missing) through the shared harness, so every 
 and carries the device-to-device copy of the same bytes measured in the same process (copy_ms).
 
   sizes   1K, 2K, 4K, 8K, 16K, 32K squares, plus 1080x1920 and 2160x3840 (rows x cols)
-  types   f32, f64, u8i32; i32 too for the library (peers `satlib`: squares, thin shapes), not for
-          the labs or the other peers (--types names the types of every run instead)
+  types   f32, f64, u8i32; i32 too for the library (peers `satlib`: squares, thin shapes) and the
+          CUB two-pass (squares), not for the labs (--types names the types of every run instead)
   limits  slow teaching variants stop early: 2R2W at 16K, 4R1W at 4K (side of the matrix);
           the CPU lab (lab 1) runs up to 8K with 3 repetitions
   reps    20 up to 4K, 10 at 8K-16K, 5 at 32K (median reported; L2 flushed before each run)
@@ -54,10 +54,10 @@ ROOT = Path(__file__).resolve().parent.parent
 SQUARES = [1024, 2048, 4096, 8192, 16384, 32768]
 RECTS = ["1080x1920", "2160x3840"]  # rows x cols, as the CLI reads and prints shapes
 TYPES = ["f32", "f64", "i32", "u8i32"]
-# Run by the library only (LIBRARY_VARIANT) unless --types names it: the library's fourth type
-# (its targets cover f32, f64, i32 and u8 -> i32); the labs and the other peers stay at three
-# types, within the time budget.
-LIBRARY_ONLY_TYPES = ["i32"]
+# Run by the peers only (the library, LIBRARY_VARIANT, and CUB's two-pass; NPP takes u8 only) unless
+# --types names it: the library's fourth type (its targets cover f32, f64, i32 and u8 -> i32, and
+# its ratio to the CUB two-pass); the labs stay at three types, within the time budget.
+PEERS_ONLY_TYPES = ["i32"]
 BIG_TYPE_ORDER = ["f32", "u8i32", "f64", "i32"]  # 32K, most wanted first
 # Largest side a slow teaching variant runs at. Formula (1) (4R1W) loses each a[i][j] in f32 once
 # b passes 2^24 (about 6000^2, docs/lab5.md), so both 4R1W variants stop at 4096.
@@ -271,7 +271,7 @@ class Bench:
 
 
 def plan_and_run(bench: Bench, sizes: list[Size], types: list[str], quick: bool, before_big=None,
-                 library_only: tuple[str, ...] = ()):
+                 peers_only: tuple[str, ...] = ()):
     args = bench.args
     labs = lab_binaries()
     if args.labs:
@@ -322,9 +322,9 @@ def plan_and_run(bench: Bench, sizes: list[Size], types: list[str], quick: bool,
         return out
 
     def types_of(variant: str | None) -> list[str]:
-        """The types a peer variant runs (None: a lab): NPP u8i32 only; library_only, the library's."""
+        """The types a peer variant runs (None: a lab): NPP u8i32 only; peers_only, not the labs'."""
         return [x for x in types if (variant != "NPP-integral" or x == "u8i32")
-                and (variant == LIBRARY_VARIANT or x not in library_only)]
+                and (variant is not None or x not in peers_only)]
 
     def command(path, variants, size_list, type_list, reps, extra=()):
         return [str(path), "--sizes", ",".join(s.text for s in size_list), "--type", ",".join(type_list),
@@ -592,7 +592,7 @@ def main():
     labs, lab_variants, peer_variants = plan_and_run(
         bench, sizes, types, args.quick,
         before_big=(lambda: pictures(bench, Path(args.pictures))) if args.pictures else None,
-        library_only=() if args.types else tuple(LIBRARY_ONLY_TYPES))
+        peers_only=() if args.types else tuple(PEERS_ONLY_TYPES))
     elapsed = bench.elapsed()
 
     rows = read_rows(csv_path) if csv_path.exists() else []

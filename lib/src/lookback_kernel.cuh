@@ -234,8 +234,7 @@ __device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i
     constexpr int C = S::threads * V;
     In* dst = sm.rows + threadIdx.x * V;
     // With vector accesses only the thread whose piece the right edge cuts (one in the last tile of
-    // a tile row) takes the element loop: its warp diverges once per tile. The row pointer of the
-    // element loop is formed, never read, for rows past the matrix.
+    // a tile row) takes the element loop: its warp diverges once per tile.
     if (Vec && (c >= g.cols || c + V <= g.cols)) {  // whole pieces, or 0 bytes (rows or pieces past the matrix)
 #pragma unroll 4
         for (int r = 0; r < RS; ++r) {
@@ -248,9 +247,10 @@ __device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i
 #pragma unroll 4
         for (int r = 0; r < RS; ++r) {
             const int i = i0 + RR + r;
-            const In* row = in + std::size_t(i) * g.in_pitch + c;
+            const bool inside = i < g.rows && c < g.cols;
+            const In* row = in + (inside ? std::size_t(i) * g.in_pitch + c : 0);
 #pragma unroll
-            for (int v = 0; v < V; ++v) dst[std::size_t(r) * C + v] = (i < g.rows && c + v < g.cols) ? row[v] : In(0);
+            for (int v = 0; v < V; ++v) dst[std::size_t(r) * C + v] = (inside && c + v < g.cols) ? row[v] : In(0);
         }
     }
     cp_async_commit();
