@@ -1085,7 +1085,7 @@ def edge_copy_ab_table(path):
     runs = sorted({r["run"] for r in rows})
     cases = list(dict.fromkeys((r["batch"], r["rows"], r["cols"], r["type"]) for r in rows))
     by = {(r["build"], r["run"], r["batch"], r["rows"], r["cols"], r["type"]): r for r in rows}
-    names = {"hoisted": "shipped", "in_loop": "208332b"}
+    names = {"hoisted": "c213807", "in_loop": "208332b"}
     out = [f"{run_line(rows[0])}: `bench_ab --set targets --reps 15`, seeds 41 and 42; each cell: this ÷ base, "
            "base = the kernel of f892618 (a cp.async of fewer source bytes at the edge), this = the "
            "column's build, one cell per run; base ÷ copy from the first build's first run; **bold**: "
@@ -1385,6 +1385,16 @@ TABLES = {
                        base="the kernel of 5366fca"),
                     "unroll4_ab_h200.csv"),
                    ("EDGE COPY AB TABLE", edge_copy_ab_table, "edge_copy_ab_h200.csv"),
+                   ("EDGE GUARD ODD AB TABLE", lambda p: ab_table(
+                       p, "the kernel of c213807 (the element loop's row pointer formed for every row)",
+                       "the kernel of b35dc97 (formed for rows inside the matrix only, as in f892618)",
+                       lambda r: True, bold="every row: all take the kernels without vector accesses"),
+                    "edge_guard_odd_ab_h200.csv"),
+                   ("EDGE GUARD AB TABLE", lambda p: kernel_2d_ab_table(
+                       p, "the kernel of b35dc97 (the element loop's row pointer formed for rows "
+                          "inside the matrix only)",
+                       base="the kernel of c213807 (formed for every row)"),
+                    "edge_guard_ab_h200.csv"),
                    ("WARPS LEFT AB TABLE", lambda p: kernel_2d_ab_table(
                        p, "the kernel of ea3ffc4 (each row's sums of the warps to the left added up "
                           "once per tile, one shared-memory read per row in the write-out)",
