@@ -1395,6 +1395,16 @@ TABLES = {
                           "inside the matrix only)",
                        base="the kernel of c213807 (formed for every row)"),
                     "edge_guard_ab_h200.csv"),
+                   ("ELEMENT CP ASYNC ODD AB TABLE", lambda p: ab_table(
+                       p, "the kernel of b35dc97",
+                       "a cp.async per element of 4 or 8 bytes in the element loop (not kept)",
+                       lambda r: r["type"] != "u8i32",
+                       bold="the rows whose kernels differ (u8 → i32 copies through registers in both)"),
+                    "element_cp_async_odd_ab_h200.csv"),
+                   ("ELEMENT CP ASYNC AB TABLE", lambda p: kernel_2d_ab_table(
+                       p, "a cp.async per element of 4 or 8 bytes in the element loop (not kept)",
+                       base="the kernel of b35dc97"),
+                    "element_cp_async_ab_h200.csv"),
                    ("WARPS LEFT AB TABLE", lambda p: kernel_2d_ab_table(
                        p, "the kernel of ea3ffc4 (each row's sums of the warps to the left added up "
                           "once per tile, one shared-memory read per row in the write-out)",

@@ -1019,6 +1019,21 @@ TEST_CASE("library C ABI: inputs that end inside a row's last vector, for comput
     }
 }
 
+TEST_CASE("library C ABI: odd pitches (the kernels without vector accesses), for compute-sanitizer",
+          "[gpu][library][batch][sanitize]") {
+    // 84 x 1001 images, pitch 1001: every element is copied alone (load_tile's element loop), and
+    // the input ends at the matrix's last element; batches without gaps.
+    SAT_REQUIRE_GPU();
+    for (const auto& p : pairs) {
+        for (bool squares : {false, true}) {
+            check_abi({p[0], p[1], 1, 84, 1001, 0, 0, 0, 0, squares});
+            CHECK_FALSE(satlib::testing::launch_log().last_vector);
+        }
+        check_abi({p[0], p[1], 2, 84, 1001, 0, 0, 0, 0, false});
+        CHECK_FALSE(satlib::testing::launch_log().last_vector);
+    }
+}
+
 namespace {
 
 // A batch of images back to back, scanned by `grid` blocks (0: as many as are resident) in one
