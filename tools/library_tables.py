@@ -1388,12 +1388,12 @@ TABLES = {
                    ("EDGE GUARD ODD AB TABLE", lambda p: ab_table(
                        p, "the kernel of c213807 (the element loop's row pointer formed for every row)",
                        "the kernel of b35dc97 (formed for rows inside the matrix only, as in f892618)",
-                       lambda r: True, bold="every row: all take the kernels without vector accesses"),
+                       lambda r: True, bold="every row (all take the kernels without vector accesses)"),
                     "edge_guard_odd_ab_h200.csv"),
                    ("EDGE GUARD AB TABLE", lambda p: kernel_2d_ab_table(
                        p, "the kernel of b35dc97 (the element loop's row pointer formed for rows "
                           "inside the matrix only)",
-                       base="the kernel of c213807 (formed for every row)"),
+                       base="the kernel of c213807 (the element loop's row pointer formed for every row)"),
                     "edge_guard_ab_h200.csv"),
                    ("ELEMENT CP ASYNC ODD AB TABLE", lambda p: ab_table(
                        p, "the kernel of b35dc97",
