@@ -80,7 +80,7 @@ if not failures:
     check(batch < min(big_peers) and max(big_peers) < small_labs,
           "the peers at 32K do not come between the batches and the labs")
     check(small_labs < sweep < big_labs, "the labs up to 16K and the sweep do not come before the labs at 32K")
-# The library-only type: satlib's squares (up to 16K and at 32K) and thin shapes, nothing else.
+# The peers-only type: satlib's squares (up to 16K and at 32K) and thin shapes, CUB's squares, no lab.
 with_i32 = [l for l in library_run.labels if any("i32" in token.split(",") for token in l.split())]
 runs = lambda l, v: l.startswith("peers ") and v in l.split()[1].split(",")  # peer job l runs variant v
 check(any(runs(l, "satlib") and "32768" not in l for l in with_i32) and

@@ -1385,10 +1385,9 @@ TABLES = {
                        base="the kernel of 5366fca"),
                     "unroll4_ab_h200.csv"),
                    ("EDGE COPY AB TABLE", edge_copy_ab_table, "edge_copy_ab_h200.csv"),
-                   ("EDGE GUARD ODD AB TABLE", lambda p: ab_table(
+                   ("EDGE GUARD ODD AB TABLE", lambda p: every_row_ab_table(
                        p, "the kernel of c213807 (the element loop's row pointer formed for every row)",
-                       "the kernel of b35dc97 (formed for rows inside the matrix only, as in f892618)",
-                       lambda r: True, bold="every row (all take the kernels without vector accesses)"),
+                       "the kernel of b35dc97 (formed for rows inside the matrix only, as in f892618)"),
                     "edge_guard_odd_ab_h200.csv"),
                    ("EDGE GUARD AB TABLE", lambda p: kernel_2d_ab_table(
                        p, "the kernel of b35dc97 (the element loop's row pointer formed for rows "
