@@ -1144,6 +1144,44 @@ def shape128_ab_table(path, shape):
                          "small tiles in both builds)")
 
 
+def tiles256_ab_table(path):
+    """The A/B of i32's and u8 -> i32's large tiles of 256 threads (the shipped shapes) against
+    b35dc97's of 128 threads, one GPU's run: the i32 and u8 -> i32 rows that take large tiles
+    differ; one 1920×1080 image takes the same small tiles in both builds."""
+    return ab_table(path, "the kernel of b35dc97 (i32 and u8 → i32 in tiles of 128 threads, 512 columns: "
+                          "16 + 16 rows × 4 blocks per SM and 4 + 28 × 6)",
+                    "i32 and u8 → i32 in tiles of 256 threads, 1024 columns: 16 + 16 rows × 2 blocks per SM "
+                    "and 4 + 28 × 3 (the shipped shapes)",
+                    lambda r: r["type"] in ("i32", "u8i32") and targets_2d_row(r) and
+                    not (r["rows"] == "1080" and r["batch"] == "1"),
+                    bold="the i32 and u8 → i32 rows that take the large tiles (one 1920×1080 image takes the "
+                         "same 128-thread tiles in both builds)")
+
+
+def peers_ratio_table(path):
+    """satlib against the CUB two-pass (and NPP where it ran) in one `build/peers` run per type,
+    its printed rows as CSV: each one's median and each peer's time ÷ satlib's (time ÷ copy comes
+    from bench_ab, whose copy alternates with the versions)."""
+    rows = read_rows(path)
+    by = {(r["variant"], r["type"], int(r["rows"])): r for r in rows}
+    keys = list(dict.fromkeys((r["type"], int(r["rows"])) for r in rows))
+    seeds = " and ".join(dict.fromkeys(r["seed"] for r in rows))
+    checks = "every row PASS" if all(r["check"] == "PASS" for r in rows) else "NOT every row PASS"
+    out = [f"{run_line(rows[0])}: `build/peers --variant CUB-two-pass,satlib` (u8 → i32 with NPP-integral too), "
+           f"median of {rows[0]['reps']}, seeds {seeds}; {checks}", "",
+           "| shape | type | satlib ms | CUB two-pass ms | CUB ÷ satlib | NPP ms | NPP ÷ satlib |",
+           "|---|---|---:|---:|---:|---:|---:|"]
+    for t, n in keys:
+        lib = by[("satlib", t, n)]
+        ms = float(lib["median_ms"])
+        cells = [f"{n}x{n}", type_label(t), f"{ms:.3f}"]
+        for peer in ("CUB-two-pass", "NPP-integral"):
+            r = by.get((peer, t, n))
+            cells += ["-", "-"] if r is None else [f'{float(r["median_ms"]):.3f}', f'{float(r["median_ms"]) / ms:.2f}']
+        out.append("| " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
 def strips_ab_table(path):
     """The A/B of the strip walk (a ticket per tile row, not kept) against the kernel of 15c4b93
     (docs/library.md), one GPU's run: the launches with at least 3/4 of a round of strips walk."""
@@ -1394,6 +1432,9 @@ TABLES = {
                           "inside the matrix only)",
                        base="the kernel of c213807 (the element loop's row pointer formed for every row)"),
                     "edge_guard_ab_h200.csv"),
+                   ("TILES256 SQUARES AB TABLE", tiles256_ab_table, "tiles256_squares_ab_h200.csv"),
+                   ("TILES256 TARGETS AB TABLE", tiles256_ab_table, "tiles256_targets_ab_h200.csv"),
+                   ("TILES256 PEERS TABLE", peers_ratio_table, "tiles256_peers_h200.csv"),
                    ("ELEMENT CP ASYNC ODD AB TABLE", lambda p: ab_table(
                        p, "the kernel of b35dc97",
                        "a cp.async per element of 4 or 8 bytes in the element loop (not kept)",

@@ -1,6 +1,7 @@
 // bench_ab.cpp — a same-process A/B of two versions of the library (`make bench-ab AB_BASE=DIR`,
 // mk/lib_ab.mk): this tree's sat::inclusive_scan_2d against the one of the checkout DIR, on the
-// shapes of issue 22's targets (--set targets, the default), on its thin shapes (--set thin), on
+// shapes of issue 22's targets (--set targets, the default), on every type's squares from 4096^2 to
+// 32768^2 with i32's images and batches (--set squares), on its thin shapes (--set thin), on
 // single lines, which take CUB's 1-D scan (--set lines), on u8 -> i32 thin shapes 3 to 33
 // wide (--set widths), on f32 thin shapes 3 to 33 wide and i32 and f64 ones 3, 9 and 33 wide, both
 // ways (--set same-type), on wide thin shapes whose rows are not a whole number of 16-byte groups
@@ -10,7 +11,8 @@
 // or on u8 -> i32 images of 2 and 3 contiguous columns from 1920 to 40,000,000 tall (--set columns).
 //
 //     build/lib/ab-base/<DIR>/bench_ab [--reps N] [--quick] [--seed S]
-//                                      [--set targets|thin|lines|widths|same-type|pitches|tall|odd|rows|columns]
+//                                      [--set targets|squares|thin|lines|widths|same-type|pitches|tall|odd|
+//                                             rows|columns]
 //                                      [--csv FILE]
 //
 // Each version gets its own output and scratch, kept between calls as a caller keeps them; each
@@ -150,8 +152,8 @@ int main(int argc, char** argv) {
     BenchOptions o;
     std::uint64_t seed = std::random_device{}();
     std::string set = "targets";
-    const std::vector<std::string> sets = {"targets", "thin", "lines", "widths", "same-type",
-                                           "pitches", "tall", "odd",   "rows",   "columns"};
+    const std::vector<std::string> sets = {"targets", "squares", "thin",  "lines", "widths", "same-type",
+                                           "pitches", "tall",    "odd",   "rows",  "columns"};
     if (!parse_bench_options(argc, argv, "bench_ab", o, &seed, &set, &sets)) return 2;
     if (!have_device("bench_ab")) return 2;
     std::FILE* csv = nullptr;
@@ -180,6 +182,12 @@ int main(int argc, char** argv) {
                 {T::u8i32, 16, 2160, 3840},  {T::f32, 1, 33, 4000000},
                 {T::u8i32, 1, 4000000, 3},
             };
+        } else if (set == "squares") {  // every type's squares from 4096^2 to 32768^2, i32's images and batches
+            for (T type : {T::f32, T::f64, T::i32, T::u8i32})
+                for (const int n : {4096, 8192, 16384, 32768}) cases.push_back({type, 1, n, n});
+            cases.push_back({T::i32, 1, 1080, 1920});
+            cases.push_back({T::i32, 64, 1080, 1920});
+            cases.push_back({T::i32, 16, 2160, 3840});
         } else if (set == "lines") {  // one line of contiguous elements: CUB's 1-D scan
             for (T type : {T::f32, T::f64, T::i32, T::u8i32})
                 for (const Case shape : {Case{type, 1, 1, 16777216}, Case{type, 1, 16777216, 1}})

@@ -66,8 +66,10 @@ using sat::vec_of;  // each thread owns V = vec_of<Out>() adjacent columns of th
 //             the 128-thread shapes below them: f32 8192^2 1.24 instead of 1.33, 16384^2 1.13
 //             instead of 1.18; f64 1.17 instead of 1.25 and 1.12 instead of 1.22)
 //   f32 (128 threads): 28 + 36 rows, 3 blocks per SM; f64 (128): 12 + 20 rows, 5 blocks per SM
-//   i32:      16 + 16 rows, 4 blocks per SM (H100: 256 threads gave 8192^2 1.32 instead of 1.30)
-//   u8->i32:   4 + 28 rows, 6 blocks per SM (H100: 4 + 28 x 3 of 256 threads gave 8192^2 1.46
+//   i32:      16 + 16 rows of 256 threads, 2 blocks per SM (H200, against 16 + 16 x 4 of 128
+//             threads: 0.92-0.94 of the time from 4096^2 to 32768^2; docs/library.md)
+//   u8->i32:   4 + 28 rows of 256 threads, 3 blocks per SM (H200, against 4 + 28 x 6 of 128
+//             threads: 0.92-0.98 of the time from 4096^2 to 32768^2; the H100 gave 8192^2 1.46
 //             instead of 1.48 but 16384^2 1.30 instead of 1.28)
 // (In, A) names the type: f32 (float, float), f64 (double, double), i32 (int32_t, uint32_t),
 // u8i32 (uint8_t, uint32_t). -DLAB9_REG_ROWS=.. -DLAB9_SMEM_ROWS=.. -DLAB9_MIN_BLOCKS=.. set one
@@ -92,22 +94,25 @@ struct Shape {
 template <class In, class A> struct TileShape : Shape<LAB9_REG_ROWS, LAB9_SMEM_ROWS, LAB9_MIN_BLOCKS> {};
 #else
 template <class In, class A> struct TileShape : Shape<16, 16, 2, 256> {};  // f32: 1024 columns
-template <> struct TileShape<int32_t, uint32_t> : Shape<16, 16, 4> {};
+template <> struct TileShape<int32_t, uint32_t> : Shape<16, 16, 2, 256> {};  // 1024 columns
 template <> struct TileShape<double, double> : Shape<16, 16, 2, 256> {};  // 512 columns
-template <> struct TileShape<uint8_t, uint32_t> : Shape<4, 28, 6> {};
+template <> struct TileShape<uint8_t, uint32_t> : Shape<4, 28, 3, 256> {};  // 1024 columns
 #endif
 // The library's other pairs take the shape of the pair with the same accumulator and fewer
 // input bytes in flight (not tuned separately).
-template <> struct TileShape<uint8_t, float> : Shape<4, 28, 6> {};     // u8 -> f32 as u8 -> i32
+template <> struct TileShape<uint8_t, float> : Shape<4, 28, 3, 256> {};  // u8 -> f32 as u8 -> i32
 template <> struct TileShape<uint16_t, double> : Shape<16, 16, 2, 256> {};  // u16 -> f64 as f64
 template <> struct TileShape<float, double> : Shape<16, 16, 2, 256> {};     // f32 -> f64 as f64
 
 // Small images: where TileShape's tiles would leave SMs idle (satlib.cu, small_tiles), tiles of
-// 128 threads, more blocks each: f32 16 + 16 x 4, f64 (and the pairs that follow it) 12 + 20 x 5,
-// which f64 batches and squares take too (satlib.cu, small_tiles); i32 and u8 keep their shape.
+// 128 threads, more blocks each: f32 and i32 16 + 16 x 4, f64 (and the pairs that follow it)
+// 12 + 20 x 5, which f64 batches and squares take too (satlib.cu, small_tiles), u8 4 + 28 x 6.
 template <class In, class A> struct SmallTileShape : TileShape<In, A> {};
 #ifndef LAB9_REG_ROWS
 template <> struct SmallTileShape<float, float> : Shape<16, 16, 4> {};
+template <> struct SmallTileShape<int32_t, uint32_t> : Shape<16, 16, 4> {};
+template <> struct SmallTileShape<uint8_t, uint32_t> : Shape<4, 28, 6> {};
+template <> struct SmallTileShape<uint8_t, float> : Shape<4, 28, 6> {};
 template <> struct SmallTileShape<double, double> : Shape<12, 20, 5> {};
 template <> struct SmallTileShape<uint16_t, double> : Shape<12, 20, 5> {};
 template <> struct SmallTileShape<float, double> : Shape<12, 20, 5> {};

@@ -62,9 +62,9 @@ if program:
           "the base's satlib_integral is local, this tree's global")
 
     usage = run([program, "--help"])
-    check(usage.returncode == 0 and usage.stdout.startswith("usage: bench_ab ") and "[--set targets|thin|lines|widths|same-type|pitches|tall|odd|rows|columns]" in usage.stdout,
+    check(usage.returncode == 0 and usage.stdout.startswith("usage: bench_ab ") and "[--set targets|squares|thin|lines|widths|same-type|pitches|tall|odd|rows|columns]" in usage.stdout,
           f"--help: the usage line, with the sets of cases ({usage.stdout!r})")
-    for bad_args in (["--bogus"], ["--reps", "0"], ["--set", "squares"]):
+    for bad_args in (["--bogus"], ["--reps", "0"], ["--set", "cubes"]):
         bad = run([program] + bad_args)
         check(bad.returncode == 2 and bad.stderr.startswith("bench_ab: ") and bad.stderr.count("\n") == 1,
               f"{bad_args}: exit 2 and one line ({bad.stderr!r})")

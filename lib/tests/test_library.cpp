@@ -165,12 +165,20 @@ void check_library_on(const LibraryCase& c, satlib::testing::ThinPath path) {
     CHECK(satlib::testing::launch_log().last_thin_path == path);
 }
 
+// One image through the 256-thread tiles, with (`vector`) or without vector accesses.
+template <class In, class Out>
+void check_large_tiles(const LibraryCase& c, bool vector) {
+    check_library<In, Out>(c);
+    CHECK(satlib::testing::launch_log().last_threads == 256);
+    CHECK(satlib::testing::launch_log().last_vector == vector);
+}
+
 template <class In, class Out>
 void check_library_all_cases() {
     // Aligned pitches (16-byte vector path), odd pitches and offsets (element path), tile
-    // edges (32 rows x 1024 columns for f32, 512 for f64, i32, u8 and f32's small images, 256 for
-    // f64's small images, batches and squares), one row and one column; 2111 x 4133 has enough
-    // tiles for the 256-thread shapes of f32 and f64.
+    // edges (32 rows x 1024 columns for f32, i32 and u8, 512 for f64 and the small images of f32,
+    // i32 and u8, 256 for f64's small images, batches and squares), one row and one column;
+    // 2111 x 4133 has enough tiles for the 256-thread shapes of f32, f64 and i32.
     const LibraryCase cases[] = {
         {1000, 3000, 4096, 4104, 1, 64},
         {999, 2999, 3011, 3007, 2, 5},
@@ -989,13 +997,18 @@ TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-
         check_library<uint8_t, int32_t>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});
         check_library<int32_t, int32_t>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});
     }
-    // One image of 264 tile rows (one round of 132 x 2 blocks), so f32 and f64 take their
-    // 256-thread tiles; by the default grid and by 5 blocks that each take about 53 tickets.
+    // One image of 264 tile rows (one round of 132 x 2 blocks), so f32, f64 and i32 take their
+    // 256-thread tiles, and one of 396 (132 x 3) for u8's; by the default grid and by 5 blocks
+    // that each take 53 to 80 tickets; aligned pitches and odd ones.
     for (int grid : {0, 5}) {
-        check_library<float, float>(LibraryCase{8448, 100, 104, 112, 1, 4, grid});
-        CHECK(satlib::testing::launch_log().last_threads == 256);
-        check_library<double, double>(LibraryCase{8448, 100, 104, 112, 1, 4, grid});
-        CHECK(satlib::testing::launch_log().last_threads == 256);
+        for (const bool vector : {true, false}) {
+            const std::size_t in_pitch = vector ? 104 : 103, out_pitch = vector ? 112 : 109;
+            const int col_offset = vector ? 4 : 2;
+            check_large_tiles<float, float>({8448, 100, in_pitch, out_pitch, 1, col_offset, grid}, vector);
+            check_large_tiles<double, double>({8448, 100, in_pitch, out_pitch, 1, col_offset, grid}, vector);
+            check_large_tiles<int32_t, int32_t>({8448, 100, in_pitch, out_pitch, 1, col_offset, grid}, vector);
+            check_large_tiles<uint8_t, int32_t>({12672, 100, in_pitch, out_pitch, 1, col_offset, grid}, vector);
+        }
     }
 }
 
