@@ -1396,6 +1396,7 @@ TABLES = {
                    ("PREFETCH BUDGET TABLE", prefetch_budget_table, "prefetch_budget_ab_h200.csv"),
                    ("NCU TABLE", experiment_table, "ncu_h100.csv"),
                    ("NCU H200 TABLE", experiment_table, "ncu_h200.csv"),
+                ("ODD NCU TABLE", experiment_table, "odd_ncu_h200.csv"),
                    ("PHASES TABLE", phases_table, "phases_h200.csv"),
                    ("PHASES BATCH ORDER TABLE", phases_table, "phases_batch_order_h200.csv"),
                    ("MEASURED TABLE", python_table, "python_h200.csv"),
@@ -1504,7 +1505,7 @@ TABLES = {
                     lambda r: r["type"] == "f32" and r["batch"] == "1" and r["rows"] == "1080"),
                  "small_tiles_ab_h200.csv"),
                 ("TILES160 AB TABLE", lambda p: ab_table(
-                    p, "the shipped shapes (f32 16 + 16 × 2 of 256 threads, u8→i32 4 + 28 × 6 of 128)",
+                    p, "15c4b93's shapes (f32 16 + 16 × 2 of 256 threads, u8→i32 4 + 28 × 6 of 128)",
                     "tiles of 160 threads, 640 columns (f32 16 + 16 × 3, u8→i32 4 + 28 × 5; not kept)",
                     lambda r: targets_2d_row(r) and (r["type"] == "u8i32" or (
                         r["type"] == "f32" and not (r["rows"] == "1080" and r["batch"] == "1"))),

@@ -67,10 +67,10 @@ using sat::vec_of;  // each thread owns V = vec_of<Out>() adjacent columns of th
 //             instead of 1.18; f64 1.17 instead of 1.25 and 1.12 instead of 1.22)
 //   f32 (128 threads): 28 + 36 rows, 3 blocks per SM; f64 (128): 12 + 20 rows, 5 blocks per SM
 //   i32:      16 + 16 rows of 256 threads, 2 blocks per SM (H200, against 16 + 16 x 4 of 128
-//             threads: 0.92-0.94 of the time from 4096^2 to 32768^2; docs/library.md)
+//             threads: 0.915-0.936 of the time from 4096^2 to 32768^2; docs/library.md)
 //   u8->i32:   4 + 28 rows of 256 threads, 3 blocks per SM (H200, against 4 + 28 x 6 of 128
-//             threads: 0.92-0.98 of the time from 4096^2 to 32768^2; the H100 gave 8192^2 1.46
-//             instead of 1.48 but 16384^2 1.30 instead of 1.28)
+//             threads: 0.905-0.986 of the time from 4096^2 to 32768^2; the H100 run of
+//             2026-11-27 in docs/lab9.md gave 8192^2 1.46 instead of 1.48, 16384^2 1.30 for 1.28)
 // (In, A) names the type: f32 (float, float), f64 (double, double), i32 (int32_t, uint32_t),
 // u8i32 (uint8_t, uint32_t). -DLAB9_REG_ROWS=.. -DLAB9_SMEM_ROWS=.. -DLAB9_MIN_BLOCKS=.. set one
 // shape for every type (tuning experiments).
