@@ -180,7 +180,8 @@ struct Problem {
     // The output (Answer::shape elements) against the answer, exactly where the problem is exact.
     virtual CheckReport check(DType t, const Answer& answer, const void* output) const = 0;
     virtual Traffic traffic(DType t, Shape s) const = 0;
-    virtual CostModel cost(const Variant& v, Shape s, double r) const = 0;
+    // The HMM cost of one t image of shape s (SKSS's steps are 16 bytes of the output per lane).
+    virtual CostModel cost(const Variant& v, Shape s, double r, DType t) const = 0;
     // The options that repeat one instance ("--rows 97 --cols 89 --type f32").
     virtual std::string instance_args(const Options& opt, DType t, Shape s) const = 0;
     // Host bytes of the answer (the memory check before any run).
@@ -198,7 +199,8 @@ struct Problem {
     // one host buffer each for its input, answer and output. Lab 10 (row strips across GPUs,
     // common/multigpu.cu) overrides them: its data are made strip by strip, its check goes in
     // slices, and its strips are placed across devices.
-    // The cost of one run as `req` places it (--model and the run); default: cost(variant, shape, r).
+    // The cost of one run as `req` places it (--model and the run); default: cost(variant, shape,
+    // r, type), times the batch's images in the transfer term.
     virtual CostModel cost_of(const RunRequest& req) const;
     // Before the runs, once a GPU is found: empty when this machine can run `req`, else the one
     // line lab_main prints before it exits with 2. The default (lab_main.cpp): the host's and the

@@ -76,12 +76,12 @@ const std::vector<Formula> table = {
      [](const Params& p) { return Cost{4 * p.n() / p.w, 2}; }},
     // Lab 8 (Funasaka et al. 2017), derived in docs/lab8.md: one kernel, one read and one write
     // per element; the critical path of the task array is one hand-over l per strip of 4w rows
-    // plus one per step of 4w columns (a step of a 4-byte type; f64 steps are 2w wide, which
-    // the formula, having no type, does not see).
+    // plus one per step of w lanes' 16 bytes of output: 4w columns of a 4-byte type, 2w of f64.
     // SKSS-warp (w x w tasks) has 1R1W's task graph and uses the key "1R1W".
-    {"SKSS", "2n/w + (H/4w + W/4w)l", "derived in docs/lab8.md",
+    {"SKSS", "2n/w + (H/4w + W/4w)l (f64: W/2w)", "derived in docs/lab8.md",
      [](const Params& p) {
-         return Cost{2 * p.n() / p.w, std::ceil(p.rows / (4 * p.w)) + std::ceil(p.cols / (4 * p.w))};
+         const double step_cols = 16 / p.out_bytes * p.w;
+         return Cost{2 * p.n() / p.w, std::ceil(p.rows / (4 * p.w)) + std::ceil(p.cols / step_cols)};
      }},
     // Lab 9, derived in docs/lab9.md: one pass (2n/w); a tile of R rows also publishes its column
     // sums and prefixes and reads at least one tile's back (3n/(Rw) = 3n/w^2: the lab's and the

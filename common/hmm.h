@@ -18,8 +18,10 @@ struct Params {
     double w = 32;              // HMM width
     int k = 0;                  // 2R1W recursion depth (recursion_depth)
     double r = 0;               // (1+r)R1W fraction handled by 2R1W
-    // Lab 10's GPU-to-GPU level: G row strips on D devices (D = 1 or G), b bytes per output.
-    double strips = 1, devices = 1, out_bytes = 4;
+    // b bytes per output element (SKSS's steps: 16 bytes a lane, w lanes; lab 10's exchanged rows).
+    double out_bytes = 4;
+    // Lab 10's GPU-to-GPU level: G row strips on D devices (D = 1 or G).
+    double strips = 1, devices = 1;
     double n() const { return rows * cols; }
 };
 Params params_for(Shape shape, double r = 0);

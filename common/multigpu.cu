@@ -649,7 +649,7 @@ struct StripsProblem : Problem {
     double answer_bytes(DType t, Shape s, bool from_file) const override { return sat.answer_bytes(t, s, from_file); }
     std::string warning(DType t, Shape s, const void* in) const override { return sat.warning(t, s, in); }
     // One strip on one GPU: lab 9's kernel and a one-row copy.
-    CostModel cost(const Variant& v, Shape s, double) const override { return strip_cost(v.cost, s, Placement{}, DType::f32); }
+    CostModel cost(const Variant& v, Shape s, double, DType t) const override { return strip_cost(v.cost, s, Placement{}, t); }
     CostModel cost_of(const RunRequest& req) const override {
         return strip_cost(req.variant->cost, req.shape, placement_for(req.gpus, req.strips), req.type);
     }

@@ -311,7 +311,7 @@ Measurement run_variant(const RunRequest& req) { return problem_of(*req.variant)
 
 // A batch in one run: B times the transfers of one image, the barriers once (one launch for all).
 CostModel Problem::cost_of(const RunRequest& req) const {
-    CostModel c = cost(*req.variant, req.shape, req.lab->r_or_default(req.r));
+    CostModel c = cost(*req.variant, req.shape, req.lab->r_or_default(req.r), req.type);
     if (req.batch > 1) c.cost.units *= req.batch;
     return c;
 }

@@ -66,9 +66,11 @@ struct SatProblem : Problem {
     Traffic traffic(DType t, Shape s) const override {
         return {double(s.n()) * double(sat::input_bytes(t) + output_bytes(t)), 2.0 * double(s.n()) / 32.0};
     }
-    CostModel cost(const Variant& v, Shape s, double r) const override {
+    CostModel cost(const Variant& v, Shape s, double r, DType t) const override {
         const hmm::Formula& f = hmm::formula(v.cost);
-        return {f.symbolic, f.eval(hmm::params_for(s, r)), f.source};
+        hmm::Params p = hmm::params_for(s, r);
+        p.out_bytes = double(output_bytes(t));
+        return {f.symbolic, f.eval(p), f.source};
     }
     std::string instance_args(const Options& opt, DType t, Shape s) const override {
         const std::string where = !opt.input.empty() ? " --input " + shell_word(opt.input)

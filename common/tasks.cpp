@@ -291,7 +291,7 @@ struct HalftoneProblem : Problem {
         return compare_exact(static_cast<const ExactAnswer<std::uint8_t>&>(a), output);
     }
     Traffic traffic(DType, Shape s) const override { return {2.0 * double(s.n()), 2.0 * double(s.n()) / 32}; }
-    CostModel cost(const Variant& v, Shape s, double) const override {
+    CostModel cost(const Variant& v, Shape s, double, DType) const override {
         return halftone_model(s, v.barrier == Barrier::kernel_launch);
     }
     std::string instance_args(const Options& opt, DType, Shape s) const override {
@@ -353,7 +353,7 @@ struct KnapsackProblem : Problem {
         const double cells = double(knapsack_shape(s).items) * double(s.cols);
         return {12.0 * cells, 3.0 * cells / 32};
     }
-    CostModel cost(const Variant& v, Shape s, double) const override {
+    CostModel cost(const Variant& v, Shape s, double, DType) const override {
         return knapsack_model(knapsack_shape(s), v.barrier == Barrier::kernel_launch);
     }
     std::string instance_args(const Options&, DType, Shape s) const override {

@@ -1,6 +1,7 @@
 // The HMM cost formulas against Kasagi et al. Table I, Lemmas 2-5 and Theorems 6-7.
 #include <cmath>
 
+#include "harness.h"
 #include "hmm.h"
 #include "test_util.h"
 
@@ -61,6 +62,23 @@ TEST_CASE("(1+r)R1W interpolates between 1R1W and 2R1W (Theorem 7)", "[cpu][hmm]
     CHECK(f.eval(square(side, 1)).latencies == Approx(4 * k + 5));
     CHECK(f.eval(square(side, 1)).units == Approx(3 * n / w));  // reads 2n, writes n: 2R1W's traffic
     CHECK(f.eval(square(side, 0)).units == Approx(2 * n / w));  // 1R1W's traffic
+}
+
+TEST_CASE("SKSS's latency: a strip of 4w rows, a step of w lanes' 16 bytes (4w columns, f64 2w)", "[cpu][hmm]") {
+    // 16384 x 8192: 128 strips; steps of 128 columns (4-byte outputs) or 64 (f64).
+    Params p = sat::hmm::params_for({16384, 8192});
+    CHECK(formula("SKSS").eval(p).latencies == 128 + 64);
+    p.out_bytes = 8;
+    CHECK(formula("SKSS").eval(p).latencies == 128 + 128);
+    CHECK(formula("SKSS").eval(p).units == Approx(2 * 16384.0 * 8192 / 32));
+    // The SAT problem passes each run's output type: f64 through the wider count, u8 -> i32 and
+    // f32 the 4-byte one; a ragged step or strip counts whole.
+    const sat::Variant& skss = sat_test::find_variant(8, "SKSS");
+    const sat::Problem& sat_problem = sat::sat_problem();
+    CHECK(sat_problem.cost(skss, {16384, 8192}, 0, sat::DType::f64).cost.latencies == 256);
+    CHECK(sat_problem.cost(skss, {16384, 8192}, 0, sat::DType::f32).cost.latencies == 192);
+    CHECK(sat_problem.cost(skss, {16384, 8192}, 0, sat::DType::u8i32).cost.latencies == 192);
+    CHECK(sat_problem.cost(skss, {129, 129}, 0, sat::DType::f64).cost.latencies == 2 + 3);
 }
 
 TEST_CASE("the model ranks algorithms as the paper does at 18K", "[cpu][hmm]") {

@@ -320,11 +320,12 @@ TEST_CASE("lab8x problems: data, answers and the SAT check's one-line diagnostic
     CHECK(knapsack.instance_args(sat::Options{}, sat::DType::i32, table) == " --problem knapsack --items 10 --capacity 100");
 
     // The cost of a task array: the launches of the multi-launch versions (docs/lab8x.md).
-    const sat::CostModel pb = halftone.cost(sat_test::find_variant(80, "halftone/Parallel-Backward"), {1024, 1024}, -1);
+    const sat::CostModel pb = halftone.cost(sat_test::find_variant(80, "halftone/Parallel-Backward"), {1024, 1024}, -1,
+                                                sat::DType::u8i32);
     CHECK(pb.symbolic == "2n/w + (P + 3(m-1)) l");
     CHECK(pb.cost.latencies == 34 + 3 * 31);  // P = ceil((1024 + 62) / 32), m = 32
-    CHECK(halftone.cost(skss, {1024, 1024}, -1).cost.latencies == 32);
-    CHECK(knapsack.cost(sat_test::find_variant(80, "knapsack/Parallel-Forward"), table, -1).cost.latencies == 10);
+    CHECK(halftone.cost(skss, {1024, 1024}, -1, sat::DType::u8i32).cost.latencies == 32);
+    CHECK(knapsack.cost(sat_test::find_variant(80, "knapsack/Parallel-Forward"), table, -1, sat::DType::i32).cost.latencies == 10);
 }
 
 // ---- The program ---------------------------------------------------------------------------------

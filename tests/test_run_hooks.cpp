@@ -48,7 +48,7 @@ struct HookProblem : sat::Problem {
     }
     sat::CheckReport check(DType, const sat::Answer&, const void*) const override { return {}; }
     sat::Traffic traffic(DType, Shape s) const override { return {double(s.n()), double(s.n()) / 32}; }
-    sat::CostModel cost(const sat::Variant&, Shape s, double) const override { return {"n", {double(s.n()), 0}, "one strip"}; }
+    sat::CostModel cost(const sat::Variant&, Shape s, double, DType) const override { return {"n", {double(s.n()), 0}, "one strip"}; }
     sat::CostModel cost_of(const sat::RunRequest& req) const override {
         return {"n/G", {double(req.shape.n()) / std::max(1, req.strips), 1}, std::to_string(req.strips) + " strips"};
     }
