@@ -1007,6 +1007,11 @@ def targets_2d_row(r):
     return r["rows"] not in ("33", "4000000")
 
 
+def one_1080p_image(r):
+    """A row of bench_ab of one 1920×1080 image, which takes the small tiles."""
+    return r["rows"] == "1080" and r["batch"] == "1"
+
+
 def thin_m2_ab_table(path):
     """The A/B of M = 2 against M = 3 at K = 33 (docs/thin.md), one GPU's run."""
     return ab_table(path, "M = 3 at K = 33 (99 KB chunks, 2 blocks per SM)",
@@ -1139,7 +1144,7 @@ def shape128_ab_table(path, shape):
     return ab_table(path, f"f32's large tiles of 128 threads (512 columns), {shape} (not kept)",
                     "the shipped f32 tiles of 256 threads (1024 columns), 16 + 16 rows × 2 blocks per SM",
                     lambda r: r["type"] == "f32" and targets_2d_row(r) and
-                    not (r["rows"] == "1080" and r["batch"] == "1"),
+                    not one_1080p_image(r),
                     bold="the f32 rows that take the large tiles (one 1920×1080 image takes the same "
                          "small tiles in both builds)")
 
@@ -1153,7 +1158,7 @@ def tiles256_ab_table(path):
                     "i32 and u8 → i32 in tiles of 256 threads, 1024 columns: 16 + 16 rows × 2 blocks per SM "
                     "and 4 + 28 × 3 (the shipped shapes)",
                     lambda r: r["type"] in ("i32", "u8i32") and targets_2d_row(r) and
-                    not (r["rows"] == "1080" and r["batch"] == "1"),
+                    not one_1080p_image(r),
                     bold="the i32 and u8 → i32 rows that take the large tiles (one 1920×1080 image takes the "
                          "same 128-thread tiles in both builds)")
 
@@ -1407,7 +1412,7 @@ TABLES = {
                        p, "a prefetch of up to 40 MiB (every row of the 256-thread tiles)",
                        "the shipped 24 MiB (23 of 32 rows in the 256-thread tiles)",
                        lambda r: r["type"] in ("f32", "f64", "i32") and
-                       not (r["rows"] == "1080" and r["batch"] == "1"),
+                       not one_1080p_image(r),
                        bold="the rows that differ: more rows prefetched in the base (f32, f64 and i32 "
                             "beyond one round of tiles) or, at 33x4000000 f32, the base's thin chunks of "
                             "M = 3 (docs/thin.md)"),
@@ -1476,7 +1481,7 @@ TABLES = {
                        "large tiles (a producer, a reducer and a looker warp; two groups of 128 threads; "
                        "three stages of 32 × 512; not kept)",
                        lambda r: r["type"] == "f32" and targets_2d_row(r) and
-                       not (r["rows"] == "1080" and r["batch"] == "1"),
+                       not one_1080p_image(r),
                        bold="the rows whose kernels differ (one f32 1920×1080 image keeps the small tiles)"),
                     "ws_roles_ab_h200.csv"),
                    ("WARP SPECIALIZED NCU TABLE", experiment_table, "ws_ncu_h200.csv"),
@@ -1508,7 +1513,7 @@ TABLES = {
                     p, "15c4b93's shapes (f32 16 + 16 × 2 of 256 threads, u8→i32 4 + 28 × 6 of 128)",
                     "tiles of 160 threads, 640 columns (f32 16 + 16 × 3, u8→i32 4 + 28 × 5; not kept)",
                     lambda r: targets_2d_row(r) and (r["type"] == "u8i32" or (
-                        r["type"] == "f32" and not (r["rows"] == "1080" and r["batch"] == "1"))),
+                        r["type"] == "f32" and not one_1080p_image(r))),
                     bold="the rows whose tiles differ (one f32 1920×1080 image takes the 128-thread tiles in both)"),
                  "tiles160_ab_h100.csv")],
     "thin.md": [("LINES TABLE", experiment_table, "lines_h100.csv"),
