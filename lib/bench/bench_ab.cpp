@@ -218,7 +218,7 @@ int main(int argc, char** argv) {
                 cases.push_back({type, 1, 4097, 4097});
                 cases.push_back({type, 1, 1081, 1921});
             }
-            cases.push_back({T::f32, 1, 16385, 16385});
+            for (T type : {T::f32, T::f64, T::i32, T::u8i32}) cases.push_back({type, 1, 16385, 16385});
             cases.push_back({T::f32, 16, 1081, 1921});
         } else if (set == "rows") {  // images of 2 and 3 rows: u8 -> i32 words (CUB's packed scan or a scan per
                                      // row), f32, f64 and i32 element lanes

@@ -37,6 +37,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "device.cuh"
 #include "lookback.cuh"
@@ -212,35 +214,81 @@ struct SmemTile {
 template <class In, class A>
 __host__ __device__ constexpr bool scan_in_place() { return sizeof(In) == sizeof(A); }
 
+// How a kernel moves a row's pieces between global memory and the threads (each thread owns V
+// adjacent columns of the tile). Rows that start on a whole piece (base pointers, pitches and
+// batch strides checked on the host): 16-byte `vectors`. Others: `lanes` in TileShape's tiles,
+// whose launches run many rounds of tiles, where the bytes per access count; `elements` in
+// SmallTileShape's, whose one round waits on each step's latency, and in i32's, which spill
+// 68 bytes with lanes (docs/library.md, Rows that do not start on a whole piece).
+enum class Access {
+    vectors,   // one 16-byte access per piece; the piece that the right edge cuts, element by element
+    elements,  // each thread its own V elements: each access of a warp spans 32 V elements
+    lanes,     // lane l: columns l, l + 32, ... of its warp's 32 V columns, through the warp's stage
+};
+template <class In, class A, class S, bool Vec>
+constexpr Access access_of() {
+    if (Vec) return Access::vectors;
+    return std::is_same_v<S, TileShape<In, A>> && !std::is_same_v<In, int32_t> ? Access::lanes : Access::elements;
+}
+
 // Load the thread's V columns [c, c + V) of the tile's rows; outside the matrix reads 0.
-// Rows [0, RR) go to registers (16-byte loads, all in flight before any use), rows [RR, R) to
-// shared memory by cp.async (in flight at the same time, holding no registers); the piece that the
-// right edge cuts, and every piece in the kernels without vector accesses, element by element.
-template <class S, class In, class A, int V, bool Vec>
+// Rows [0, RR) go to registers (all loads in flight before any use), rows [RR, R) to shared
+// memory by cp.async (in flight at the same time, holding no registers). With Access::lanes the
+// register rows hold the warp's columns lane by lane (x[r][j]: column warp_c + 32 j + lane) until
+// lanes_to_piece, and each element goes to its own place in the shared-memory rows.
+template <class S, class In, class A, int V, Access X>
 __device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i0, int c, bool square,
                                           A (&x)[S::RR][V], SmemTile<In, A> sm) {
     constexpr int RR = S::RR, RS = S::RS;
+    const int lane = threadIdx.x & 31;
+    const int warp_c = c - lane * V;  // the first of the warp's 32 V columns
 #pragma unroll
     for (int r = 0; r < RR; ++r) {
         const int i = i0 + r;
 #pragma unroll
         for (int v = 0; v < V; ++v) x[r][v] = A(0);
-        if (i >= g.rows || c >= g.cols) continue;
-        const In* row = in + std::size_t(i) * g.in_pitch + c;
-        if (Vec && c + V <= g.cols) {
-            load_vec(row, x[r]);
-        } else {
+        if (i >= g.rows) continue;
+        if constexpr (X == Access::lanes) {
+            const In* lane_in = in + std::size_t(i) * g.in_pitch + warp_c + lane;
 #pragma unroll
-            for (int v = 0; v < V; ++v)
-                if (c + v < g.cols) x[r][v] = A(row[v]);
+            for (int j = 0; j < V; ++j)
+                if (warp_c + lane + 32 * j < g.cols) x[r][j] = A(lane_in[32 * j]);
+        } else {
+            if (c >= g.cols) continue;
+            const In* row = in + std::size_t(i) * g.in_pitch + c;
+            if (X == Access::vectors && c + V <= g.cols) {
+                load_vec(row, x[r]);
+            } else {
+#pragma unroll
+                for (int v = 0; v < V; ++v)
+                    if (c + v < g.cols) x[r][v] = A(row[v]);
+            }
         }
         square_if(square, x[r]);
     }
     constexpr int C = S::threads * V;
     In* dst = sm.rows + threadIdx.x * V;
-    // With vector accesses only the thread whose piece the right edge cuts (one in the last tile of
-    // a tile row) takes the element loop: its warp diverges once per tile.
-    if (Vec && (c >= g.cols || c + V <= g.cols)) {  // whole pieces, or 0 bytes (rows or pieces past the matrix)
+    if constexpr (X == Access::lanes) {  // each element to its own place (4- and 8-byte inputs by cp.async)
+        In* warp_dst = dst - lane * V;
+#pragma unroll 4
+        for (int r = 0; r < RS; ++r) {
+            const int i = i0 + RR + r;
+            const In* row = in + (i < g.rows ? std::size_t(i) * g.in_pitch : 0);
+#pragma unroll
+            for (int j = 0; j < V; ++j) {
+                const int col = warp_c + 32 * j + lane;
+                const bool inside = i < g.rows && col < g.cols;
+                In* d = warp_dst + std::size_t(r) * C + 32 * j + lane;
+                if constexpr (sizeof(In) >= 4)
+                    cp_async(d, inside ? row + col : in, inside ? int(sizeof(In)) : 0, int(sizeof(In)));
+                else
+                    *d = inside ? row[col] : In(0);
+            }
+        }
+    } else if (X == Access::vectors && (c >= g.cols || c + V <= g.cols)) {
+        // Whole pieces, or 0 bytes (rows or pieces past the matrix). Only the thread whose piece the
+        // right edge cuts (one in the last tile of a tile row) takes the element loop below: its warp
+        // diverges once per tile.
 #pragma unroll 4
         for (int r = 0; r < RS; ++r) {
             const int i = i0 + RR + r;
@@ -248,7 +296,7 @@ __device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i
             const In* row = in + (inside ? std::size_t(i) * g.in_pitch + c : 0);
             cp_async(dst + std::size_t(r) * C, row, inside ? V * int(sizeof(In)) : 0, V * int(sizeof(In)));
         }
-    } else {  // element by element: the piece that the right edge cuts, or every piece without vector accesses
+    } else {  // element by element: the piece that the right edge cuts, or every piece (Access::elements)
 #pragma unroll 4
         for (int r = 0; r < RS; ++r) {
             const int i = i0 + RR + r;
@@ -261,11 +309,36 @@ __device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i
     cp_async_commit();
 }
 
+// Access::lanes: the warp's stage (32 V values in shared memory) turns a row of lanes into the
+// threads' pieces and back.
+template <class A, int V>
+__device__ __forceinline__ void lanes_to_piece(A (&x)[V], A* stage) {
+    static_assert(sizeof(A) * V == 16, "a piece is one 16-byte vector");
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int j = 0; j < V; ++j) stage[32 * j + lane] = x[j];
+    __syncwarp();
+    const uint4 piece = *reinterpret_cast<const uint4*>(stage + lane * V);
+    memcpy(&x, &piece, sizeof piece);
+    __syncwarp();  // the stage is written again by the next row
+}
+template <class A, int V>
+__device__ __forceinline__ void piece_to_lanes(A (&x)[V], A* stage) {
+    const int lane = threadIdx.x & 31;
+    uint4 piece;
+    memcpy(&piece, &x, sizeof piece);
+    *reinterpret_cast<uint4*>(stage + lane * V) = piece;
+    __syncwarp();
+#pragma unroll
+    for (int j = 0; j < V; ++j) x[j] = stage[32 * j + lane];
+    __syncwarp();
+}
+
 // Local SAT pieces of the tile: col[v] = sum of the thread's column v over the tile (C of the
 // paper); x[r][v] becomes the prefix of row r from the left edge of the thread's warp;
 // shared-memory rows the same (or their offsets, for narrower inputs); s_warps_left[w][r] = the
 // sum of row r over the warps left of warp w; s_row_sum[r] = sum of tile row r (R of the paper).
-template <class S, class In, class A, int V>
+template <class S, class In, class A, int V, Access X>
 __device__ __forceinline__ void local_tile_scan(bool square, A (&x)[S::RR][V], SmemTile<In, A> sm,
                                                 A (&col)[V], A (*s_warp_total)[S::R],
                                                 A (*s_warps_left)[S::R], A* s_row_sum) {
@@ -287,6 +360,7 @@ __device__ __forceinline__ void local_tile_scan(bool square, A (&x)[S::RR][V], S
         if (lane == 31) s_warp_total[warp][r] = inclusive;
     }
     cp_async_wait_all();  // this thread's own shared-memory rows have landed
+    if constexpr (X == Access::lanes) __syncwarp();  // and those of the warp's other lanes
     for (int r = 0; r < RS; ++r) {
         In* p = sm.rows + std::size_t(r) * C + threadIdx.x * V;
         A y[V];
@@ -409,12 +483,12 @@ __device__ ColumnWindow<A> column_window(const TileRecords<A>& rec, const Geomet
     return win;
 }
 
-template <class Out, class A, int V, bool Vec>
+template <class Out, class A, int V, Access X>
 __device__ __forceinline__ void store_row(Out* out, std::size_t pitch, const Geometry& g, int i, int c,
                                           const A (&acc)[V]) {
     if (i >= g.rows || c >= g.cols) return;
     Out* row = out + std::size_t(i) * pitch + c;
-    if (Vec && c + V <= g.cols) {
+    if (X == Access::vectors && c + V <= g.cols) {
         store_vec(row, acc);
     } else {
 #pragma unroll
@@ -423,14 +497,32 @@ __device__ __forceinline__ void store_row(Out* out, std::size_t pitch, const Geo
     }
 }
 
+// A row of the warp's pieces, stored lane by lane (Access::lanes). Every lane of the warp calls
+// it (the stage's __syncwarp), rows past the matrix too.
+template <class Out, class A, int V>
+__device__ __forceinline__ void store_row_lanes(Out* out, std::size_t pitch, const Geometry& g, int i, int c,
+                                                const A (&acc)[V], A* stage) {
+    const int lane = threadIdx.x & 31;
+    const int warp_c = c - lane * V;
+    A lanes[V];
+#pragma unroll
+    for (int v = 0; v < V; ++v) lanes[v] = acc[v];
+    piece_to_lanes(lanes, stage);  // lanes[j]: column warp_c + 32 j + lane
+    if (i >= g.rows) return;
+    Out* row = out + std::size_t(i) * pitch;
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        if (warp_c + 32 * j + lane < g.cols) __stcs(row + warp_c + 32 * j + lane, Out(lanes[j]));
+}
+
 // Add the carries to the local SAT and write the tile: out(i, c) = top(c) + sum over the tile
 // rows r' <= r of (row carry r' + local row prefix (r', c)), where top(c) = SAT of the row above
 // the tile = corner + prefix of the column carries, and the local row prefix is the warps to the
 // left (s_warps_left) + the prefix within the warp (x, or the shared-memory row).
-template <class S, class In, class Out, class A, int V, bool Vec>
+template <class S, class In, class Out, class A, int V, Access X>
 __device__ __forceinline__ void write_tile(Out* out, std::size_t pitch, const Geometry& g, int i0, int c, bool square,
                                            const A (&top)[V], const A (&x)[S::RR][V], SmemTile<In, A> sm,
-                                           const A (*s_warps_left)[S::R], const A* s_row_carry) {
+                                           const A (*s_warps_left)[S::R], const A* s_row_carry, A* stage) {
     constexpr int RR = S::RR, RS = S::RS;
     constexpr int C = S::threads * V;
     const A* warps_left = s_warps_left[threadIdx.x >> 5];  // [r]: row r over the warps left of this one
@@ -442,7 +534,8 @@ __device__ __forceinline__ void write_tile(Out* out, std::size_t pitch, const Ge
         const A carry = s_row_carry[r] + warps_left[r];
 #pragma unroll
         for (int v = 0; v < V; ++v) acc[v] += carry + x[r][v];
-        store_row<Out, A, V, Vec>(out, pitch, g, i0 + r, c, acc);
+        if constexpr (X == Access::lanes) store_row_lanes<Out, A, V>(out, pitch, g, i0 + r, c, acc, stage);
+        else store_row<Out, A, V, X>(out, pitch, g, i0 + r, c, acc);
     }
 #pragma unroll 2
     for (int r = 0; r < RS; ++r) {
@@ -457,7 +550,8 @@ __device__ __forceinline__ void write_tile(Out* out, std::size_t pitch, const Ge
         }
 #pragma unroll
         for (int v = 0; v < V; ++v) acc[v] += carry + y[v];
-        store_row<Out, A, V, Vec>(out, pitch, g, i0 + RR + r, c, acc);
+        if constexpr (X == Access::lanes) store_row_lanes<Out, A, V>(out, pitch, g, i0 + RR + r, c, acc, stage);
+        else store_row<Out, A, V, X>(out, pitch, g, i0 + RR + r, c, acc);
     }
 }
 
@@ -558,6 +652,9 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
     __shared__ A s_left_sum;
     __shared__ A s_top_total[warps];      // per-warp column-carry totals (top-row scan)
     __shared__ ColumnWindow<A> s_window;
+    constexpr Access X = access_of<In, A, S, Vec>();
+    constexpr bool lanes = X == Access::lanes;
+    __shared__ __align__(16) A s_stage[lanes ? warps : 1][lanes ? 32 * V : 1];  // lanes_to_piece
 
     constexpr bool both = T == Tables::both;
     const unsigned tickets = both ? 2 * g.tiles : g.tiles;
@@ -577,10 +674,10 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         p.batch_ty = p.first_row + p.ty;
         return p;
     };
-    // Warm L2 with the first `rows` rows of a ticket's tile: 16-byte path only, and a squares
-    // ticket (both: the odd ones) reads the input of the sums ticket before it.
+    // Warm L2 with the first `rows` rows of a ticket's tile; a squares ticket (both: the odd
+    // ones) reads the input of the sums ticket before it.
     auto prefetch_ticket = [&](unsigned tk, int rows) {
-        if (!Vec || tk >= tickets || (both && (tk & 1u))) return;
+        if (tk >= tickets || (both && (tk & 1u))) return;
         const Place p = place_of(tk);
         prefetch_tile_l2<S, In, V>(Batched ? in + p.image * g.in_batch_stride : in, g, p.ty * R, p.tx * C, rows);
     };
@@ -621,13 +718,17 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
 
         if (tid == 0) stamp_tile(trace, ticket, stamp_loads_start);
         A x[RR][V];
-        load_tile<S, In, A, V, Vec>(image_in, g, i0, c, square, x, sm);
+        load_tile<S, In, A, V, X>(image_in, g, i0, c, square, x, sm);
+        if constexpr (lanes) {
+#pragma unroll
+            for (int r = 0; r < RR; ++r) lanes_to_piece(x[r], s_stage[warp]);
+        }
 
         // Local SAT of the tile, and its aggregates R and C.
         A col[V];
 #pragma unroll
         for (int v = 0; v < V; ++v) col[v] = 0;
-        local_tile_scan<S, In, A, V>(square, x, sm, col, s_warp_total, s_warps_left, s_row_sum);
+        local_tile_scan<S, In, A, V, X>(square, x, sm, col, s_warp_total, s_warps_left, s_row_sum);
         __syncthreads();
         if (tid == 0) stamp_tile(trace, ticket, stamp_scanned);
 
@@ -737,7 +838,8 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         std::size_t pitch = g.out_pitch, batch_stride = g.out_batch_stride;
         if (both && square) table = sq, pitch = g.sq_pitch, batch_stride = g.sq_batch_stride;
         Out* image_out = Batched ? table + image * batch_stride : table;
-        write_tile<S, In, Out, A, V, Vec>(image_out, pitch, g, i0, c, square, top, x, sm, s_warps_left, s_row_carry);
+        write_tile<S, In, Out, A, V, X>(image_out, pitch, g, i0, c, square, top, x, sm, s_warps_left, s_row_carry,
+                                         s_stage[lanes ? warp : 0]);
         if (tid == 0) stamp_tile(trace, ticket, stamp_written);
         if (!tile_stamps_on && !Batched && trace != nullptr && c < g.cols && c % sat::w == 0)
             for (int r = 0; r < R && i0 + r < g.rows; r += sat::w)

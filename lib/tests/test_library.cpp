@@ -1012,6 +1012,30 @@ TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-
     }
 }
 
+TEST_CASE("library inclusive_scan_2d: rows that do not start on a whole piece, in 256-thread tiles, every pair",
+          "[gpu][library]") {
+    // Odd pitches and column offsets, so no vector accesses. 3001 x 4133 is 94 tile rows of 5 tile
+    // columns (9 for the f64 shapes), more tiles than one round of 256-thread blocks of any pair:
+    // every pair takes its TileShape, which goes lane by lane through the warps' stages (i32
+    // element by element). Every warp of a tile holds columns, the last tile column is ragged;
+    // a grid of 5 blocks reuses each stage for many tiles; in place.
+    SAT_REQUIRE_GPU();
+    for (int grid : {0, 5}) {
+        const LibraryCase c{3001, 4133, 4137, 4139, 3, 7, grid};
+        check_large_tiles<float, float>(c, false);
+        check_large_tiles<double, double>(c, false);
+        check_large_tiles<int32_t, int32_t>(c, false);
+        check_large_tiles<uint8_t, int32_t>(c, false);
+        check_large_tiles<uint8_t, float>(c, false);
+        check_large_tiles<uint16_t, double>(c, false);
+        check_large_tiles<float, double>(c, false);
+    }
+    LibraryCase in_place{3001, 4133, 4137, 4137, 3, 7};
+    in_place.in_place = true;
+    check_large_tiles<float, float>(in_place, false);
+    check_large_tiles<double, double>(in_place, false);
+}
+
 namespace {
 
 // 84 x 1001 images of every type pair, with and without squares, and batches of 2, whose rows lie
