@@ -218,57 +218,50 @@ __host__ __device__ constexpr bool scan_in_place() { return sizeof(In) == sizeof
 // adjacent columns of the tile). Rows that start on a whole piece (base pointers, pitches and
 // batch strides checked on the host): 16-byte `vectors`. Others: `lanes` in TileShape's tiles,
 // whose launches run many rounds of tiles, where the bytes per access count; `elements` in
-// SmallTileShape's, whose one round waits on each step's latency, and in i32's, which spill
-// 68 bytes with lanes (docs/library.md, Rows that do not start on a whole piece).
+// SmallTileShape's, whose one round waits on each step's latency (docs/library.md, Rows that do
+// not start on a whole piece).
 enum class Access {
     vectors,   // one 16-byte access per piece; the piece that the right edge cuts, element by element
     elements,  // each thread its own V elements: each access of a warp spans 32 V elements
-    lanes,     // lane l: columns l, l + 32, ... of its warp's 32 V columns, through the warp's stage
+    lanes,     // the shared-memory rows and every store: lane l takes columns l, l + 32, ... of its
+               // warp's 32 V columns, so each access of a warp covers 32 adjacent elements;
+               // the register rows element by element
 };
 template <class In, class A, class S, bool Vec>
 constexpr Access access_of() {
     if (Vec) return Access::vectors;
-    return std::is_same_v<S, TileShape<In, A>> && !std::is_same_v<In, int32_t> ? Access::lanes : Access::elements;
+    return std::is_same_v<S, TileShape<In, A>> ? Access::lanes : Access::elements;
 }
 
 // Load the thread's V columns [c, c + V) of the tile's rows; outside the matrix reads 0.
 // Rows [0, RR) go to registers (all loads in flight before any use), rows [RR, R) to shared
-// memory by cp.async (in flight at the same time, holding no registers). With Access::lanes the
-// register rows hold the warp's columns lane by lane (x[r][j]: column warp_c + 32 j + lane) until
-// lanes_to_piece, and each element goes to its own place in the shared-memory rows.
+// memory by cp.async (in flight at the same time, holding no registers). Access::lanes copies
+// each element of the warp's shared-memory rows to its own place, lane by lane.
 template <class S, class In, class A, int V, Access X>
 __device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i0, int c, bool square,
                                           A (&x)[S::RR][V], SmemTile<In, A> sm) {
     constexpr int RR = S::RR, RS = S::RS;
-    const int lane = threadIdx.x & 31;
-    const int warp_c = c - lane * V;  // the first of the warp's 32 V columns
 #pragma unroll
     for (int r = 0; r < RR; ++r) {
         const int i = i0 + r;
 #pragma unroll
         for (int v = 0; v < V; ++v) x[r][v] = A(0);
-        if (i >= g.rows) continue;
-        if constexpr (X == Access::lanes) {
-            const In* lane_in = in + std::size_t(i) * g.in_pitch + warp_c + lane;
-#pragma unroll
-            for (int j = 0; j < V; ++j)
-                if (warp_c + lane + 32 * j < g.cols) x[r][j] = A(lane_in[32 * j]);
+        if (i >= g.rows || c >= g.cols) continue;
+        const In* row = in + std::size_t(i) * g.in_pitch + c;
+        if (X == Access::vectors && c + V <= g.cols) {
+            load_vec(row, x[r]);
         } else {
-            if (c >= g.cols) continue;
-            const In* row = in + std::size_t(i) * g.in_pitch + c;
-            if (X == Access::vectors && c + V <= g.cols) {
-                load_vec(row, x[r]);
-            } else {
 #pragma unroll
-                for (int v = 0; v < V; ++v)
-                    if (c + v < g.cols) x[r][v] = A(row[v]);
-            }
+            for (int v = 0; v < V; ++v)
+                if (c + v < g.cols) x[r][v] = A(row[v]);
         }
         square_if(square, x[r]);
     }
     constexpr int C = S::threads * V;
     In* dst = sm.rows + threadIdx.x * V;
     if constexpr (X == Access::lanes) {  // each element to its own place (4- and 8-byte inputs by cp.async)
+        const int lane = threadIdx.x & 31;
+        const int warp_c = c - lane * V;  // the first of the warp's 32 V columns
         In* warp_dst = dst - lane * V;
 #pragma unroll 4
         for (int r = 0; r < RS; ++r) {
@@ -309,21 +302,11 @@ __device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i
     cp_async_commit();
 }
 
-// Access::lanes: the warp's stage (32 V values in shared memory) turns a row of lanes into the
-// threads' pieces and back.
-template <class A, int V>
-__device__ __forceinline__ void lanes_to_piece(A (&x)[V], A* stage) {
-    static_assert(sizeof(A) * V == 16, "a piece is one 16-byte vector");
-    const int lane = threadIdx.x & 31;
-#pragma unroll
-    for (int j = 0; j < V; ++j) stage[32 * j + lane] = x[j];
-    __syncwarp();
-    const uint4 piece = *reinterpret_cast<const uint4*>(stage + lane * V);
-    memcpy(&x, &piece, sizeof piece);
-    __syncwarp();  // the stage is written again by the next row
-}
+// Access::lanes: the warp's stage (32 V values in shared memory) turns the threads' pieces of a
+// row into lanes: x[j] becomes column warp_c + 32 j + lane of the warp's columns.
 template <class A, int V>
 __device__ __forceinline__ void piece_to_lanes(A (&x)[V], A* stage) {
+    static_assert(sizeof(A) * V == 16, "a piece is one 16-byte vector");
     const int lane = threadIdx.x & 31;
     uint4 piece;
     memcpy(&piece, &x, sizeof piece);
@@ -331,7 +314,7 @@ __device__ __forceinline__ void piece_to_lanes(A (&x)[V], A* stage) {
     __syncwarp();
 #pragma unroll
     for (int j = 0; j < V; ++j) x[j] = stage[32 * j + lane];
-    __syncwarp();
+    __syncwarp();  // the stage is written again by the next row
 }
 
 // Local SAT pieces of the tile: col[v] = sum of the thread's column v over the tile (C of the
@@ -654,7 +637,7 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
     __shared__ ColumnWindow<A> s_window;
     constexpr Access X = access_of<In, A, S, Vec>();
     constexpr bool lanes = X == Access::lanes;
-    __shared__ __align__(16) A s_stage[lanes ? warps : 1][lanes ? 32 * V : 1];  // lanes_to_piece
+    __shared__ __align__(16) A s_stage[lanes ? warps : 1][lanes ? 32 * V : 1];  // piece_to_lanes
 
     constexpr bool both = T == Tables::both;
     const unsigned tickets = both ? 2 * g.tiles : g.tiles;
@@ -719,10 +702,6 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         if (tid == 0) stamp_tile(trace, ticket, stamp_loads_start);
         A x[RR][V];
         load_tile<S, In, A, V, X>(image_in, g, i0, c, square, x, sm);
-        if constexpr (lanes) {
-#pragma unroll
-            for (int r = 0; r < RR; ++r) lanes_to_piece(x[r], s_stage[warp]);
-        }
 
         // Local SAT of the tile, and its aggregates R and C.
         A col[V];
