@@ -1007,6 +1007,11 @@ def targets_2d_row(r):
     return r["rows"] not in ("33", "4000000")
 
 
+def large_tiles_odd_row(r):
+    """A row of bench_ab --set odd that takes the 256-thread tiles: all but one 1081x1921 image."""
+    return not (r["rows"] == "1081" and r["batch"] == "1")
+
+
 def one_1080p_image(r):
     """A row of bench_ab of one 1920×1080 image, which takes the small tiles."""
     return r["rows"] == "1080" and r["batch"] == "1"
@@ -1441,6 +1446,26 @@ TABLES = {
                    ("TILES256 SQUARES AB TABLE", tiles256_ab_table, "tiles256_squares_ab_h200.csv"),
                    ("TILES256 TARGETS AB TABLE", tiles256_ab_table, "tiles256_targets_ab_h200.csv"),
                    ("TILES256 PEERS TABLE", peers_ratio_table, "tiles256_peers_h200.csv"),
+                   ("LANES ODD AB TABLE", lambda p: ab_table(
+                       p, "the kernel of 761722a",
+                       "the shipped kernel (rows that do not start on a whole piece: shared-memory rows and "
+                       "stores lane by lane in the 256-thread tiles; every kernel prefetches its next tile)",
+                       large_tiles_odd_row,
+                       bold="the rows that take the 256-thread tiles, lane by lane (one 1081x1921 image takes "
+                            "the small tiles, element by element in both builds: only the prefetch differs)"),
+                    "lanes_odd_ab_h200.csv"),
+                   ("LANES REGISTERS AB TABLE", lambda p: ab_table(
+                       p, "the kernel of 761722a",
+                       "the register rows lane by lane too, turned into pieces through the stage, i32 element by "
+                       "element (not kept)",
+                       lambda r: large_tiles_odd_row(r) and r["type"] != "i32",
+                       bold="the rows that take the 256-thread tiles, lane by lane (i32 and one 1081x1921 "
+                            "image: element by element, only the prefetch differs)"),
+                    "lanes_registers_odd_ab_h200.csv"),
+                   ("LANES EVERY TILE AB TABLE", lambda p: every_row_ab_table(
+                       p, "the kernel of 761722a",
+                       "every row lane by lane, register rows included, in every tile shape and type (not kept)"),
+                    "lanes_every_tile_odd_ab_h200.csv"),
                    ("ELEMENT CP ASYNC ODD AB TABLE", lambda p: ab_table(
                        p, "the kernel of b35dc97",
                        "a cp.async per element of 4 or 8 bytes in the element loop (not kept)",
