@@ -218,8 +218,8 @@ __host__ __device__ constexpr bool scan_in_place() { return sizeof(In) == sizeof
 // adjacent columns of the tile). Rows that start on a whole piece (base pointers, pitches and
 // batch strides checked on the host): 16-byte `vectors`. Others: `lanes` in TileShape's tiles,
 // whose launches run many rounds of tiles, where the bytes per access count; `elements` in
-// SmallTileShape's, whose one round waits on each step's latency (docs/library.md, Rows that do
-// not start on a whole piece).
+// SmallTileShape's (calls of less than a round, where each step's latency counts; f64 batches
+// and squares) (docs/library.md, Rows that do not start on a whole piece).
 enum class Access {
     vectors,   // one 16-byte access per piece; the piece that the right edge cuts, element by element
     elements,  // each thread its own V elements: each access of a warp spans 32 V elements
@@ -235,8 +235,10 @@ constexpr Access access_of() {
 
 // Load the thread's V columns [c, c + V) of the tile's rows; outside the matrix reads 0.
 // Rows [0, RR) go to registers (all loads in flight before any use), rows [RR, R) to shared
-// memory by cp.async (in flight at the same time, holding no registers). Access::lanes copies
-// each element of the warp's shared-memory rows to its own place, lane by lane.
+// memory: by cp.async (in flight at the same time, holding no registers), except the element
+// loops of Access::elements and the piece that the right edge cuts, and u8 and u16 inputs in
+// Access::lanes, which copy through registers. Access::lanes copies each element of the warp's
+// shared-memory rows to its own place, lane by lane.
 template <class S, class In, class A, int V, Access X>
 __device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i0, int c, bool square,
                                           A (&x)[S::RR][V], SmemTile<In, A> sm) {
@@ -303,7 +305,7 @@ __device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i
 }
 
 // Access::lanes: the warp's stage (32 V values in shared memory) turns the threads' pieces of a
-// row into lanes: x[j] becomes column warp_c + 32 j + lane of the warp's columns.
+// row into lanes: x[j] becomes column 32 j + lane of the warp's 32 V columns.
 template <class A, int V>
 __device__ __forceinline__ void piece_to_lanes(A (&x)[V], A* stage) {
     static_assert(sizeof(A) * V == 16, "a piece is one 16-byte vector");
@@ -487,15 +489,15 @@ __device__ __forceinline__ void store_row_lanes(Out* out, std::size_t pitch, con
                                                 const A (&acc)[V], A* stage) {
     const int lane = threadIdx.x & 31;
     const int warp_c = c - lane * V;
-    A lanes[V];
+    A by_lane[V];
 #pragma unroll
-    for (int v = 0; v < V; ++v) lanes[v] = acc[v];
-    piece_to_lanes(lanes, stage);  // lanes[j]: column warp_c + 32 j + lane
+    for (int v = 0; v < V; ++v) by_lane[v] = acc[v];
+    piece_to_lanes(by_lane, stage);  // by_lane[j]: column warp_c + 32 j + lane
     if (i >= g.rows) return;
     Out* row = out + std::size_t(i) * pitch;
 #pragma unroll
     for (int j = 0; j < V; ++j)
-        if (warp_c + 32 * j + lane < g.cols) __stcs(row + warp_c + 32 * j + lane, Out(lanes[j]));
+        if (warp_c + 32 * j + lane < g.cols) __stcs(row + warp_c + 32 * j + lane, Out(by_lane[j]));
 }
 
 // Add the carries to the local SAT and write the tile: out(i, c) = top(c) + sum over the tile
@@ -636,8 +638,8 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
     __shared__ A s_top_total[warps];      // per-warp column-carry totals (top-row scan)
     __shared__ ColumnWindow<A> s_window;
     constexpr Access X = access_of<In, A, S, Vec>();
-    constexpr bool lanes = X == Access::lanes;
-    __shared__ __align__(16) A s_stage[lanes ? warps : 1][lanes ? 32 * V : 1];  // piece_to_lanes
+    constexpr bool staged = X == Access::lanes;  // stores go through the warp's stage
+    __shared__ __align__(16) A s_stage[staged ? warps : 1][staged ? 32 * V : 1];  // piece_to_lanes
 
     constexpr bool both = T == Tables::both;
     const unsigned tickets = both ? 2 * g.tiles : g.tiles;
@@ -818,7 +820,7 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         if (both && square) table = sq, pitch = g.sq_pitch, batch_stride = g.sq_batch_stride;
         Out* image_out = Batched ? table + image * batch_stride : table;
         write_tile<S, In, Out, A, V, X>(image_out, pitch, g, i0, c, square, top, x, sm, s_warps_left, s_row_carry,
-                                         s_stage[lanes ? warp : 0]);
+                                         s_stage[staged ? warp : 0]);
         if (tid == 0) stamp_tile(trace, ticket, stamp_written);
         if (!tile_stamps_on && !Batched && trace != nullptr && c < g.cols && c % sat::w == 0)
             for (int r = 0; r < R && i0 + r < g.rows; r += sat::w)

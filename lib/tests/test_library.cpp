@@ -175,7 +175,8 @@ void check_large_tiles(const LibraryCase& c, bool vector) {
 
 template <class In, class Out>
 void check_library_all_cases() {
-    // Aligned pitches (16-byte vector path), odd pitches and offsets (element path), tile
+    // Aligned pitches (16-byte vector path), odd pitches and offsets (no vectors: lanes in the
+    // 256-thread tiles, elements in the small ones), tile
     // edges (32 rows x 1024 columns for f32, i32 and u8, 512 for f64 and the small images of f32,
     // i32 and u8, 256 for f64's small images, batches and squares), one row and one column;
     // 2111 x 4133 has enough tiles for the 256-thread shapes of f32, f64 and i32.
@@ -784,7 +785,7 @@ TEST_CASE("library C ABI: every type pair, pitched, with and without squares", "
     for (const auto& p : pairs)
         for (bool squares : {false, true}) {
             check_abi({p[0], p[1], 1, 97, 89, 0, 0, 0, 0, squares});     // primes, packed
-            check_abi({p[0], p[1], 1, 300, 1037, 5, 3, 0, 0, squares});  // odd pitches: element path
+            check_abi({p[0], p[1], 1, 300, 1037, 5, 3, 0, 0, squares});  // odd pitches: no vectors
             check_abi({p[0], p[1], 1, 130, 1100, 4, 8, 0, 0, squares});  // vector path, three tile columns
         }
 }
@@ -823,7 +824,7 @@ TEST_CASE("library C ABI: a batch is one launch per table: odd shapes, gaps betw
     SAT_REQUIRE_GPU();
     for (const auto& p : pairs)
         for (bool squares : {false, true}) {
-            // Batch strides beyond the image (gaps), odd pitches (element path) and packed ones.
+            // Batch strides beyond the image (gaps), odd pitches (no vectors) and packed ones.
             check_abi_batch({p[0], p[1], 3, 37, 1001, 0, 0, 101, 57, squares});
             check_abi_batch({p[0], p[1], 3, 37, 1001, 3, 7, 0, 0, squares, SATLIB_LAYOUT_NPP});
             check_abi_batch({p[0], p[1], 4, 130, 1100, 4, 8, 8, 16, squares});  // vector path, gaps
@@ -987,8 +988,8 @@ TEST_CASE("library C ABI: a small batch for compute-sanitizer", "[gpu][library][
 
 TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-sanitizer", "[gpu][library][sanitize]") {
     // One image of 10 tile rows, grids of 1 and 5 blocks: each block takes many tickets and
-    // reuses its shared memory; aligned pitches (vector path: it prefetches its next tile) and
-    // odd ones (element path), ragged last tile row and column.
+    // reuses its shared memory and prefetches its next tile; aligned pitches (vector path) and
+    // odd ones (element path in these small tiles), ragged last tile row and column.
     SAT_REQUIRE_GPU();
     for (int grid : {1, 5}) {
         check_library<float, float>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});
@@ -999,7 +1000,7 @@ TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-
     }
     // One image of 264 tile rows (one round of 132 x 2 blocks), so f32, f64 and i32 take their
     // 256-thread tiles, and one of 396 (132 x 3) for u8's; by the default grid and by 5 blocks
-    // that each take 53 to 80 tickets; aligned pitches and odd ones.
+    // that each take 53 to 80 tickets; aligned pitches and odd ones (lane by lane).
     for (int grid : {0, 5}) {
         for (const bool vector : {true, false}) {
             const std::size_t in_pitch = vector ? 104 : 103, out_pitch = vector ? 112 : 109;
@@ -1016,10 +1017,11 @@ TEST_CASE("library inclusive_scan_2d: rows that do not start on a whole piece, i
           "[gpu][library]") {
     // Odd pitches and column offsets, so no vector accesses. 6337 x 1025 is 199 tile rows of 2
     // tile columns (3 for the f64 shapes), more tiles than one round of 256-thread blocks of any
-    // pair, so every pair takes its TileShape, whose shared-memory rows and stores go lane by lane
-    // through the warps' stages. The first tile column is full (every warp holds columns), the
-    // last one ragged; a grid of 5 blocks reuses each stage for many tiles; in place. The sums
-    // stay below 2^24, so f32 is exact.
+    // pair (u8's round is 396 tiles: 398 clears it by 2), so every pair takes its TileShape, whose
+    // shared-memory rows and stores go lane by lane through the warps' stages. The first tile
+    // column is full (every warp holds columns), the last one ragged; a grid of 5 blocks reuses
+    // each stage for many tiles; in place. Values 0-3: the sums come to about 9.7 million, below
+    // 2^24, so f32 is exact.
     SAT_REQUIRE_GPU();
     for (int grid : {0, 5}) {
         const LibraryCase c{6337, 1025, 1031, 1033, 3, 5, grid};
