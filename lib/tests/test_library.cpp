@@ -182,10 +182,10 @@ void check_large_tiles(const LibraryCase& c, bool vector) {
 template <class In, class Out>
 void check_library_all_cases() {
     // Aligned pitches (16-byte vector path), odd pitches and offsets (no vectors: lanes in the
-    // 256-thread tiles, elements in the small ones), tile
-    // edges (32 rows x 1024 columns for f32, i32 and u8, 512 for f64 and the small images of f32,
-    // i32 and u8, 256 for f64's small images, batches and squares), one row and one column;
-    // 2111 x 4133 has enough tiles for the 256-thread shapes of f32, f64 and i32.
+    // 256-thread tiles, elements in the small ones), tile edges (32 rows x 1024 columns for f32,
+    // i32 and u8, 512 for f64 and the small images of f32, i32 and u8, 256 for f64's small
+    // images, batches and squares), one row and one column; 2111 x 4133 has enough tiles for the
+    // 256-thread shapes of f32, f64 and i32.
     const LibraryCase cases[] = {
         {1000, 3000, 4096, 4104, 1, 64},
         {999, 2999, 3011, 3007, 2, 5},
