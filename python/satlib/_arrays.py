@@ -8,6 +8,8 @@ back), Numba; any other object with __cuda_array_interface__ (v2/v3) or a CUDA _
 import contextlib
 import sys
 
+from . import _lib
+
 # __cuda_array_interface__ typestr (the kind and size; byte order checked apart) -> dtype name.
 _TYPESTR = {"u1": "uint8", "u2": "uint16", "u4": "uint32", "u8": "uint64", "i1": "int8", "i2": "int16",
             "i4": "int32", "i8": "int64", "f2": "float16", "f4": "float32", "f8": "float64",
@@ -235,7 +237,12 @@ def _cai(x, numba):
     producer_stream = cai.get("stream")
     stream = int(producer_stream) if producer_stream is not None else 0
     alloc = _numba_alloc if numba else _any_alloc
-    return Array("numba" if numba else "cai", ptr, dtype, shape, strides, alloc, stream=lambda: stream)
+
+    def guard():  # no device to switch to: the pointer must be the current device's (checked)
+        _lib.check_pointer(ptr)
+        return _NO_SWITCH
+    return Array("numba" if numba else "cai", ptr, dtype, shape, strides, alloc, stream=lambda: stream,
+                 guard=guard)
 
 
 _CAI_TYPES = {}  # typestr -> (dtype name, item size), for the typestrs seen (at most 64)

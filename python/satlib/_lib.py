@@ -153,6 +153,48 @@ def refuse_wait_in_capture(stream, what):
                          "for it: pass wait=False" % what)
 
 
+# cuPointerGetAttributes' attributes and memory types, a device attribute and an error (cuda.h).
+_POINTER_MEMORY_TYPE, _POINTER_IS_MANAGED, _POINTER_DEVICE_ORDINAL = 2, 8, 9
+_MEMORYTYPE_DEVICE = 2
+_PAGEABLE_MEMORY_ACCESS = 88  # CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS
+_INVALID_CONTEXT = 201
+
+
+def current_device():
+    """The device the library's calls run on: that of the thread's current context (none yet: the
+    runtime's default, device 0)."""
+    device = ctypes.c_int(0)
+    status = _driver.cuCtxGetDevice(ctypes.byref(device))
+    return device.value if status == 0 else 0
+
+
+def check_pointer(ptr):
+    """A bare pointer (__cuda_array_interface__ names no device) must be memory that a kernel on the
+    current device can use: refuse, in one line and before any work, one in another device's
+    memory or in host memory the device cannot read (a kernel would fault there and leave the
+    process's CUDA context unusable). Pinned host and managed memory pass. No driver: not checked."""
+    if _driver is None:
+        return
+    attributes = (ctypes.c_int * 3)(_POINTER_MEMORY_TYPE, _POINTER_IS_MANAGED, _POINTER_DEVICE_ORDINAL)
+    memory_type, managed, ordinal = ctypes.c_uint(0), ctypes.c_int(0), ctypes.c_int(-1)
+    data = (ctypes.c_void_p * 3)(ctypes.addressof(memory_type), ctypes.addressof(managed), ctypes.addressof(ordinal))
+    # Unlike cuPointerGetAttribute, this answers memory type 0 for memory CUDA does not know.
+    if _driver.cuPointerGetAttributes(3, attributes, data, ctypes.c_void_p(ptr)) != 0:
+        return  # not answered: the call itself reports what is wrong
+    current = current_device()
+    if memory_type.value == 0:  # pageable host memory: readable only where the device reads it
+        pageable = ctypes.c_int(0)
+        if _driver.cuDeviceGetAttribute(ctypes.byref(pageable), _PAGEABLE_MEMORY_ACCESS, current) != 0 \
+                or not pageable.value:
+            raise ValueError("satlib: the array's data (0x%x) is host memory that device %d cannot read; "
+                             "move it to the GPU first" % (ptr, current))
+    elif memory_type.value == _MEMORYTYPE_DEVICE and not managed.value and ordinal.value != current:
+        raise ValueError("satlib: the array lies on device %d, but the current device is %d; call "
+                         "satlib with device %d current (with numba.cuda.gpus[%d]: or with "
+                         "cupy.cuda.Device(%d):)" % (ordinal.value, current, ordinal.value,
+                                                     ordinal.value, ordinal.value))
+
+
 def sync(stream, what):
     """Wait for a stream (a cudaStream_t) through the library, which may wait while another stream
     is being captured into a CUDA graph; raise if a kernel of a call without the check (wait=False,

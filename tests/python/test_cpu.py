@@ -2,6 +2,7 @@
 __cuda_array_interface__ (its pointer is never dereferenced: calls that pass the checks reach a
 recording stand-in of the C library), the dtype rules, and the one-line messages of a machine
 without a GPU or without the library."""
+import ctypes
 import os
 import shutil
 import subprocess
@@ -75,6 +76,13 @@ class Recording:
         self.capture_query = capture_query  # and the status it returns
         self.capture_asked = []
         self.next_ptr = 0x1000_0000
+        # What cuPointerGetAttributes says of every pointer (memory type: 2 device, 1 pinned host,
+        # 0 unknown to CUDA; managed; device ordinal), the current device, and whether it reads
+        # pageable host memory.
+        self.pointer = (2, 0, 0)
+        self.current = 0
+        self.pageable_access = 0
+        self.pointers_asked = []
 
     def alloc(self, shape, dtype):
         self.next_ptr += 0x100_0000
@@ -84,6 +92,22 @@ class Recording:
         self.capture_asked.append(stream.value)
         status._obj.value = 1 if self.capturing else 0  # CU_STREAM_CAPTURE_STATUS_ACTIVE or NONE
         return self.capture_query
+
+    def cuPointerGetAttributes(self, count, attributes, data, ptr):
+        self.pointers_asked.append(ptr.value)
+        answers = dict(zip((_lib._POINTER_MEMORY_TYPE, _lib._POINTER_IS_MANAGED, _lib._POINTER_DEVICE_ORDINAL),
+                           self.pointer))
+        for k in range(count):
+            ctypes.c_int.from_address(data[k]).value = answers[attributes[k]]
+        return 0
+
+    def cuCtxGetDevice(self, device):
+        device._obj.value = self.current
+        return 0
+
+    def cuDeviceGetAttribute(self, value, attribute, device):
+        value._obj.value = self.pageable_access if attribute == _lib._PAGEABLE_MEMORY_ACCESS else 0
+        return 0
 
     def __enter__(self):
         self.patches = [mock.patch.object(_lib, "load", return_value=self.lib),
@@ -190,6 +214,49 @@ class TestArgumentErrors(OneLine):
             text = "a tile waited more than 2 s for another one; the output is incomplete" \
                 if status == _lib.ERR_TIMEOUT else "a bad shape, pitch or stride"
             self.assertEqual(str(cm.exception), "satlib: integral: " + text)
+
+
+class TestBarePointers(unittest.TestCase):
+    """__cuda_array_interface__ names no device: its pointer must be memory of the current device
+    (or memory every device reads); anything else is refused in one line before any work."""
+
+    def call(self, rec, fn, *args):
+        with rec:
+            return fn(StandIn((6, 7), "<f4"), *args)
+
+    def refused(self, rec, fn, *args):
+        with self.assertRaises(ValueError) as cm:
+            self.call(rec, fn, *args)
+        self.assertEqual((rec.lib.calls, rec.synced), ([], []))  # nothing reached the library
+        self.assertEqual(rec.pointers_asked, [FAKE_PTR])
+        return str(cm.exception)
+
+    def test_another_devices_memory_is_refused(self):
+        for fn, args in ((satlib.integral, ()), (satlib.box_filter, (1,)), (satlib.local_variance, (1,))):
+            with self.subTest(fn=fn.__name__):
+                rec = Recording()
+                rec.pointer, rec.current = (2, 0, 1), 0
+                self.assertEqual(self.refused(rec, fn, *args),
+                                 "satlib: the array lies on device 1, but the current device is 0; call satlib "
+                                 "with device 1 current (with numba.cuda.gpus[1]: or with cupy.cuda.Device(1):)")
+
+    def test_host_memory_the_device_cannot_read_is_refused(self):
+        rec = Recording()
+        rec.pointer, rec.current = (0, 0, -1), 3
+        self.assertEqual(self.refused(rec, satlib.integral),
+                         "satlib: the array's data (0x%x) is host memory that device 3 cannot read; move it "
+                         "to the GPU first" % FAKE_PTR)
+
+    def test_memory_the_device_reads_passes(self):
+        cases = {"the current device's": ((2, 0, 1), 1, 0), "managed": ((2, 1, 0), 1, 0),
+                 "pinned host": ((1, 0, -1), 1, 0), "pageable host, read by the device": ((0, 0, -1), 0, 1)}
+        for name, (pointer, current, pageable) in cases.items():
+            with self.subTest(name):
+                rec = Recording()
+                rec.pointer, rec.current, rec.pageable_access = pointer, current, pageable
+                self.call(rec, satlib.integral)
+                self.assertEqual(len(rec.lib.calls), 1)
+                self.assertEqual(rec.pointers_asked, [FAKE_PTR])
 
 
 class TestWhatReachesTheLibrary(unittest.TestCase):

@@ -3,6 +3,7 @@ and off, both layouts, batches, non-contiguous views and non-default streams, fr
 JAX and Numba, against numpy (and torch) references. The data are integers small enough that
 every partial sum is exact in the output type, so the integral checks are exact.
 SATLIB_TEST_SEED=N repeats a run."""
+import ctypes
 import importlib
 import math
 import os
@@ -322,6 +323,71 @@ class TestTorch(Checks):
             satlib.integral(torch.zeros(4, 4, dtype=torch.uint8, device=self.dev), out_dtype=torch.float64)
         got = satlib.integral(torch.ones(3, 3, dtype=torch.uint8, device=self.dev), out_dtype=torch.float32)
         self.assertEqual(got.dtype, torch.float32)
+
+
+# ---- Bare pointers (__cuda_array_interface__, which names no device) -----------------------------
+class Bare:
+    """An array that only __cuda_array_interface__ describes (as a producer without a device would)."""
+
+    def __init__(self, interface):
+        self.__cuda_array_interface__ = interface
+
+
+def host_copy(a):
+    """numpy copy of an output for a bare pointer: a CuPy array, else a torch tensor."""
+    return a.get() if hasattr(a, "get") else a.cpu().numpy()
+
+
+class TestBarePointers(Checks):
+    @classmethod
+    def setUpClass(cls):
+        cls.torch = need("torch")
+
+    def bare(self, t):
+        return Bare(dict(t.__cuda_array_interface__))
+
+    def assert_still_works(self):  # a fault would have left the process's CUDA context unusable
+        x = np.arange(12, dtype=np.float32).reshape(3, 4)
+        got = satlib.integral(self.torch.from_numpy(x).cuda())
+        self.assert_exact(got.cpu().numpy(), ref_integral(x), "a call after it")
+
+    def test_host_memory(self):
+        rng = np.random.default_rng(SEED + 5)
+        x = data(rng, (37, 53), "float32", "float32", False)
+        host = Bare({"shape": x.shape, "typestr": "<f4", "data": (x.ctypes.data, False), "version": 3,
+                     "strides": None, "stream": None})
+        pageable = ctypes.c_int(0)  # Linux HMM or ATS: the device reads pageable host memory
+        _lib._driver.cuDeviceGetAttribute(ctypes.byref(pageable), _lib._PAGEABLE_MEMORY_ACCESS,
+                                          _lib.current_device())
+        if pageable.value:
+            self.assert_exact(host_copy(satlib.integral(host)), ref_integral(x), "pageable host memory")
+        else:
+            with self.assertRaisesRegex(ValueError, r"^satlib: the array's data \(0x[0-9a-f]+\) is host memory "
+                                        r"that device \d+ cannot read; move it to the GPU first$"):
+                satlib.integral(host)
+        self.assert_still_works()
+
+    def test_another_device(self):
+        torch = self.torch
+        if torch.cuda.device_count() < 2:
+            self.skipTest("one device: another device's memory needs two")
+        rng = np.random.default_rng(SEED + 6)
+        x = data(rng, (2, 41, 67), "float32", "float32", False)
+        on_1 = torch.from_numpy(x).to("cuda:1")
+        with torch.cuda.device(0):
+            with self.assertRaisesRegex(ValueError, r"^satlib: the array lies on device 1, but the current "
+                                        r"device is 0; call satlib with device 1 current"):
+                satlib.integral(self.bare(on_1))
+            with self.assertRaisesRegex(ValueError, "lies on device 1"):
+                satlib.box_filter(self.bare(on_1), 2)
+        with torch.cuda.device(1):
+            torch.cuda.synchronize()
+            got = satlib.integral(self.bare(on_1))  # a CuPy array, else a torch tensor (the output rule)
+            self.assertEqual(got.device.id if hasattr(got.device, "id") else got.device.index, 1)
+            got_host = host_copy(got)
+        self.assert_exact(got_host, ref_integral(x), "device 1 under device 1")
+        with torch.cuda.device(0):
+            self.assert_still_works()
 
 
 # ---- CuPy --------------------------------------------------------------------------------------
