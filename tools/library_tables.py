@@ -1454,6 +1454,14 @@ TABLES = {
                        bold="the rows that take the 256-thread tiles, lane by lane (one 1081x1921 image takes "
                             "the small tiles, element by element in both builds: only the prefetch differs)"),
                     "lanes_odd_ab_h200.csv"),
+                   ("LANES INSIDE AB TABLE", lambda p: ab_table(
+                       p, "the kernel of bb05d5c",
+                       "the shipped kernel (in the lanes path, a warp whose columns lie wholly inside the matrix "
+                       "copies and stores with no bounds test per element)",
+                       large_tiles_odd_row,
+                       bold="the rows that take the 256-thread tiles, lane by lane (one 1081x1921 image takes "
+                            "the small tiles, element by element: the same code in both builds)"),
+                    "lanes_inside_odd_ab_h200.csv"),
                    ("LANES REGISTERS AB TABLE", lambda p: ab_table(
                        p, "the kernel of 761722a",
                        "the register rows lane by lane too, turned into pieces through the stage, i32 element by "

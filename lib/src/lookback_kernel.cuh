@@ -224,8 +224,9 @@ enum class Access {
     vectors,   // one 16-byte access per piece; the piece that the right edge cuts, element by element
     elements,  // each thread its own V elements: each access of a warp spans 32 V elements
     lanes,     // the shared-memory rows and every store: lane l takes columns l, l + 32, ... of its
-               // warp's 32 V columns, so each access of a warp covers 32 adjacent elements;
-               // the register rows element by element
+               // warp's 32 V columns, so each access of a warp covers 32 adjacent elements
+               // (a bounds test per element only in the warp at the right edge); the register
+               // rows element by element
 };
 template <class In, class A, class S, bool Vec>
 constexpr Access access_of() {
@@ -265,9 +266,22 @@ __device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i
         const int lane = threadIdx.x & 31;
         const int warp_c = c - lane * V;  // the first of the warp's 32 V columns
         In* warp_dst = dst - lane * V;
+        const bool warp_inside = warp_c + 32 * V <= g.cols;  // no bounds test per element
 #pragma unroll 4
         for (int r = 0; r < RS; ++r) {
             const int i = i0 + RR + r;
+            if (warp_inside && i < g.rows) {
+                const In* src = in + std::size_t(i) * g.in_pitch + warp_c + lane;
+                In* d = warp_dst + std::size_t(r) * C + lane;
+#pragma unroll
+                for (int j = 0; j < V; ++j) {
+                    if constexpr (sizeof(In) >= 4)
+                        cp_async(d + 32 * j, src + 32 * j, int(sizeof(In)), int(sizeof(In)));
+                    else
+                        d[32 * j] = src[32 * j];
+                }
+                continue;
+            }
             const In* row = in + (i < g.rows ? std::size_t(i) * g.in_pitch : 0);
 #pragma unroll
             for (int j = 0; j < V; ++j) {
@@ -495,6 +509,12 @@ __device__ __forceinline__ void store_row_lanes(Out* out, std::size_t pitch, con
     piece_to_lanes(by_lane, stage);  // by_lane[j]: column warp_c + 32 j + lane
     if (i >= g.rows) return;
     Out* row = out + std::size_t(i) * pitch;
+    if (warp_c + 32 * V <= g.cols) {  // the warp wholly inside: no bounds test per element
+        Out* dst = row + warp_c + lane;
+#pragma unroll
+        for (int j = 0; j < V; ++j) __stcs(dst + 32 * j, Out(by_lane[j]));
+        return;
+    }
 #pragma unroll
     for (int j = 0; j < V; ++j)
         if (warp_c + 32 * j + lane < g.cols) __stcs(row + warp_c + 32 * j + lane, Out(by_lane[j]));
