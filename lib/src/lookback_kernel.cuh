@@ -225,8 +225,8 @@ enum class Access {
     elements,  // each thread its own V elements: each access of a warp spans 32 V elements
     lanes,     // the shared-memory rows and every store: lane l takes columns l, l + 32, ... of its
                // warp's 32 V columns, so each access of a warp covers 32 adjacent elements
-               // (a bounds test per element only in the warp at the right edge); the register
-               // rows element by element
+               // (a bounds test per element only where a warp's columns or row are not wholly
+               // inside the matrix); the register rows element by element
 };
 template <class In, class A, class S, bool Vec>
 constexpr Access access_of() {

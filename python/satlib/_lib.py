@@ -153,11 +153,10 @@ def refuse_wait_in_capture(stream, what):
                          "for it: pass wait=False" % what)
 
 
-# cuPointerGetAttributes' attributes and memory types, a device attribute and an error (cuda.h).
+# cuPointerGetAttributes' attributes, a memory type and a device attribute (cuda.h).
 _POINTER_MEMORY_TYPE, _POINTER_IS_MANAGED, _POINTER_DEVICE_ORDINAL = 2, 8, 9
 _MEMORYTYPE_DEVICE = 2
 _PAGEABLE_MEMORY_ACCESS = 88  # CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS
-_INVALID_CONTEXT = 201
 
 
 def current_device():
@@ -172,7 +171,9 @@ def check_pointer(ptr):
     """A bare pointer (__cuda_array_interface__ names no device) must be memory that a kernel on the
     current device can use: refuse, in one line and before any work, one in another device's
     memory or in host memory the device cannot read (a kernel would fault there and leave the
-    process's CUDA context unusable). Pinned host and managed memory pass. No driver: not checked."""
+    process's CUDA context unusable). Pinned host and managed memory pass. Another device's memory
+    is refused even where peer access would let this device read it: the scan belongs on the
+    device that holds the data. No driver: not checked."""
     if _driver is None:
         return
     attributes = (ctypes.c_int * 3)(_POINTER_MEMORY_TYPE, _POINTER_IS_MANAGED, _POINTER_DEVICE_ORDINAL)

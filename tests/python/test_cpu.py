@@ -95,8 +95,11 @@ class Recording:
 
     def cuPointerGetAttributes(self, count, attributes, data, ptr):
         self.pointers_asked.append(ptr.value)
-        answers = dict(zip((_lib._POINTER_MEMORY_TYPE, _lib._POINTER_IS_MANAGED, _lib._POINTER_DEVICE_ORDINAL),
-                           self.pointer))
+        if self.pointer is None:
+            return 1  # CUDA_ERROR_INVALID_VALUE
+        # cuda.h's CU_POINTER_ATTRIBUTE_MEMORY_TYPE, _IS_MANAGED and _DEVICE_ORDINAL, each a
+        # 4-byte answer.
+        answers = dict(zip((2, 8, 9), self.pointer))
         for k in range(count):
             ctypes.c_int.from_address(data[k]).value = answers[attributes[k]]
         return 0
@@ -106,7 +109,8 @@ class Recording:
         return 0
 
     def cuDeviceGetAttribute(self, value, attribute, device):
-        value._obj.value = self.pageable_access if attribute == _lib._PAGEABLE_MEMORY_ACCESS else 0
+        # CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS of the current device only
+        value._obj.value = self.pageable_access if (attribute, device) == (88, self.current) else 0
         return 0
 
     def __enter__(self):
@@ -225,9 +229,11 @@ class TestBarePointers(unittest.TestCase):
             return fn(StandIn((6, 7), "<f4"), *args)
 
     def refused(self, rec, fn, *args):
+        first_output = rec.next_ptr
         with self.assertRaises(ValueError) as cm:
             self.call(rec, fn, *args)
-        self.assertEqual((rec.lib.calls, rec.synced), ([], []))  # nothing reached the library
+        # nothing reached the library, and no output was allocated
+        self.assertEqual((rec.lib.calls, rec.synced, rec.next_ptr), ([], [], first_output))
         self.assertEqual(rec.pointers_asked, [FAKE_PTR])
         return str(cm.exception)
 
@@ -257,6 +263,24 @@ class TestBarePointers(unittest.TestCase):
                 self.call(rec, satlib.integral)
                 self.assertEqual(len(rec.lib.calls), 1)
                 self.assertEqual(rec.pointers_asked, [FAKE_PTR])
+
+    def test_pageable_access_of_another_device_does_not_count(self):
+        rec = Recording()
+        rec.pointer, rec.current, rec.pageable_access = (0, 0, -1), 1, 0
+        with mock.patch.object(rec, "cuDeviceGetAttribute",
+                               lambda value, attribute, device: setattr(value._obj, "value", int(device != 1)) or 0):
+            self.assertIn("device 1 cannot read", self.refused(rec, satlib.integral))
+
+    def test_unanswered_or_no_driver_goes_on(self):
+        """A driver that does not answer, or none: the call goes on and reports what it finds."""
+        rec = Recording()
+        rec.pointer = None
+        self.call(rec, satlib.integral)
+        self.assertEqual((len(rec.lib.calls), rec.pointers_asked), (1, [FAKE_PTR]))
+        rec = Recording()
+        with rec, mock.patch.object(_lib, "_driver", None):
+            satlib.integral(StandIn((6, 7), "<f4"))
+        self.assertEqual((len(rec.lib.calls), rec.pointers_asked), (1, []))
 
 
 class TestWhatReachesTheLibrary(unittest.TestCase):
