@@ -81,7 +81,8 @@ TEST_HOOKS += test-install
 # u8 images of 2 and 3 rows and of 2 and 3 columns in words, f32, i32 and f64 images of 2 and 3 rows
 # in element lanes, f32 and i32 images of 2 rows in group lanes, f32 and i32 chunks loaded by cp.async,
 # single images whose input ends inside a cut group, 2-D images whose input ends inside a row's
-# last vector, 2-D images of odd pitches) under compute-sanitizer's memcheck,
+# last vector, 2-D images of odd pitches in small tiles, and packed ones of an odd width in 256-thread
+# tiles, whose input ends at the matrix's last element) under compute-sanitizer's memcheck,
 # racecheck and synccheck; one line per tool, the logs
 # in $(BUILD)/sanitize/. Needs a GPU.
 .PHONY: sanitize-lib

@@ -15,9 +15,9 @@
 //      columns                                                                 -> state partial
 //   4. looks back LEFT along its tile row for its row carries               -> state row_done
 //   5. looks back UP its tile column for its column carries and the corner   -> state done
-//   6. takes its next ticket, prefetches the first rows of that tile into L2 (so the DRAM reads
-//      of the next tile overlap this tile's writes), adds the carries to its local SAT and
-//      writes it out.
+//   6. takes its next ticket (none where the grid has a block per tile), prefetches the first
+//      rows of that tile into L2 (so the DRAM reads of the next tile overlap this tile's
+//      writes), adds the carries to its local SAT and writes it out.
 // Tables: which tables one launch writes: the sums, the squared sums (each input value squared
 // as it is loaded), or both. For both, tickets come in pairs: ticket 2k is tile k of the sums,
 // 2k + 1 tile k of the squares; the two blocks read the same input tile at about the same time,
@@ -817,8 +817,9 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         // Every thread has read s_ticket at the top of the loop (barriers since), so it can
         // carry the next ticket now; the next tile's rows are fetched into L2 while this one is
         // written.
+        // With a block per tile (one round) every later ticket is past the last: none is taken.
         if (tid == ticket_thread) {
-            s_ticket = atomicAdd(rec.ticket, 1u);
+            s_ticket = gridDim.x >= tickets ? tickets : atomicAdd(rec.ticket, 1u);
             if (s_ticket < tickets) stamp_tile(trace, s_ticket, stamp_ticket);
         }
         __syncthreads();
