@@ -1462,6 +1462,22 @@ TABLES = {
                        bold="the rows that take the 256-thread tiles, lane by lane (one 1081x1921 image takes "
                             "the small tiles, element by element: the same code in both builds)"),
                     "lanes_inside_odd_ab_h200.csv"),
+                   ("ONE ROUND AB TABLE", lambda p: ab_table(
+                       p, "the kernel of 4fb4c4c",
+                       "the shipped kernel (a launch with a block per tile takes no next ticket)",
+                       one_1080p_image,
+                       bold="one 1920×1080 image, the rows launched with a block per tile (the other 2-D rows "
+                            "run more tiles than blocks, the same code in both builds; 33x4000000 and "
+                            "4000000x3 are thin)"),
+                    "oneround_targets_ab_h200.csv"),
+                   ("WORDS AB TABLE", lambda p: ab_table(
+                       p, "u8 and u16 shared-memory rows copied in aligned 4-byte words, shifted on reading "
+                          "(not kept)",
+                       "the shipped kernel (efa2eb7: u8 through registers, byte by byte)",
+                       lambda r: large_tiles_odd_row(r) and r["type"] == "u8i32",
+                       bold="u8 → i32 in the 256-thread tiles, whose kernels differ (the other types and one "
+                            "1081x1921 image run the same code in both builds)"),
+                    "words_odd_ab_h200.csv"),
                    ("LANES REGISTERS AB TABLE", lambda p: ab_table(
                        p, "the kernel of 761722a",
                        "the register rows lane by lane too, turned into pieces through the stage, i32 element by "
