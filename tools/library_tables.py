@@ -1478,6 +1478,15 @@ TABLES = {
                        bold="u8 → i32 in the 256-thread tiles, whose kernels differ (the other types and one "
                             "1081x1921 image run the same code in both builds)"),
                     "words_odd_ab_h200.csv"),
+                   ("SHIFTED STORES AB TABLE", lambda p: ab_table(
+                       p, "the kernel of efa2eb7 (a warp wholly inside the matrix stores lane by lane through "
+                          "its stage)",
+                       "that warp's row in aligned 16-byte pieces, the elements before each from the lane "
+                       "before by shuffles (not kept)",
+                       large_tiles_odd_row,
+                       bold="the rows that take the 256-thread tiles, lane by lane (one 1081x1921 image takes "
+                            "the small tiles, element by element: the same code in both builds)"),
+                    "shifted_stores_odd_ab_h200.csv"),
                    ("LANES REGISTERS AB TABLE", lambda p: ab_table(
                        p, "the kernel of 761722a",
                        "the register rows lane by lane too, turned into pieces through the stage, i32 element by "
