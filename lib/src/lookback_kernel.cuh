@@ -817,7 +817,8 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         // Every thread has read s_ticket at the top of the loop (barriers since), so it can
         // carry the next ticket now; the next tile's rows are fetched into L2 while this one is
         // written.
-        // With a block per tile (one round) every later ticket is past the last: none is taken.
+        // With a block per tile (one round) the blocks' first atomics hand out every ticket: no
+        // block takes another.
         if (tid == ticket_thread) {
             s_ticket = gridDim.x >= tickets ? tickets : atomicAdd(rec.ticket, 1u);
             if (s_ticket < tickets) stamp_tile(trace, s_ticket, stamp_ticket);
