@@ -1012,6 +1012,14 @@ def large_tiles_odd_row(r):
     return not (r["rows"] == "1081" and r["batch"] == "1")
 
 
+def lanes_odd_ab_table(path, base, this):
+    """An A/B of two builds of the lanes path on bench_ab --set odd: the rows in the 256-thread
+    tiles differ, one 1081x1921 image runs the small tiles' element path in both."""
+    return ab_table(path, base, this, large_tiles_odd_row,
+                    bold="the rows that take the 256-thread tiles, lane by lane (one 1081x1921 image takes "
+                         "the small tiles, element by element: the same code in both builds)")
+
+
 def one_1080p_image(r):
     """A row of bench_ab of one 1920×1080 image, which takes the small tiles."""
     return r["rows"] == "1080" and r["batch"] == "1"
@@ -1454,13 +1462,10 @@ TABLES = {
                        bold="the rows that take the 256-thread tiles, lane by lane (one 1081x1921 image takes "
                             "the small tiles, element by element in both builds: only the prefetch differs)"),
                     "lanes_odd_ab_h200.csv"),
-                   ("LANES INSIDE AB TABLE", lambda p: ab_table(
+                   ("LANES INSIDE AB TABLE", lambda p: lanes_odd_ab_table(
                        p, "the kernel of bb05d5c",
                        "the shipped kernel (in the lanes path, a warp whose columns lie wholly inside the matrix "
-                       "copies and stores with no bounds test per element)",
-                       large_tiles_odd_row,
-                       bold="the rows that take the 256-thread tiles, lane by lane (one 1081x1921 image takes "
-                            "the small tiles, element by element: the same code in both builds)"),
+                       "copies and stores with no bounds test per element)"),
                     "lanes_inside_odd_ab_h200.csv"),
                    ("ONE ROUND AB TABLE", lambda p: ab_table(
                        p, "the kernel of 4fb4c4c",
@@ -1478,14 +1483,11 @@ TABLES = {
                        bold="u8 → i32 in the 256-thread tiles, whose kernels differ (the other types and one "
                             "1081x1921 image run the same code in both builds)"),
                     "words_odd_ab_h200.csv"),
-                   ("SHIFTED STORES AB TABLE", lambda p: ab_table(
+                   ("SHIFTED STORES AB TABLE", lambda p: lanes_odd_ab_table(
                        p, "the kernel of efa2eb7 (a warp wholly inside the matrix stores lane by lane through "
                           "its stage)",
                        "that warp's row in aligned 16-byte pieces, the elements before each from the lane "
-                       "before by shuffles (not kept)",
-                       large_tiles_odd_row,
-                       bold="the rows that take the 256-thread tiles, lane by lane (one 1081x1921 image takes "
-                            "the small tiles, element by element: the same code in both builds)"),
+                       "before by shuffles (not kept)"),
                     "shifted_stores_odd_ab_h200.csv"),
                    ("LANES REGISTERS AB TABLE", lambda p: ab_table(
                        p, "the kernel of 761722a",
