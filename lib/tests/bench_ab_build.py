@@ -11,6 +11,7 @@ whose tiles add 1 to every output of the 2-D kernel it exits 1 and says the outp
 Prints "bench_ab: all checks passed" or FAIL lines; exit 1 on a failure.
 """
 import glob
+import os
 import re
 import shutil
 import subprocess
@@ -18,6 +19,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent.parent
+JOBS = max(2, len(os.sched_getaffinity(0)))  # a core per compile: two builds of the library
 failures = []
 
 
@@ -43,7 +45,7 @@ def checkout(name, plant=False):
         line = "    for (int v = 0; v < V; ++v) acc[v] = top[v];\n"
         check(text.count(line) == 1, "the planted change finds its line in lookback_kernel.cuh")
         kernel.write_text(text.replace(line, "    for (int v = 0; v < V; ++v) acc[v] = top[v] + A(1);\n"))
-    built = run(["make", "-j2", "bench-ab", f"AB_BASE={base.relative_to(ROOT)}", "BENCH_AB_ARGS=--help"])
+    built = run(["make", f"-j{JOBS}", "bench-ab", f"AB_BASE={base.relative_to(ROOT)}", "BENCH_AB_ARGS=--help"])
     check(built.returncode == 0, f"make bench-ab AB_BASE={name}: " + (built.stdout + built.stderr)[-2000:])
     programs = glob.glob(str(ROOT / "build" / "lib" / "ab-base" / f"*test_bench_ab_{name}" / "bench_ab"))
     check(len(programs) == 1, f"one program for the base {name}: {programs}")
