@@ -29,6 +29,14 @@
                                 kernel's instructions (quoted in the prose); polls_h200.csv
                                 the executions of the look-backs' spin loops in the 16384² f32
                                 run (quoted in the prose)
+    docs/data/odd_phases_h200.csv  tools/ncu_phases.py --stall long_sb --executed --csv: the same
+                                samples per phase with their long-scoreboard part and the warp
+                                instructions, the lanes path (16385²) against the vector path
+                                (16384²), u8 → i32 and f32: docs/library.md
+    docs/data/u8groups_odd_ab_h200.csv  bench_ab --set odd --csv as written (u8 shared-memory rows
+                                in groups of 7 rows, against the kernel of efa2eb7; not kept):
+                                docs/library.md; its second run _run2 and u8groups14_odd_ab_h200.csv
+                                (base = groups of 14, this = groups of 7; quoted in the prose)
     docs/data/timeline_h100.csv lib/bench/bench_timeline.cu --csv (when one call's tiles are written):
                                 docs/library.md
     docs/data/tile_times_h200.csv  lib/bench/bench_tile_times.cu --csv (each tile's steps in one
@@ -1290,6 +1298,35 @@ def phases_table(path):
     return "\n".join(out)
 
 
+def odd_phases_table(path):
+    """tools/ncu_phases.py --stall long_sb --executed, the lanes path against the vector path
+    (docs/library.md, Where an odd width's time goes): a row per phase, a column per case; each cell
+    the phase's samples, in brackets those waiting on a global load (long scoreboard), and the warp
+    instructions it executed. Samples, not shares, so that the cases' phases compare directly."""
+    rows = read_rows(path)
+    runs = {tuple(r[k] for k in ("gpu", "driver", "cuda", "date")) for r in rows}
+    if len(runs) != 1:
+        raise ValueError(f"{path}: the cases come from {len(runs)} runs; the table names one")
+    cases = list(dict.fromkeys(r["case"] for r in rows))
+    phases = list(dict.fromkeys(r["phase"] for r in rows))
+    cell = {(r["case"], r["phase"]): r for r in rows}
+    missing = [f"{c}: {ph}" for c in cases for ph in phases if (c, ph) not in cell]
+    if missing:
+        raise ValueError(f"{path}: no row for " + ", ".join(missing))
+    thousands = lambda n: f"{int(n) / 1000:.1f} k"
+    out = [f"{run_line(rows[0])}: warp-state samples per phase of the tile loop (in brackets: those of warps "
+           "waiting on a global load, long scoreboard), then the warp instructions the phase executed, in millions", "",
+           "| phase | " + " | ".join(cases) + " |", "|---|" + "---:|" * len(cases)]
+    for ph in phases:
+        out.append(f"| {ph} | " + " | ".join(
+            f'{thousands(r["samples"])} ({thousands(r["stall_long_sb"])}) · {int(r["executed"]) / 1e6:.1f} M'
+            for r in (cell[c, ph] for c in cases)) + " |")
+    total = lambda c, k: sum(int(cell[c, ph][k]) for ph in phases)
+    out.append("| all | " + " | ".join(f'{thousands(total(c, "samples"))} ({thousands(total(c, "stall_long_sb"))}) · '
+                                         f'{total(c, "executed") / 1e6:.1f} M' for c in cases) + " |")
+    return "\n".join(out)
+
+
 # Funasaka et al. 2017 on a Titan X (Pascal), Tables III and I: (multi-launch ms, SKSS ms, CPU ms).
 PAPER_HALFTONE = {1024: (1.119, 0.5982, "6.4"), 2048: (2.242, 1.098, "25.9"), 4096: (4.586, 2.185, "103"),
                   8192: (9.272, 4.391, "412"), 16384: (19.17, 11.90, "1649")}
@@ -1417,6 +1454,7 @@ TABLES = {
                 ("ODD NCU TABLE", experiment_table, "odd_ncu_h200.csv"),
                    ("PHASES TABLE", phases_table, "phases_h200.csv"),
                    ("PHASES BATCH ORDER TABLE", phases_table, "phases_batch_order_h200.csv"),
+                   ("ODD PHASES TABLE", odd_phases_table, "odd_phases_h200.csv"),
                    ("MEASURED TABLE", python_table, "python_h200.csv"),
                    ("MEASURED H100 TABLE", python_table, "python_h100.csv"),
                    ("PREFETCH TABLE", experiment_table, "prefetch_h100.csv"),
@@ -1489,6 +1527,13 @@ TABLES = {
                        "that warp's row in aligned 16-byte pieces, the elements before each from the lane "
                        "before by shuffles (not kept)"),
                     "shifted_stores_odd_ab_h200.csv"),
+                   ("U8 GROUPS AB TABLE", lambda p: ab_table(
+                       p, "the kernel of efa2eb7 (u8 shared-memory rows through registers, 4 rows a group)",
+                       "7 rows a group, 28 loads of a lane in flight (not kept)",
+                       lambda r: large_tiles_odd_row(r) and r["type"] == "u8i32",
+                       bold="u8 → i32 in the 256-thread tiles, whose kernels differ (the other types and one "
+                            "1081x1921 image run the same code in both builds)"),
+                    "u8groups_odd_ab_h200.csv"),
                    ("LANES REGISTERS AB TABLE", lambda p: ab_table(
                        p, "the kernel of 761722a",
                        "the register rows lane by lane too, turned into pieces through the stage, i32 element by "

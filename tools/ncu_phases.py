@@ -34,7 +34,12 @@ column carries also at the top strip's barrier and between windows of the column
 The markers are checked (their number, and that the look-back ends at the barrier most warps
 pass): a kernel whose SASS does not have them as described is refused, not tabled.
 
-  tools/ncu_phases.py SASS.csv --label "16384² f32" [--csv OUT --run "gpu,driver,cuda,date"]
+With --stall REASON (a stall column of the source page without its "stall_" prefix, e.g.
+long_sb; repeatable) each phase also gets the samples of that reason, and with --executed the
+warp instructions it executed; both printed and in --csv.
+
+  tools/ncu_phases.py SASS.csv --label "16384² f32" [--stall long_sb]... [--executed]
+                      [--csv OUT --run "gpu,driver,cuda,date"]
 """
 import argparse
 import csv
@@ -70,9 +75,9 @@ def count(cell, name, line):
         raise Refused(f"line {line}: column '{name}' holds '{cell}', not a count") from None
 
 
-def read_source_page(path):
+def read_source_page(path, stalls=()):
     """The SASS rows of the source page's first kernel, which must be KERNEL: a list of
-    (instruction text, samples, barrier samples, times executed)."""
+    (instruction text, samples, barrier samples, times executed, (samples of each of stalls))."""
     try:
         with open(path, newline="", encoding="utf-8") as f:
             rows = list(csv.reader(f))
@@ -86,7 +91,7 @@ def read_source_page(path):
         raise Refused(f"{path}: the kernel is not {KERNEL} ({names[-1] if names else 'no Kernel Name row'})")
     header = rows[header_at]
     col = {name: k for k, name in enumerate(header)}
-    for need in ("Source", SAMPLES, BARRIER_SAMPLES, EXECUTED):
+    for need in ("Source", SAMPLES, BARRIER_SAMPLES, EXECUTED, *(f"stall_{r}" for r in stalls)):
         if need not in col:
             raise Refused(f"{path}: no column '{need}' (profile with --section SourceCounters)")
     out = []
@@ -96,7 +101,8 @@ def read_source_page(path):
         if len(r) != len(header):
             raise Refused(f"{path}: line {line} has {len(r)} cells, the header {len(header)}")
         out.append((r[col["Source"]].strip(), count(r[col[SAMPLES]], SAMPLES, line),
-                    count(r[col[BARRIER_SAMPLES]], BARRIER_SAMPLES, line), count(r[col[EXECUTED]], EXECUTED, line)))
+                    count(r[col[BARRIER_SAMPLES]], BARRIER_SAMPLES, line), count(r[col[EXECUTED]], EXECUTED, line),
+                    tuple(count(r[col[f"stall_{x}"]], f"stall_{x}", line) for x in stalls)))
     return out
 
 
@@ -119,7 +125,7 @@ def phase_of_each(instructions):
     # passes: the most executed of the barriers from there to the next ticket. Were the top
     # strip's barrier laid out first, the look-back would end there instead.
     look_back, carries = PHASES.index("look-back"), PHASES.index("column carries")
-    barriers = [(ex, p) for (text, _, _, ex), p in zip(instructions, phases)
+    barriers = [(ex, p) for (text, _, _, ex, _), p in zip(instructions, phases)
                 if BARRIER.search(text) and p in (look_back, carries)]
     if barriers[0][1] != look_back or barriers[0][0] < max(ex for ex, _ in barriers):
         raise Refused("the barrier that ends the look-back is not the column loop's (the most executed "
@@ -131,39 +137,55 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("sass_csv")
     ap.add_argument("--label", required=True, help="the profiled case, e.g. '16384² f32'")
+    ap.add_argument("--stall", action="append", default=[], metavar="REASON",
+                    help="also count this stall reason per phase (e.g. long_sb); repeatable")
+    ap.add_argument("--executed", action="store_true", help="also count the warp instructions executed per phase")
     ap.add_argument("--csv", help="append rows to this CSV (header written if new); needs --run")
     ap.add_argument("--run", help="gpu,driver,cuda,date of the run, for --csv")
     args = ap.parse_args()
     run = args.run.split(",") if args.run else []
     if args.csv and (len(run) != 4 or not all(run)):
         ap.error("--csv needs --run gpu,driver,cuda,date (four fields, none empty)")
+    header = ["gpu", "driver", "cuda", "date", "case", "phase", "samples", "total_samples", "barrier_samples",
+              *(f"stall_{x}" for x in args.stall), *(["executed"] if args.executed else [])]
     try:
-        instructions = read_source_page(args.sass_csv)
+        instructions = read_source_page(args.sass_csv, args.stall)
         phases = phase_of_each(instructions)
+        new = args.csv and (not os.path.exists(args.csv) or os.path.getsize(args.csv) == 0)
+        if args.csv and not new:
+            with open(args.csv, newline="", encoding="utf-8") as f:
+                if next(csv.reader(f), None) != header:
+                    raise Refused(f"{args.csv} has other columns than {','.join(header)}")
     except Refused as e:
         print(f"ncu_phases: {e}", file=sys.stderr)
         return 1
-    total = sum(s for _, s, _, _ in instructions)
+    total = sum(s for _, s, _, _, _ in instructions)
     if total == 0:
         print("ncu_phases: no samples (profile with --section SourceCounters)", file=sys.stderr)
         return 1
     samples, barrier = [0] * len(PHASES), [0] * len(PHASES)
-    for (_, s, b, _), p in zip(instructions, phases):
+    stalled, executed = [[0] * len(args.stall) for _ in PHASES], [0] * len(PHASES)
+    for (_, s, b, ex, by_reason), p in zip(instructions, phases):
         samples[p] += s
         barrier[p] += b
+        stalled[p] = [a + n for a, n in zip(stalled[p], by_reason)]
+        executed[p] += ex
+    extra = [by_reason + ([ex] if args.executed else []) for by_reason, ex in zip(stalled, executed)]
     print(f"{args.label}: {total} samples")
-    print(f"{'phase':24s} {'% of samples':>12s} {'of them at its barrier':>23s}")
-    for name, s, b in zip(PHASES, samples, barrier):
-        print(f"{name:24s} {100 * s / total:12.1f} {100 * b / total:23.1f}")
+    print(f"{'phase':24s} {'% of samples':>12s} {'of them at its barrier':>23s}"
+          + "".join(f" {'of them ' + x:>16s}" for x in args.stall)
+          + (f" {'instructions (M)':>16s}" if args.executed else ""))
+    for name, s, b, by_reason, ex in zip(PHASES, samples, barrier, stalled, executed):
+        print(f"{name:24s} {100 * s / total:12.1f} {100 * b / total:23.1f}"
+              + "".join(f" {100 * n / total:16.1f}" for n in by_reason)
+              + (f" {ex / 1e6:16.2f}" if args.executed else ""))
     if args.csv:
-        new = not os.path.exists(args.csv) or os.path.getsize(args.csv) == 0
         with open(args.csv, "a", newline="") as f:
             w = csv.writer(f, lineterminator="\n")
             if new:
-                w.writerow(["gpu", "driver", "cuda", "date", "case", "phase", "samples", "total_samples",
-                            "barrier_samples"])
-            for name, s, b in zip(PHASES, samples, barrier):
-                w.writerow(run + [args.label, name, s, total, b])
+                w.writerow(header)
+            for name, s, b, counts in zip(PHASES, samples, barrier, extra):
+                w.writerow(run + [args.label, name, s, total, b, *counts])
     return 0
 
 
