@@ -37,6 +37,9 @@
                                 in groups of 7 rows, against the kernel of efa2eb7; not kept):
                                 docs/library.md; its second run _run2 and u8groups14_odd_ab_h200.csv
                                 (base = groups of 14, this = groups of 7; quoted in the prose)
+    docs/data/shifted_rows_odd_ab_h200.csv  bench_ab --set odd --csv as written (f32 and i32
+                                register rows from aligned loads shifted by shuffles, against the
+                                kernel of efa2eb7; not kept): docs/library.md; its second run _run2
     docs/data/timeline_h100.csv lib/bench/bench_timeline.cu --csv (when one call's tiles are written):
                                 docs/library.md
     docs/data/tile_times_h200.csv  lib/bench/bench_tile_times.cu --csv (each tile's steps in one
@@ -1534,6 +1537,13 @@ TABLES = {
                        bold="u8 → i32 in the 256-thread tiles, whose kernels differ (the other types and one "
                             "1081x1921 image run the same code in both builds)"),
                     "u8groups_odd_ab_h200.csv"),
+                   ("SHIFTED ROWS AB TABLE", lambda p: ab_table(
+                       p, "the kernel of efa2eb7 (the register rows element by element)",
+                       "f32 and i32 register rows from aligned 16-byte loads, shifted by shuffles (not kept)",
+                       lambda r: large_tiles_odd_row(r) and r["type"] in ("f32", "i32"),
+                       bold="f32 and i32 in the 256-thread tiles, whose kernels differ (f64, u8 → i32 and one "
+                            "1081x1921 image run the same code in both builds)"),
+                    "shifted_rows_odd_ab_h200.csv"),
                    ("LANES REGISTERS AB TABLE", lambda p: ab_table(
                        p, "the kernel of 761722a",
                        "the register rows lane by lane too, turned into pieces through the stage, i32 element by "
