@@ -1031,6 +1031,14 @@ def lanes_odd_ab_table(path, base, this):
                          "the small tiles, element by element: the same code in both builds)")
 
 
+def u8_lanes_odd_ab_table(path, base, this):
+    """An A/B of two builds of the lanes path's u8 copy on bench_ab --set odd: only u8 → i32 in the
+    256-thread tiles differs."""
+    return ab_table(path, base, this, lambda r: large_tiles_odd_row(r) and r["type"] == "u8i32",
+                    bold="u8 → i32 in the 256-thread tiles, whose kernels differ (the other types and one "
+                         "1081x1921 image run the same code in both builds)")
+
+
 def one_1080p_image(r):
     """A row of bench_ab of one 1920×1080 image, which takes the small tiles."""
     return r["rows"] == "1080" and r["batch"] == "1"
@@ -1275,10 +1283,9 @@ def experiment_table(path):
     return "\n".join(out)
 
 
-def phases_table(path):
-    """tools/ncu_phases.py's warp-state samples of the 2-D kernel per phase (docs/library.md): a
-    row per phase, a column per profiled case; each cell its share of the case's samples and, in
-    brackets, the share of samples of warps waiting at the barrier that opens the phase."""
+def phase_rows(path):
+    """tools/ncu_phases.py --csv of one run: its rows, the cases and phases in order, and the row of
+    each (case, phase), every one present."""
     rows = read_rows(path)
     runs = {tuple(r[k] for k in ("gpu", "driver", "cuda", "date")) for r in rows}
     if len(runs) != 1:
@@ -1289,6 +1296,14 @@ def phases_table(path):
     missing = [f"{c}: {ph}" for c in cases for ph in phases if (c, ph) not in cell]
     if missing:
         raise ValueError(f"{path}: no row for " + ", ".join(missing))
+    return rows, cases, phases, cell
+
+
+def phases_table(path):
+    """tools/ncu_phases.py's warp-state samples of the 2-D kernel per phase (docs/library.md): a
+    row per phase, a column per profiled case; each cell its share of the case's samples and, in
+    brackets, the share of samples of warps waiting at the barrier that opens the phase."""
+    rows, cases, phases, cell = phase_rows(path)
     share = lambda r, k: f'{100 * int(r[k]) / int(r["total_samples"]):.1f}'
     out = [f"{run_line(rows[0])}: warp-state samples per phase of the tile loop, % of the case's samples "
            "(in brackets: the part of it that is warps waiting at the block barrier that opens the phase, and "
@@ -1306,16 +1321,7 @@ def odd_phases_table(path):
     (docs/library.md, Where an odd width's time goes): a row per phase, a column per case; each cell
     the phase's samples, in brackets those waiting on a global load (long scoreboard), and the warp
     instructions it executed. Samples, not shares, so that the cases' phases compare directly."""
-    rows = read_rows(path)
-    runs = {tuple(r[k] for k in ("gpu", "driver", "cuda", "date")) for r in rows}
-    if len(runs) != 1:
-        raise ValueError(f"{path}: the cases come from {len(runs)} runs; the table names one")
-    cases = list(dict.fromkeys(r["case"] for r in rows))
-    phases = list(dict.fromkeys(r["phase"] for r in rows))
-    cell = {(r["case"], r["phase"]): r for r in rows}
-    missing = [f"{c}: {ph}" for c in cases for ph in phases if (c, ph) not in cell]
-    if missing:
-        raise ValueError(f"{path}: no row for " + ", ".join(missing))
+    rows, cases, phases, cell = phase_rows(path)
     thousands = lambda n: f"{int(n) / 1000:.1f} k"
     out = [f"{run_line(rows[0])}: warp-state samples per phase of the tile loop (in brackets: those of warps "
            "waiting on a global load, long scoreboard), then the warp instructions the phase executed, in millions", "",
@@ -1516,13 +1522,10 @@ TABLES = {
                             "run more tiles than blocks, the same code in both builds; 33x4000000 and "
                             "4000000x3 are thin)"),
                     "oneround_targets_ab_h200.csv"),
-                   ("WORDS AB TABLE", lambda p: ab_table(
+                   ("WORDS AB TABLE", lambda p: u8_lanes_odd_ab_table(
                        p, "u8 and u16 shared-memory rows copied in aligned 4-byte words, shifted on reading "
                           "(not kept)",
-                       "the shipped kernel (efa2eb7: u8 through registers, byte by byte)",
-                       lambda r: large_tiles_odd_row(r) and r["type"] == "u8i32",
-                       bold="u8 → i32 in the 256-thread tiles, whose kernels differ (the other types and one "
-                            "1081x1921 image run the same code in both builds)"),
+                       "the shipped kernel (efa2eb7: u8 through registers, byte by byte)"),
                     "words_odd_ab_h200.csv"),
                    ("SHIFTED STORES AB TABLE", lambda p: lanes_odd_ab_table(
                        p, "the kernel of efa2eb7 (a warp wholly inside the matrix stores lane by lane through "
@@ -1530,12 +1533,9 @@ TABLES = {
                        "that warp's row in aligned 16-byte pieces, the elements before each from the lane "
                        "before by shuffles (not kept)"),
                     "shifted_stores_odd_ab_h200.csv"),
-                   ("U8 GROUPS AB TABLE", lambda p: ab_table(
+                   ("U8 GROUPS AB TABLE", lambda p: u8_lanes_odd_ab_table(
                        p, "the kernel of efa2eb7 (u8 shared-memory rows through registers, 4 rows a group)",
-                       "7 rows a group, 28 loads of a lane in flight (not kept)",
-                       lambda r: large_tiles_odd_row(r) and r["type"] == "u8i32",
-                       bold="u8 → i32 in the 256-thread tiles, whose kernels differ (the other types and one "
-                            "1081x1921 image run the same code in both builds)"),
+                       "7 rows a group, 28 loads of a lane in flight (not kept)"),
                     "u8groups_odd_ab_h200.csv"),
                    ("SHIFTED ROWS AB TABLE", lambda p: ab_table(
                        p, "the kernel of efa2eb7 (the register rows element by element)",
