@@ -87,7 +87,8 @@ std::vector<SassRow> tile_loop_sass() {
         {"EXIT", 512, 256, 1},                                                            // loop end: 512 (256)
     };
 }
-// With long_sb, a stall_long_sb column holds each instruction's samples not at a barrier.
+// With long_sb, a stall_long_sb column holds half of each instruction's samples (rounded down), a
+// count that differs from every other column in every phase.
 void write_source_page(const std::string& path, const std::vector<SassRow>& rows, bool long_sb = false) {
     std::ofstream f(path);
     f << "\"Kernel Name\",\"void satlib::lookback_sat_kernel<float, float>(...)\"\n"
@@ -95,7 +96,7 @@ void write_source_page(const std::string& path, const std::vector<SassRow>& rows
       << (long_sb ? ",\"stall_long_sb\"\n" : "\n");
     for (const SassRow& r : rows) {
         f << "\"0x0\",\"" << r.text << "\",\"" << r.samples << "\",\"" << r.barrier << "\",\"" << r.executed << "\"";
-        if (long_sb) f << ",\"" << r.samples - r.barrier << "\"";
+        if (long_sb) f << ",\"" << r.samples / 2 << "\"";
         f << "\n";
     }
 }
@@ -132,24 +133,31 @@ TEST_CASE("ncu_phases.py sums an ncu source page per phase of the tile loop", "[
     // phase, columns of the CSV.
     write_source_page(dir + "/long_sb.csv", tile_loop_sass(), true);
     sat_test::check_output(sat_test::require_command("python3 tools/ncu_phases.py " + dir +
-                                                     "/long_sb.csv --label case --stall long_sb --executed --csv " + dir +
+                                                     "/long_sb.csv --label case --stall long_sb --stall barrier --executed --csv " + dir +
                                                      "/long_sb_phases.csv --run 'GPU,1,13.0,2026-01-01'"),
                            {"of them long_sb", "column carries                    6.3                     4.7 "
-                                               "             1.6"});
+                                               "             3.1              4.7             0.00"});
     CHECK(sat_test::require_command("cat " + dir + "/long_sb_phases.csv") ==
-          "gpu,driver,cuda,date,case,phase,samples,total_samples,barrier_samples,stall_long_sb,executed\n"
-          "GPU,1,13.0,2026-01-01,case,start,1,1023,0,1,102\n"
-          "GPU,1,13.0,2026-01-01,case,loads and register rows,2,1023,2,0,4\n"
-          "GPU,1,13.0,2026-01-01,case,shared rows,4,1023,0,4,101\n"
-          "GPU,1,13.0,2026-01-01,case,row sums,8,1023,0,8,101\n"
-          "GPU,1,13.0,2026-01-01,case,publish,16,1023,0,16,101\n"
-          "GPU,1,13.0,2026-01-01,case,look-back,32,1023,0,32,98\n"
-          "GPU,1,13.0,2026-01-01,case,column carries,64,1023,48,16,16\n"
-          "GPU,1,13.0,2026-01-01,case,next ticket,128,1023,0,128,101\n"
-          "GPU,1,13.0,2026-01-01,case,write-out,256,1023,0,256,101\n"
-          "GPU,1,13.0,2026-01-01,case,loop end,512,1023,256,256,1\n");
+          "gpu,driver,cuda,date,case,phase,samples,total_samples,barrier_samples,stall_long_sb,stall_barrier,"
+          "executed\n"
+          "GPU,1,13.0,2026-01-01,case,start,1,1023,0,0,0,102\n"
+          "GPU,1,13.0,2026-01-01,case,loads and register rows,2,1023,2,1,2,4\n"
+          "GPU,1,13.0,2026-01-01,case,shared rows,4,1023,0,2,0,101\n"
+          "GPU,1,13.0,2026-01-01,case,row sums,8,1023,0,4,0,101\n"
+          "GPU,1,13.0,2026-01-01,case,publish,16,1023,0,8,0,101\n"
+          "GPU,1,13.0,2026-01-01,case,look-back,32,1023,0,16,0,98\n"
+          "GPU,1,13.0,2026-01-01,case,column carries,64,1023,48,32,48,16\n"
+          "GPU,1,13.0,2026-01-01,case,next ticket,128,1023,0,64,0,101\n"
+          "GPU,1,13.0,2026-01-01,case,write-out,256,1023,0,128,0,101\n"
+          "GPU,1,13.0,2026-01-01,case,loop end,512,1023,256,256,256,1\n");
+    // Appended to a CSV of the same columns: the same ten rows again, after the first ten.
+    sat_test::require_command("python3 tools/ncu_phases.py " + dir + "/long_sb.csv --label case --stall long_sb "
+                              "--stall barrier --executed --csv " + dir + "/long_sb_phases.csv --run 'GPU,1,13.0,2026-01-01'");
+    CHECK(sat_test::require_command("sed -n '12p;21p' " + dir + "/long_sb_phases.csv") ==
+          "GPU,1,13.0,2026-01-01,case,start,1,1023,0,0,0,102\n"
+          "GPU,1,13.0,2026-01-01,case,loop end,512,1023,256,256,256,1\n");
     // A reason the page lacks, and a CSV of other columns to append to: refused, the CSV unchanged.
-    refused("page.csv", "no column 'stall_long_sb'", "--stall long_sb");
+    refused("page.csv", "no column 'stall_long_sb'; its stall reasons: barrier", "--stall long_sb");
     refused("long_sb.csv", "has other columns than", "--stall long_sb --csv " + dir +
                                                       "/phases.csv --run 'GPU,1,13.0,2026-01-01'");
     CHECK(sat_test::require_command("wc -l < " + dir + "/phases.csv") == "11\n");

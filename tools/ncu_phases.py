@@ -35,8 +35,10 @@ The markers are checked (their number, and that the look-back ends at the barrie
 pass): a kernel whose SASS does not have them as described is refused, not tabled.
 
 With --stall REASON (a stall column of the source page without its "stall_" prefix, e.g.
-long_sb; repeatable) each phase also gets the samples of that reason, and with --executed the
-warp instructions it executed; both printed and in --csv.
+long_sb; repeatable) each phase also gets the samples of that reason (printed as % of the
+case's samples, in the CSV as counts in a column stall_REASON), and with --executed the warp
+instructions it executed (printed in millions, in the CSV as a count in a column `executed`).
+Rows are appended to an existing CSV only where its header is the one this run would write.
 
   tools/ncu_phases.py SASS.csv --label "16384² f32" [--stall long_sb]... [--executed]
                       [--csv OUT --run "gpu,driver,cuda,date"]
@@ -91,9 +93,13 @@ def read_source_page(path, stalls=()):
         raise Refused(f"{path}: the kernel is not {KERNEL} ({names[-1] if names else 'no Kernel Name row'})")
     header = rows[header_at]
     col = {name: k for k, name in enumerate(header)}
-    for need in ("Source", SAMPLES, BARRIER_SAMPLES, EXECUTED, *(f"stall_{r}" for r in stalls)):
+    for need in ("Source", SAMPLES, BARRIER_SAMPLES, EXECUTED):
         if need not in col:
             raise Refused(f"{path}: no column '{need}' (profile with --section SourceCounters)")
+    for reason in stalls:
+        if f"stall_{reason}" not in col:
+            have = sorted(n[len("stall_"):] for n in col if n.startswith("stall_") and "(" not in n)
+            raise Refused(f"{path}: no column 'stall_{reason}'; its stall reasons: {', '.join(have) or 'none'}")
     out = []
     for line, r in enumerate(rows[header_at + 1:], start=header_at + 2):
         if r and r[0] in ("Kernel Name", "Address"):
@@ -180,7 +186,7 @@ def main():
               + "".join(f" {100 * n / total:16.1f}" for n in by_reason)
               + (f" {ex / 1e6:16.2f}" if args.executed else ""))
     if args.csv:
-        with open(args.csv, "a", newline="") as f:
+        with open(args.csv, "a", newline="", encoding="utf-8") as f:
             w = csv.writer(f, lineterminator="\n")
             if new:
                 w.writerow(header)
