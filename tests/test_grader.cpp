@@ -250,8 +250,11 @@ TEST_CASE("release: the student copy builds, grades zero cleanly and gives no so
     CHECK(sat_test::run_command("test -f " + rel + "/Makefile && test -f " + rel + "/labs/" + kLab1 +
                                 " && test -f " + rel + "/common/sat.h && test -f " + rel + "/tests/test_lab1.cpp &&"
                                 " test -f " + rel + "/tools/grade.py") == 0);
+    // Left out: the instructor's files, and (lab 10 being left out) the files that include the
+    // library's header, which the release does not have.
     for (const char* absent : {"solutions", "tests/hidden", "tools/BRIEF.md", "tools/release.py",
-                               "tests/test_grader.cpp", "docs/instructor.md"})
+                               "tests/test_grader.cpp", "docs/instructor.md", "lib", "common/multigpu.cu",
+                               "common/sat_scan.h", "tools/peers.cu"})
         CHECK(sat_test::run_command("test ! -e " + rel + "/" + absent) == 0);
     // Its README names the labs it has: lab 10, which needs the library, is left out.
     CHECK(sat_test::run_command("grep -q 'N = 1 … 9, 8x' " + rel + "/README.md") == 0);
@@ -275,6 +278,16 @@ TEST_CASE("release: the student copy builds, grades zero cleanly and gives no so
                 "cp -p build/obj/main_1.o $R/build/obj/ 2>/dev/null || true; "
                 "if [ -d .deps ]; then ln -s \"$PWD/.deps\" $R/.deps; fi",
                 &out) == 0);
+    // Every common source, which every lab binary compiles, finds its headers in the release
+    // itself (the objects copied above would hide one it lacks).
+    {
+        const int rc = sat_test::run_command("cd " + rel + " && for f in common/*.cu common/*.cpp; do "
+                                             "nvcc -std=c++17 -E -Icommon -I.deps/root/usr/include $f -o /dev/null "
+                                             "|| exit 1; done",
+                                             &out);
+        INFO(out);
+        CHECK(rc == 0);
+    }
     {
         const int rc = sat_test::run_command("(cd " + rel + " && make -s lab1 && ./lab1 --size 40 --reps 0)", &out);
         INFO(out);

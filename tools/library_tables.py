@@ -749,7 +749,7 @@ def batch_table(path, library=None, reps=20):
     rows = read_rows(path)
     by = {(r["batch"], r["rows"], r["cols"], r["type"], r["method"]): r for r in rows}
     keys = list(dict.fromkeys((r["batch"], r["rows"], r["cols"], r["type"]) for r in rows))
-    out = [f"{run_line(rows[0])}: `build/lib/bench_batch --reps {reps} --csv` of the library of {library}, "
+    out = [f"{run_line(rows[0])}: `build/lib/bench_batch --reps {reps} --csv FILE` of the library of {library}, "
            f"median of {reps}, L2 flushed before each; "
            "time ÷ a device-to-device copy of the same bytes (median ms in brackets):", "",
            "| images | type | one call, one launch | one call per image | sums + squares, one call | check |",
@@ -769,7 +769,7 @@ def timeline_table(path):
     from a one-thread kernel launched just before the call (its scratch allocated and zeroed in
     the call)."""
     rows = read_rows(path)
-    out = [f"{run_line(rows[0])}: `build/lib/bench_timeline --csv`; call: median of 20, L2 flushed; the other "
+    out = [f"{run_line(rows[0])}: `build/lib/bench_timeline --csv FILE`; call: median of 20, L2 flushed; the other "
            "columns: µs from a one-thread kernel just before the call until the first, 10 %, 50 %, 90 % and last "
            "32 × 32 piece of the output is written and until a one-thread kernel just after the call runs (end; "
            "the call of five whose last piece came earliest); middle 80 %: the input and output bytes of the "
@@ -794,7 +794,7 @@ def tile_times_table(path):
     median and (in brackets) the 90th percentile over its tiles, in µs."""
     rows = read_rows(path)
     steps = ("start", "load", "publish", "left", "up", "above", "write", "tile")
-    out = [f"{run_line(rows[0])}: `build/lib/bench_tile_times --csv` (the library built with "
+    out = [f"{run_line(rows[0])}: `build/lib/bench_tile_times --csv FILE` (the library built with "
            "`-DSATLIB_TILE_STAMPS`); µs per tile, median (90th percentile) over the case's tiles (start: over the "
            "first round's; load: from the top of the tile loop, which follows the write-out of the block's tile before; left: the left edge's zeros included; above: 0 where the tile above was earlier); of "
            "five calls between two one-thread kernels, L2 flushed, the one whose last tile was written first; last "

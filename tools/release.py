@@ -52,10 +52,16 @@ LEFT_OUT = [
 # are left out too; with it, lib/ comes along (a working SAT, so only when an instructor asks).
 LIBRARY_LABS = ("10",)
 LIBRARY_FILES = ["lib", "mk/lib.mk", "mk/lib_ab.mk", "mk/lib_batch.mk", "mk/lib_host.mk", "mk/lab10.mk"]
+# The files outside lib/ that include the library's header (lib/include/sat.hpp): lab 10's strips
+# and exchange, the library's face for harness code, and build/peers (the library beside NPP and
+# CUB). Every lab binary compiles common/, so without lib/ these would stop every build.
+LIBRARY_USERS = ["common/multigpu.cu", "common/multigpu.h", "common/sat_scan.h", "tools/peers.cu"]
+QUOTED_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 
 def library_lab_file(rel):
-    return any(re.match(rf"(labs/lab{n}_|tests/test_lab{n}\.cpp$|docs/lab{n}\.md$)", rel) for n in LIBRARY_LABS)
+    return rel in LIBRARY_USERS or any(
+        re.match(rf"(labs/lab{n}_|tests/test_lab{n}\.cpp$|docs/lab{n}\.md$)", rel) for n in LIBRARY_LABS)
 
 
 MARKER = re.compile(r"^\s*//\s*(BEGIN|END) SOLUTION\b")
@@ -224,6 +230,12 @@ def main(argv):
         if not is_text(path) or rel in allowed:
             continue
         for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            include = QUOTED_INCLUDE.match(line) if path.suffix in (".cu", ".cpp", ".h", ".cuh") else None
+            # A quoted include is found beside the file or through the Makefile's -Icommon (and
+            # -Ilib/include where lib/ comes along); one that is not would stop the build.
+            if include and not any((d / include.group(1)).is_file()
+                                   for d in (path.parent, dest / "common", dest / "lib" / "include")):
+                problems.append(f"{rel}:{number}: includes \"{include.group(1)}\", which the release does not have")
             if MARKER.match(line):
                 problems.append(f"{rel}:{number}: a solution marker line: {line.strip()}")
             elif secret and normal(line) in secret:
