@@ -15,7 +15,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 }
 }  // namespace
 
-TEST_CASE("every bad input of issue 21 gets its exit code, line count and message", "[cpu][input]") {
+TEST_CASE("every bad input of issue 21 gets its exit code, line count and message", "[cpu][input][repo]") {
     // tests/bad_input.py runs each case against ./lab1-ref and the scripts and prints the table.
     std::string out;
     const int status = sat_test::run_command("${PYTHON:-python3} tests/bad_input.py", &out);
@@ -65,7 +65,7 @@ TEST_CASE("the reproduce line of a failed run keeps --input", "[cpu][input]") {
           "build/peers --rows 3 --cols 5 --type f32 --variant CUB --seed 1");
 }
 
-TEST_CASE("./lab1-ref: title says 'on the CPU' once; rows fit 120 columns; --list is JSON", "[cpu][input]") {
+TEST_CASE("./lab1-ref: title says 'on the CPU' once; rows fit 120 columns; --list is JSON", "[cpu][input][repo]") {
     std::string out;
     REQUIRE(sat_test::run_command("./lab1-ref --sizes 97x89,1x1 --reps 1", &out) == 0);
     const auto lines = lines_of(out);
@@ -108,7 +108,7 @@ TEST_CASE("an untouched skeleton prints one line per variant that says what to d
     }
 }
 
-TEST_CASE("the release's README has no instructors' section; its make release/skeletons say why", "[cpu][input]") {
+TEST_CASE("the release's README has no instructors' section; its make release/skeletons say why", "[cpu][input][repo]") {
     std::string out;
     REQUIRE(sat_test::run_command("rm -rf build/test_release_readme && "
                                   "${PYTHON:-python3} tools/release.py build/test_release_readme", &out) == 0);

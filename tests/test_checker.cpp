@@ -334,7 +334,7 @@ sat::Measurement run_flaky(int lab_number, const std::string& variant, int wrong
 }
 }  // namespace
 
-TEST_CASE("every timed repetition of a CPU variant is compared with the checked run", "[cpu][checker]") {
+TEST_CASE("every timed repetition of a CPU variant is compared with the checked run", "[cpu][checker][repo]") {
     CHECK(run_flaky(1, "2R2W(CPU)", 0, 4).ok());  // never wrong: PASS
     const auto m = run_flaky(1, "2R2W(CPU)", 3, 4);  // call 1 is checked, call 3 is repetition 2
     REQUIRE(m.error.empty());
@@ -345,7 +345,7 @@ TEST_CASE("every timed repetition of a CPU variant is compared with the checked 
     CHECK(m.check.message().find("never written") != std::string::npos);
 }
 
-TEST_CASE("a batch is checked image by image: a fault in image 2 of 4 is named, counted over the batch", "[cpu][checker]") {
+TEST_CASE("a batch is checked image by image: a fault in image 2 of 4 is named, counted over the batch", "[cpu][checker][repo]") {
     const sat::Variant per_image = sat_test::cpu_batch_variant();
     CHECK(run_flaky(1, per_image, 0, 2, 4).ok());  // never wrong: PASS
     const std::size_t n = 7 * 9, in_image_2 = 2 * n + 3 * 9 + 4;  // (row 3, col 4) of image 2
@@ -373,7 +373,7 @@ TEST_CASE("a batch is checked image by image: a fault in image 2 of 4 is named, 
     }
 }
 
-TEST_CASE("a batch: every image against its own reference, every type and batch shape", "[cpu][checker]") {
+TEST_CASE("a batch: every image against its own reference, every type and batch shape", "[cpu][checker][repo]") {
     const sat::Variant per_image = sat_test::cpu_batch_variant();
     for (DType t : sat_test::all_types())
         for (auto [s, images] : {std::pair<Shape, int>{{1, 1}, 5}, {{97, 89}, 3}, {{33, 4000}, 4}, {{1000, 1}, 3}}) {
@@ -383,7 +383,7 @@ TEST_CASE("a batch: every image against its own reference, every type and batch 
         }
 }
 
-TEST_CASE("a batch: a column carry leaking from one image into the next fails in image 1", "[cpu][checker]") {
+TEST_CASE("a batch: a column carry leaking from one image into the next fails in image 1", "[cpu][checker][repo]") {
     // Lab 1's SAT of the batch as one (3 * 97) x 89 matrix: right for image 0, wrong from image 1 on.
     const sat::Variant stacked = sat_test::stacked_variant(sat_test::find_variant(1, "2R2W(CPU)"));
     for (DType t : sat_test::all_types()) {

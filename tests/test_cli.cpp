@@ -86,14 +86,14 @@ TEST_CASE("lab binaries: bad arguments print one line on stderr and exit 2", "[c
     }
 }
 
-TEST_CASE("./lab1 runs its default table and prints PASS rows", "[cpu][cli]") {
+TEST_CASE("./lab1 runs its default table and prints PASS rows", "[cpu][cli][repo]") {
     std::string out;
     REQUIRE(run_lab("./lab1-ref --sizes 256,97x89 --reps 2", &out) == 0);
     sat_test::check_output(out, {"2R2W(CPU)", "4R1W(CPU)", "threaded", "PASS",
                                  "reproduce: ./lab1-ref --sizes 256,97x89 --reps 2 --seed "}, {"FAIL"});
 }
 
-TEST_CASE("./lab1 --input image --output sat.npy round-trips real data", "[cpu][cli]") {
+TEST_CASE("./lab1 --input image --output sat.npy round-trips real data", "[cpu][cli][repo]") {
     std::string out;
     REQUIRE(run_lab("./lab1-ref --box 2 --size 64 --output build/test_tmp_card.png --reps 0 && "
                     "./lab1-ref --input build/test_tmp_card.png --output build/test_tmp_sat.npy --reps 1", &out) == 0);

@@ -9,11 +9,11 @@
 #include <utility>
 #include <vector>
 
-TEST_CASE("the docs' measured tables are what their CSV generates", "[cpu][docs]") {
+TEST_CASE("the docs' measured tables are what their CSV generates", "[cpu][docs][repo]") {
     sat_test::require_command("python3 tools/library_tables.py --check");
 }
 
-TEST_CASE("a hand-edited number in a generated docs table is caught", "[cpu][docs]") {
+TEST_CASE("a hand-edited number in a generated docs table is caught", "[cpu][docs][repo]") {
     // A copy of docs/ whose thin.md table has one time changed (0.0273 ms -> 0.0274 ms).
     const std::string dir = "build/docs_check_test";
     sat_test::require_command("rm -rf " + dir + " && mkdir -p " + dir + " && cp -r docs/. " + dir +

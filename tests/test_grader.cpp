@@ -270,6 +270,7 @@ TEST_CASE("release: the student copy builds, grades zero cleanly and gives no so
     REQUIRE(sat_test::run_command("(cd " + rel + " && make -n test)", &out) == 0);
     CHECK(has(out, "build/obj/labs/" + kLab1 + ".o"));
     CHECK(!has(out, "solutions/"));
+    CHECK(has(out, "~[skeleton]~[repo]"));  // the tests that need the repository are left out
     // It builds (objects made here are reused with their times), and the skeleton fails cleanly.
     REQUIRE(sat_test::run_command(
                 "set -e; R=" + rel + "; mkdir -p $R/build/obj; "

@@ -237,7 +237,7 @@ void register_batch_lab() {
 }
 }  // namespace
 
-TEST_CASE("--batch through lab_main: the batching variants, BxRxC in the table, the batch in the CSV", "[cpu][harness]") {
+TEST_CASE("--batch through lab_main: the batching variants, BxRxC in the table, the batch in the CSV", "[cpu][harness][repo]") {
     register_batch_lab();
     const std::string csv = "build/test_tmp_batch.csv";
     std::remove(csv.c_str());
