@@ -259,6 +259,7 @@ TEST_CASE("release: the student copy builds, grades zero cleanly and gives no so
     // Its README names the labs it has: lab 10, which needs the library, is left out.
     CHECK(sat_test::run_command("grep -q 'N = 1 … 9, 8x' " + rel + "/README.md") == 0);
     CHECK(sat_test::run_command("grep -qE '\\./lab10 |\\| lab10 \\|| and lab 10$|lab 10 adds' " + rel + "/README.md") == 1);
+    CHECK(sat_test::run_command("grep -qE 'peers satlib|build/peers' " + rel + "/README.md") == 1);  // left out too
     // A lab that includes an earlier one is rebuilt when the student changes that one (mk/labs.mk).
     CHECK(sat_test::run_command("(cd " + rel + " && make -np lab6 2>/dev/null) | grep -q "
                                 "'^build/obj/labs/lab6_hybrid.cu.o:.*labs/lab5_wavefront.cu'") == 0);

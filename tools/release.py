@@ -146,6 +146,10 @@ def tailor_readme(path, with_library):
                             "mk/         Makefile fragments (labs.mk: the labs that include an earlier lab's file)")
         if not with_library:
             text = text.replace("(N = 1 … 10, 8x)", "(N = 1 … 9, 8x)")
+            # build/peers, the library beside NPP and CUB, is left out with it.
+            text = text.replace(" (lab 9, peers satlib)", " (lab 9)")
+            text = text.replace("(1 to 65535; lab 9 and `build/peers --variant satlib`, the variants that take\nbatches)",
+                                "(1 to 65535; lab 9, the lab whose variants take\nbatches)")
             text = text.replace(", and lab 10\nsplits the SAT across GPUs with NCCL.",
                                 ". Lab 10 (the SAT\nacross GPUs) needs the SAT library, which this copy leaves out.")
             text = text.replace("; lab 10 adds `--gpus`, `--strips`, `--slice-rows`:", ":")
