@@ -176,7 +176,6 @@ def main():
         barrier[p] += b
         stalled[p] = [a + n for a, n in zip(stalled[p], by_reason)]
         executed[p] += ex
-    extra = [by_reason + ([ex] if args.executed else []) for by_reason, ex in zip(stalled, executed)]
     print(f"{args.label}: {total} samples")
     print(f"{'phase':24s} {'% of samples':>12s} {'of them at its barrier':>23s}"
           + "".join(f" {'of them ' + x:>16s}" for x in args.stall)
@@ -190,8 +189,8 @@ def main():
             w = csv.writer(f, lineterminator="\n")
             if new:
                 w.writerow(header)
-            for name, s, b, counts in zip(PHASES, samples, barrier, extra):
-                w.writerow(run + [args.label, name, s, total, b, *counts])
+            for name, s, b, by_reason, ex in zip(PHASES, samples, barrier, stalled, executed):
+                w.writerow(run + [args.label, name, s, total, b, *by_reason, *([ex] if args.executed else [])])
     return 0
 
 

@@ -59,7 +59,8 @@ LIBRARY_USERS = ["common/multigpu.cu", "common/multigpu.h", "common/sat_scan.h",
 QUOTED_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 
-def library_lab_file(rel):
+def needs_library(rel):
+    """Whether a file is left out of a release without the library: a library lab's or a library user."""
     return rel in LIBRARY_USERS or any(
         re.match(rf"(labs/lab{n}_|tests/test_lab{n}\.cpp$|docs/lab{n}\.md$)", rel) for n in LIBRARY_LABS)
 
@@ -175,7 +176,7 @@ def main(argv):
 
     problems, notes = [], []
     # 1. Copy.
-    files = [f for f in candidate_files() if args.with_library or not library_lab_file(f)]
+    files = [f for f in candidate_files() if args.with_library or not needs_library(f)]
     if args.with_library:
         out = subprocess.run(["git", "ls-files", "-z", "--"] + LIBRARY_FILES, cwd=ROOT, capture_output=True).stdout
         lib_files = [f for f in out.decode().split("\0") if f]
@@ -198,7 +199,7 @@ def main(argv):
         return 1
     (dest / "labs").mkdir(exist_ok=True)
     if not args.with_library:
-        skeletons = {n: t for n, t in skeletons.items() if not library_lab_file("labs/" + n)}
+        skeletons = {n: t for n, t in skeletons.items() if not needs_library("labs/" + n)}
     for name, text in skeletons.items():
         (dest / "labs" / name).write_text(text)
         current = ROOT / "labs" / name
@@ -209,7 +210,7 @@ def main(argv):
             shutil.copystat(current, dest / "labs" / name)   # keep its time: make need not rebuild
     for path in (ROOT / "labs").glob("lab*"):
         if (path.is_file() and path.name not in skeletons and re.match(r"lab\d", path.name)
-                and not library_lab_file("labs/" + path.name)):
+                and not needs_library("labs/" + path.name)):
             notes.append(f"labs/{path.name} has no solutions/{path.name}: left out")
     tailor_readme(dest / "README.md", args.with_library)
     for must in ("Makefile", "README.md"):
