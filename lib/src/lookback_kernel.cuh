@@ -238,8 +238,8 @@ constexpr Access access_of() {
 // Rows [0, RR) go to registers (all loads in flight before any use), rows [RR, R) to shared
 // memory: by cp.async (in flight at the same time, holding no registers), except the element
 // loops of Access::elements and the piece that the right edge cuts, and u8 and u16 inputs in
-// Access::lanes, which copy through registers. Access::lanes copies each element of the warp's
-// shared-memory rows to its own place, lane by lane.
+// Access::lanes, which copy through registers (cp.async moves 4, 8 or 16 bytes). Access::lanes
+// copies each element of the warp's shared-memory rows to its own place, lane by lane.
 template <class S, class In, class A, int V, Access X>
 __device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i0, int c, bool square,
                                           A (&x)[S::RR][V], SmemTile<In, A> sm) {
@@ -267,6 +267,32 @@ __device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i
         const int warp_c = c - lane * V;  // the first of the warp's 32 V columns
         In* warp_dst = dst - lane * V;
         const bool warp_inside = warp_c + 32 * V <= g.cols;  // no bounds test per element
+        if constexpr (sizeof(In) < 4) {
+            // Where the warp and all RS rows lie inside the matrix: no test per row, and a group
+            // of rows is loaded before any of it is stored (u8: 7 rows, 28 loads of a lane in
+            // flight). In the loop below each row's stores wait for its own loads, one round trip
+            // a row (docs/library.md, u8 and u16 shared-memory rows loaded a group at a time).
+            constexpr int group = RS % 7 == 0 ? 7 : 4;
+            static_assert(RS % group == 0, "whole groups of rows");
+            if (warp_inside && i0 + RR + RS <= g.rows) {
+                const In* src = in + std::size_t(i0 + RR) * g.in_pitch + warp_c + lane;
+                In* d = warp_dst + lane;
+#pragma unroll 1
+                for (int r0 = 0; r0 < RS; r0 += group) {
+                    In staged[group][V];
+#pragma unroll
+                    for (int r = 0; r < group; ++r)
+#pragma unroll
+                        for (int j = 0; j < V; ++j) staged[r][j] = src[std::size_t(r0 + r) * g.in_pitch + 32 * j];
+#pragma unroll
+                    for (int r = 0; r < group; ++r)
+#pragma unroll
+                        for (int j = 0; j < V; ++j) d[std::size_t(r0 + r) * C + 32 * j] = staged[r][j];
+                }
+                cp_async_commit();  // as every path of load_tile ends (an empty group here)
+                return;
+            }
+        }
 #pragma unroll 4
         for (int r = 0; r < RS; ++r) {
             const int i = i0 + RR + r;
