@@ -33,6 +33,10 @@
                                 samples per phase with their long-scoreboard part and the warp
                                 instructions, the lanes path (16385²) against the vector path
                                 (16384²), u8 → i32 and f32: docs/library.md
+    docs/data/u8rows_odd_ab_h200.csv  bench_ab --set odd --csv as written (u8 shared-memory rows a
+                                group at a time, the shipped kernel of 9b2efec, against the kernel
+                                of efa2eb7): docs/library.md; its second run _run2 and
+                                u8rows_targets_ab_h200.csv (--set targets; quoted in the prose)
     docs/data/u8groups_odd_ab_h200.csv  bench_ab --set odd --csv as written (u8 shared-memory rows
                                 in groups of 7 rows, against the kernel of efa2eb7; not kept):
                                 docs/library.md; its second run _run2 and u8groups14_odd_ab_h200.csv
@@ -1533,6 +1537,11 @@ TABLES = {
                        "that warp's row in aligned 16-byte pieces, the elements before each from the lane "
                        "before by shuffles (not kept)"),
                     "shifted_stores_odd_ab_h200.csv"),
+                   ("U8 ROWS AB TABLE", lambda p: u8_lanes_odd_ab_table(
+                       p, "the kernel of efa2eb7 (u8 shared-memory rows through registers, row by row)",
+                       "the shipped kernel (9b2efec: a tile wholly inside the matrix, 7 rows at a time, "
+                       "every load of a group before its stores)"),
+                    "u8rows_odd_ab_h200.csv"),
                    ("U8 GROUPS AB TABLE", lambda p: u8_lanes_odd_ab_table(
                        p, "the kernel of efa2eb7 (u8 shared-memory rows through registers, 4 rows a group)",
                        "7 rows a group, 28 loads of a lane in flight (not kept)"),

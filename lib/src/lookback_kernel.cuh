@@ -272,8 +272,8 @@ __device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i
             // of rows is loaded before any of it is stored (u8: 7 rows, 28 loads of a lane in
             // flight). In the loop below each row's stores wait for its own loads, one round trip
             // a row (docs/library.md, u8 and u16 shared-memory rows loaded a group at a time).
-            constexpr int group = RS % 7 == 0 ? 7 : 4;
-            static_assert(RS % group == 0, "whole groups of rows");
+            // 7 rows for u8's RS = 28, 4 for u16's 16; other RS (lab 9's tile sweeps) a divisor.
+            constexpr int group = RS % 7 == 0 ? 7 : RS % 4 == 0 ? 4 : RS % 2 == 0 ? 2 : 1;
             if (warp_inside && i0 + RR + RS <= g.rows) {
                 const In* src = in + std::size_t(i0 + RR) * g.in_pitch + warp_c + lane;
                 In* d = warp_dst + lane;
