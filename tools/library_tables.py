@@ -44,6 +44,10 @@
     docs/data/shifted_rows_odd_ab_h200.csv  bench_ab --set odd --csv as written (f32 and i32
                                 register rows from aligned loads shifted by shuffles, against the
                                 kernel of efa2eb7; not kept): docs/library.md; its second run _run2
+    docs/data/stage_odd_ab_h200.csv  bench_ab --set odd --csv as written (the lanes path's write-out
+                                through a stage of 4 rows per warp, against the kernel of 9b2efec;
+                                not kept): docs/library.md; its second run _run2 and
+                                stage_targets_ab_h200.csv (--set targets; quoted in the prose)
     docs/data/timeline_h100.csv lib/bench/bench_timeline.cu --csv (when one call's tiles are written):
                                 docs/library.md
     docs/data/tile_times_h200.csv  lib/bench/bench_tile_times.cu --csv (each tile's steps in one
@@ -1553,6 +1557,10 @@ TABLES = {
                        bold="f32 and i32 in the 256-thread tiles, whose kernels differ (f64, u8 → i32 and one "
                             "1081x1921 image run the same code in both builds)"),
                     "shifted_rows_odd_ab_h200.csv"),
+                   ("STAGE ROWS AB TABLE", lambda p: lanes_odd_ab_table(
+                       p, "the kernel of 9b2efec (the write-out through a stage of one row per warp)",
+                       "a stage of 4 rows per warp, two `__syncwarp` per 4 rows (not kept)"),
+                    "stage_odd_ab_h200.csv"),
                    ("LANES REGISTERS AB TABLE", lambda p: ab_table(
                        p, "the kernel of 761722a",
                        "the register rows lane by lane too, turned into pieces through the stage, i32 element by "
