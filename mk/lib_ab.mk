@@ -10,7 +10,9 @@
 # sat.hpp. The objects and the program live in a folder named after DIR, one per base.
 ifneq ($(wildcard lib/src/satlib.cu),)
 AB_BASE ?=
-ifneq ($(filter bench-ab,$(MAKECMDGOALS)),)
+# Checked for any goal once AB_BASE is set: a DIR without sources would otherwise build the base
+# from no objects, and its program would fail to link with no word of why.
+ifneq ($(filter bench-ab,$(MAKECMDGOALS))$(AB_BASE),)
 ifeq ($(wildcard $(AB_BASE)/lib/src/satlib.cu),)
 $(error bench-ab: AB_BASE=DIR must name another version's checkout (no DIR/lib/src/satlib.cu))
 endif

@@ -5,9 +5,10 @@ Copies lib/src, lib/include and common/ into build/test_bench_ab/same (a checkou
 takes it) and builds make bench-ab's program against it (mk/lib_ab.mk). Checks on the CPU: both
 versions are in the program, the base's C functions made local; --help is the usage line (with
 the sets of cases); a bad argument (an unknown set too) is one line and exit 2; make bench-ab
-without AB_BASE stops with one line. Without a GPU the program says so in one line and exits 2.
-With one, `--quick --reps 3` against the same code gives three rows, each "ok"; against a copy
-whose tiles add 1 to every output of the 2-D kernel it exits 1 and says the outputs differ.
+without AB_BASE, or any goal with an AB_BASE that has no lib/src, stops with one line. Without a
+GPU the program says so in one line and exits 2. With one, `--quick --reps 3` against the same
+code gives three rows, each "ok"; against a copy whose tiles add 1 to every output of the 2-D
+kernel it exits 1 and says the outputs differ.
 Prints "bench_ab: all checks passed" or FAIL lines; exit 1 on a failure.
 """
 import glob
@@ -55,6 +56,11 @@ def checkout(name, plant=False):
 missing = run(["make", "bench-ab"])
 check(missing.returncode != 0 and "AB_BASE=DIR" in missing.stdout + missing.stderr,
       "make bench-ab without AB_BASE stops and says so")
+empty = ROOT / "build" / "test_bench_ab" / "no_sources"
+empty.mkdir(parents=True, exist_ok=True)
+no_sources = run(["make", "-n", "build/lib/ab-base/x/bench_ab", f"AB_BASE={empty.relative_to(ROOT)}"])
+check(no_sources.returncode != 0 and "no DIR/lib/src/satlib.cu" in no_sources.stdout + no_sources.stderr,
+      "an AB_BASE without lib/src stops any goal, its program's path too, and says so")
 program = checkout("same")
 if program:
     symbols = run(["nm", "-C", program]).stdout
