@@ -46,8 +46,10 @@
                                 kernel of efa2eb7; not kept): docs/library.md; its second run _run2
     docs/data/stage_odd_ab_h200.csv  bench_ab --set odd --csv as written (the lanes path's write-out
                                 through a stage of 4 rows per warp, against the kernel of 9b2efec;
-                                not kept): docs/library.md; its second run _run2 and
-                                stage_targets_ab_h200.csv (--set targets; quoted in the prose)
+                                not kept): docs/library.md; its second run _run2,
+                                stage_targets_ab_h200.csv (--set targets) and
+                                stage_phases_h200.csv (tools/ncu_phases.py --csv of the variant
+                                at 16385², u8 → i32 and f32), all quoted in the prose
     docs/data/timeline_h100.csv lib/bench/bench_timeline.cu --csv (when one call's tiles are written):
                                 docs/library.md
     docs/data/tile_times_h200.csv  lib/bench/bench_tile_times.cu --csv (each tile's steps in one
