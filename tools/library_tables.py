@@ -50,6 +50,19 @@
                                 stage_targets_ab_h200.csv (--set targets) and
                                 stage_phases_h200.csv (tools/ncu_phases.py --csv of the variant
                                 at 16385², u8 → i32 and f32), all quoted in the prose
+    docs/data/held_odd_ab_h200.csv  bench_ab --set odd --csv as written (integer register rows held
+                                whole, the shipped kernel, against the kernel of 73521d0):
+                                docs/library.md; its second run _run2, held_targets_ab_h200.csv
+                                (--set targets) and held_phases_h200.csv (tools/ncu_phases.py
+                                --csv, 16385² i32 and f32)
+    docs/data/aligned_rows_odd_ab_h200.csv  bench_ab --set odd --csv as written (f32 and i32
+                                register rows from aligned loads, every load before any shuffle,
+                                against the kernel of 73521d0; not kept): docs/library.md; its
+                                second run _run2 and aligned_rows_targets_ab_h200.csv (quoted)
+    docs/data/u8groups14_shipped_odd_ab_h200.csv  bench_ab --set odd --csv as written (u8
+                                shared-memory rows in groups of 14, against the kernel of 73521d0,
+                                7 rows a group; not kept): quoted in docs/library.md; its second
+                                run _run2
     docs/data/timeline_h100.csv lib/bench/bench_timeline.cu --csv (when one call's tiles are written):
                                 docs/library.md
     docs/data/tile_times_h200.csv  lib/bench/bench_tile_times.cu --csv (each tile's steps in one
@@ -1563,6 +1576,21 @@ TABLES = {
                        p, "the kernel of 9b2efec (the write-out through a stage of one row per warp)",
                        "a stage of 4 rows per warp, two `__syncwarp` per 4 rows (not kept)"),
                     "stage_odd_ab_h200.csv"),
+                   ("HELD WHOLE AB TABLE", lambda p: ab_table(
+                       p, "the kernel of 73521d0",
+                       "the shipped kernel (integer register rows held whole after the row scan)",
+                       lambda r: r["type"] in ("i32", "u8i32"),
+                       bold="the integer rows, whose kernels differ (f32 and f64 run the same code in both builds)"),
+                    "held_odd_ab_h200.csv"),
+                   ("HELD PHASES TABLE", odd_phases_table, "held_phases_h200.csv"),
+                   ("ALIGNED ROWS AB TABLE", lambda p: ab_table(
+                       p, "the kernel of 73521d0 (the register rows element by element)",
+                       "f32 and i32 register rows from aligned 16-byte loads, every row's load issued before "
+                       "any shuffle (not kept)",
+                       lambda r: large_tiles_odd_row(r) and r["type"] in ("f32", "i32"),
+                       bold="f32 and i32 in the 256-thread tiles, whose kernels differ (f64, u8 → i32 and one "
+                            "1081x1921 image run the same code in both builds)"),
+                    "aligned_rows_odd_ab_h200.csv"),
                    ("LANES REGISTERS AB TABLE", lambda p: ab_table(
                        p, "the kernel of 761722a",
                        "the register rows lane by lane too, turned into pieces through the stage, i32 element by "

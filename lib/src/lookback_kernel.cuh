@@ -359,6 +359,17 @@ __device__ __forceinline__ void piece_to_lanes(A (&x)[V], A* stage) {
     __syncwarp();  // the stage is written again by the next row
 }
 
+// ptxas may regroup integer sums (float sums it may not). Given x = p + before, it keeps p and
+// before apart until the write-out, to fold them into its three-input adds there: a register more
+// per row, and i32's 16 register rows spill (docs/library.md, *Integer register rows held whole*;
+// lib/tests/kernel_spills.py). An identity byte permute, which ptxas does not look through, holds
+// the sum as one value.
+template <class A>
+__device__ __forceinline__ A held_whole(A value) {
+    if constexpr (std::is_integral_v<A> && sizeof(A) == 4) return A(__byte_perm(unsigned(value), 0u, 0x3210u));
+    else return value;
+}
+
 // Local SAT pieces of the tile: col[v] = sum of the thread's column v over the tile (C of the
 // paper); x[r][v] becomes the prefix of row r from the left edge of the thread's warp;
 // shared-memory rows the same (or their offsets, for narrower inputs); s_warps_left[w][r] = the
@@ -381,7 +392,7 @@ __device__ __forceinline__ void local_tile_scan(bool square, A (&x)[S::RR][V], S
         const A inclusive = warp_inclusive_scan(x[r][V - 1], lane);
         const A before = warp_exclusive(inclusive, lane);  // lanes to the left in this warp
 #pragma unroll
-        for (int v = 0; v < V; ++v) x[r][v] += before;
+        for (int v = 0; v < V; ++v) x[r][v] = held_whole(x[r][v] + before);
         if (lane == 31) s_warp_total[warp][r] = inclusive;
     }
     cp_async_wait_all();  // this thread's own shared-memory rows have landed
