@@ -59,7 +59,7 @@
                                 register rows from aligned loads, every load before any shuffle,
                                 against the kernel of 73521d0; not kept): docs/library.md; its
                                 second run _run2 and aligned_rows_targets_ab_h200.csv (quoted)
-    docs/data/u8groups14_shipped_odd_ab_h200.csv  bench_ab --set odd --csv as written (u8
+    docs/data/u8groups14_on_73521d0_odd_ab_h200.csv  bench_ab --set odd --csv as written (u8
                                 shared-memory rows in groups of 14, against the kernel of 73521d0,
                                 7 rows a group; not kept): quoted in docs/library.md; its second
                                 run _run2

@@ -359,11 +359,11 @@ __device__ __forceinline__ void piece_to_lanes(A (&x)[V], A* stage) {
     __syncwarp();  // the stage is written again by the next row
 }
 
-// ptxas may regroup integer sums (float sums it may not). Given x = p + before, it keeps p and
-// before apart until the write-out, to fold them into its three-input adds there: a register more
-// per row, and i32's 16 register rows spill (docs/library.md, *Integer register rows held whole*;
-// lib/tests/kernel_spills.py). An identity byte permute, which ptxas does not look through, holds
-// the sum as one value.
+// ptxas may regroup integer sums (float sums it may not). Given x = p + before, it may keep p and
+// before apart until the write-out, to fold them into the three-input adds (IADD3) there: a
+// register more per row, and i32's 16 register rows would spill (73521d0's: 4-64 bytes). An
+// identity byte permute, which ptxas (CUDA 13.0) does not look through, holds the sum as one value
+// (docs/library.md, *Integer register rows held whole*; lib/tests/kernel_spills.py checks it).
 template <class A>
 __device__ __forceinline__ A held_whole(A value) {
     if constexpr (std::is_integral_v<A> && sizeof(A) == 4) return A(__byte_perm(unsigned(value), 0u, 0x3210u));
