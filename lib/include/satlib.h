@@ -105,7 +105,8 @@ int satlib_last_timeout(void);
  * current device. It waits for `stream` only, so it runs while another stream is being captured
  * into a CUDA graph; on a stream being captured it is refused (SATLIB_ERR_CUDA,
  * cudaErrorStreamCaptureUnsupported), as on the legacy default stream (0) while any other stream
- * is. Since 1.1.0. */
+ * is. A CUDA error while it reads the word (the copy or the wait after it takes and clears the
+ * word) is returned instead, and the timeouts the word held are not reported again. Since 1.1.0. */
 int satlib_wait(void* stream);
 
 const char* satlib_error_string(int status);

@@ -904,7 +904,7 @@ int satlib_wait(void* stream) {
     if (call.capturing()) return status_of(cudaErrorStreamCaptureUnsupported);
     // The library's word, taken behind the work on `stream` (the fold_status of its calls) in
     // one atomic exchange, so that a timeout another stream folds in meanwhile stays for the
-    // next look.
+    // next look. A CUDA error after the take loses the word's timeouts (satlib.h says so).
     int* taken = nullptr;
     int word = sat::status_ok;
     cudaError_t err = scratch_alloc(reinterpret_cast<void**>(&taken), sizeof(int), s, call);
