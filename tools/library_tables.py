@@ -1046,6 +1046,14 @@ def large_tiles_odd_row(r):
     return not (r["rows"] == "1081" and r["batch"] == "1")
 
 
+def register_rows_ab_table(path, base, this):
+    """An A/B on bench_ab --set odd of two builds whose f32 and i32 register rows differ in the
+    256-thread tiles; f64, u8 -> i32 and one 1081x1921 image run the same code in both."""
+    return ab_table(path, base, this, lambda r: large_tiles_odd_row(r) and r["type"] in ("f32", "i32"),
+                    bold="f32 and i32 in the 256-thread tiles, whose kernels differ (f64, u8 → i32 and one "
+                         "1081x1921 image run the same code in both builds)")
+
+
 def lanes_odd_ab_table(path, base, this):
     """An A/B of two builds of the lanes path on bench_ab --set odd: the rows in the 256-thread
     tiles differ, one 1081x1921 image runs the small tiles' element path in both."""
@@ -1565,12 +1573,9 @@ TABLES = {
                        p, "the kernel of efa2eb7 (u8 shared-memory rows through registers, 4 rows a group)",
                        "7 rows a group, 28 loads of a lane in flight (not kept)"),
                     "u8groups_odd_ab_h200.csv"),
-                   ("SHIFTED ROWS AB TABLE", lambda p: ab_table(
+                   ("SHIFTED ROWS AB TABLE", lambda p: register_rows_ab_table(
                        p, "the kernel of efa2eb7 (the register rows element by element)",
-                       "f32 and i32 register rows from aligned 16-byte loads, shifted by shuffles (not kept)",
-                       lambda r: large_tiles_odd_row(r) and r["type"] in ("f32", "i32"),
-                       bold="f32 and i32 in the 256-thread tiles, whose kernels differ (f64, u8 → i32 and one "
-                            "1081x1921 image run the same code in both builds)"),
+                       "f32 and i32 register rows from aligned 16-byte loads, shifted by shuffles (not kept)"),
                     "shifted_rows_odd_ab_h200.csv"),
                    ("STAGE ROWS AB TABLE", lambda p: lanes_odd_ab_table(
                        p, "the kernel of 9b2efec (the write-out through a stage of one row per warp)",
@@ -1583,13 +1588,10 @@ TABLES = {
                        bold="the integer rows, whose kernels differ (f32 and f64 run the same code in both builds)"),
                     "held_odd_ab_h200.csv"),
                    ("HELD PHASES TABLE", odd_phases_table, "held_phases_h200.csv"),
-                   ("ALIGNED ROWS AB TABLE", lambda p: ab_table(
+                   ("ALIGNED ROWS AB TABLE", lambda p: register_rows_ab_table(
                        p, "the kernel of 73521d0 (the register rows element by element)",
                        "f32 and i32 register rows from aligned 16-byte loads, every row's load issued before "
-                       "any shuffle (not kept)",
-                       lambda r: large_tiles_odd_row(r) and r["type"] in ("f32", "i32"),
-                       bold="f32 and i32 in the 256-thread tiles, whose kernels differ (f64, u8 → i32 and one "
-                            "1081x1921 image run the same code in both builds)"),
+                       "any shuffle (not kept)"),
                     "aligned_rows_odd_ab_h200.csv"),
                    ("LANES REGISTERS AB TABLE", lambda p: ab_table(
                        p, "the kernel of 761722a",
