@@ -55,6 +55,13 @@
                                 docs/library.md; its second run _run2, held_targets_ab_h200.csv
                                 (--set targets) and held_phases_h200.csv (tools/ncu_phases.py
                                 --csv, 16385² i32 and f32)
+    docs/data/row_step_targets_ab_h200.csv  bench_ab --set targets --csv as written (the shared-memory
+                                rows' output pointer stepped by the pitch, the shipped kernel,
+                                against the kernel of bd618c1): docs/library.md; its second run
+                                _run2 and row_step_odd_ab_h200.csv (--set odd, with _run2), quoted
+    docs/data/row_step_u8_instructions_h200.csv  Nsight Compute's smsp__inst_executed.sum of the
+                                u8 -> i32 kernels of both builds in one bench_ab --set targets run
+                                (median of 3 launches each): docs/library.md
     docs/data/aligned_rows_odd_ab_h200.csv  bench_ab --set odd --csv as written (f32 and i32
                                 register rows from aligned loads, every load before any shuffle,
                                 against the kernel of 73521d0; not kept): docs/library.md; its
@@ -1367,6 +1374,20 @@ def odd_phases_table(path):
     return "\n".join(out)
 
 
+def instructions_ab_table(path, base, this):
+    """Warp instructions of two builds' kernels per shape (Nsight Compute's
+    smsp__inst_executed.sum, the median over the launches the CSV counts) and their ratio."""
+    rows = read_rows(path)
+    out = [f"{run_line(rows[0])}: warp instructions executed per launch (Nsight Compute, "
+           f"`smsp__inst_executed.sum`, median of {rows[0]['launches']} launches of each build); "
+           f"base = {base}, this = {this}", "",
+           "| shape | type | base | this | this ÷ base |", "|---|---|---:|---:|---:|"]
+    for r in rows:
+        out.append(f'| {batch_shape(r)} | {type_label(r["type"])} | {float(r["base_warp_instructions"]) / 1e6:.2f} M | '
+                   f'{float(r["this_warp_instructions"]) / 1e6:.2f} M | {float(r["this_per_base"]):.3f} |')
+    return "\n".join(out)
+
+
 # Funasaka et al. 2017 on a Titan X (Pascal), Tables III and I: (multi-launch ms, SKSS ms, CPU ms).
 PAPER_HALFTONE = {1024: (1.119, 0.5982, "6.4"), 2048: (2.242, 1.098, "25.9"), 4096: (4.586, 2.185, "103"),
                   8192: (9.272, 4.391, "412"), 16384: (19.17, 11.90, "1649")}
@@ -1588,6 +1609,13 @@ TABLES = {
                        bold="the integer rows, whose kernels differ (f32 and f64 run the same code in both builds)"),
                     "held_odd_ab_h200.csv"),
                    ("HELD PHASES TABLE", odd_phases_table, "held_phases_h200.csv"),
+                   ("ROW STEP AB TABLE", lambda p: kernel_2d_ab_table(
+                       p, "the shipped kernel (the shared-memory rows' output pointer stepped by the pitch)",
+                       "the kernel of bd618c1 (formed per row)"),
+                    "row_step_targets_ab_h200.csv"),
+                   ("ROW STEP INSTRUCTIONS TABLE", lambda p: instructions_ab_table(
+                       p, "the kernel of bd618c1", "the shipped kernel"),
+                    "row_step_u8_instructions_h200.csv"),
                    ("ALIGNED ROWS AB TABLE", lambda p: register_rows_ab_table(
                        p, "the kernel of 73521d0 (the register rows element by element)",
                        "f32 and i32 register rows from aligned 16-byte loads, every row's load issued before "
