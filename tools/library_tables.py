@@ -51,7 +51,7 @@
                                 stage_phases_h200.csv (tools/ncu_phases.py --csv of the variant
                                 at 16385², u8 → i32 and f32), all quoted in the prose
     docs/data/held_odd_ab_h200.csv  bench_ab --set odd --csv as written (integer register rows held
-                                whole, the shipped kernel, against the kernel of 73521d0):
+                                whole, the kernel of 52b10bf, against the kernel of 73521d0):
                                 docs/library.md; its second run _run2, held_targets_ab_h200.csv
                                 (--set targets) and held_phases_h200.csv (tools/ncu_phases.py
                                 --csv, 16385² i32 and f32)
@@ -1604,7 +1604,7 @@ TABLES = {
                     "stage_odd_ab_h200.csv"),
                    ("HELD WHOLE AB TABLE", lambda p: ab_table(
                        p, "the kernel of 73521d0",
-                       "the shipped kernel (integer register rows held whole after the row scan)",
+                       "the kernel of 52b10bf (integer register rows held whole after the row scan)",
                        lambda r: r["type"] in ("i32", "u8i32"),
                        bold="the integer rows, whose kernels differ (f32 and f64 run the same code in both builds)"),
                     "held_odd_ab_h200.csv"),
