@@ -62,6 +62,10 @@
     docs/data/row_step_u8_instructions_h200.csv  Nsight Compute's smsp__inst_executed.sum of the
                                 u8 -> i32 kernels of both builds in one bench_ab --set targets run
                                 (median of 3 launches each): docs/library.md
+    docs/data/piece_loop_targets_ab_h200.csv  bench_ab --set targets --csv as written (the
+                                shared-memory rows of a thread whose piece lies wholly inside in
+                                a loop of their own, against the kernel of 0a6f7d5; not kept):
+                                docs/library.md; piece_loop_odd_ab_h200.csv (--set odd, quoted)
     docs/data/aligned_rows_odd_ab_h200.csv  bench_ab --set odd --csv as written (f32 and i32
                                 register rows from aligned loads, every load before any shuffle,
                                 against the kernel of 73521d0; not kept): docs/library.md; its
@@ -1613,6 +1617,11 @@ TABLES = {
                        p, "the shipped kernel (the shared-memory rows' output pointer stepped by the pitch)",
                        "the kernel of bd618c1 (formed per row)"),
                     "row_step_targets_ab_h200.csv"),
+                   ("PIECE LOOP AB TABLE", lambda p: kernel_2d_ab_table(
+                       p, "a loop of its own for a thread whose piece lies wholly inside, one predicated "
+                          "16-byte store a row (not kept)",
+                       "the kernel of 0a6f7d5"),
+                    "piece_loop_targets_ab_h200.csv"),
                    ("ROW STEP INSTRUCTIONS TABLE", lambda p: instructions_ab_table(
                        p, "the kernel of bd618c1", "the shipped kernel"),
                     "row_step_u8_instructions_h200.csv"),
