@@ -65,7 +65,9 @@
     docs/data/piece_loop_targets_ab_h200.csv  bench_ab --set targets --csv as written (the
                                 shared-memory rows of a thread whose piece lies wholly inside in
                                 a loop of their own, against the kernel of 0a6f7d5; not kept):
-                                docs/library.md; piece_loop_odd_ab_h200.csv (--set odd, quoted)
+                                docs/library.md; its second run _run2 (against b1393df's kernel,
+                                the same source) and piece_loop_odd_ab_h200.csv (--set odd, with
+                                _run2), quoted
     docs/data/aligned_rows_odd_ab_h200.csv  bench_ab --set odd --csv as written (f32 and i32
                                 register rows from aligned loads, every load before any shuffle,
                                 against the kernel of 73521d0; not kept): docs/library.md; its
