@@ -304,6 +304,11 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
     if (rows < 0 || cols < 0 || im.count < 1) return cudaErrorInvalidValue;
     if (rows == 0 || cols == 0) return cudaSuccess;
     constexpr bool both = T == Tables::both;
+    // f64's 256-thread tiles take one image's sums only (scan_images): their batch kernels are not
+    // compiled, and a batch here would be a bug in the routing.
+    constexpr bool one_image_per_launch = large_tiles_for_one_image_sums_only<In, Out>() && std::is_same_v<S, LargeTiles<In, Out>>;
+    static_assert(!one_image_per_launch || T == Tables::sums, "f64's 256-thread tiles: sums only");
+    if (one_image_per_launch && im.count > 1) return cudaErrorInvalidValue;
     if (both && (sq == nullptr || sq_pitch < std::size_t(cols) || opt.trace != nullptr)) return cudaErrorInvalidValue;
     if (in == nullptr || out == nullptr || in_pitch < std::size_t(cols) ||
         out_pitch < std::size_t(cols) || !aligned(opt.values, 16) || (im.count > 1 && opt.trace != nullptr && !tile_stamps_on))
@@ -414,7 +419,10 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
         const Flags flags = flags_of(first, own_state);
         if (flags == Flags::clear) err = clear_flags(state, L.state_bytes, stream);
         if (err != cudaSuccess) break;
-        const auto k = n > 1 ? lookback_kernel_for<In, Out, S, T, true>(vec) : lookback_kernel_for<In, Out, S, T, false>(vec);
+        const auto k = [&] {
+            if constexpr (one_image_per_launch) return lookback_kernel_for<In, Out, S, T, false>(vec);
+            else return n > 1 ? lookback_kernel_for<In, Out, S, T, true>(vec) : lookback_kernel_for<In, Out, S, T, false>(vec);
+        }();
         Geometry g = L.g;
         g.tiles = unsigned(tiles_per_image<In, Out, S>(rows, cols) * std::size_t(n));
         int grid = opt.grid_blocks, resident = 0;
@@ -460,11 +468,15 @@ cudaError_t scan_images(const In* in, std::size_t in_pitch, Out* out, std::size_
                         int cols, const Images& im, cudaStream_t stream, const CallOnStream& call,
                         const sat::ScanOptions& opt, Flags state_flags, Out* sq = nullptr,
                         std::size_t sq_pitch = 0) {
-    if (small_tiles<In, Out, T>(rows, cols, im.count))
-        return scan_shaped<In, Out, SmallTiles<In, Out>, T>(in, in_pitch, out, out_pitch, rows, cols, im, stream, call,
-                                                            opt, sq, sq_pitch, state_flags);
-    return scan_shaped<In, Out, LargeTiles<In, Out>, T>(in, in_pitch, out, out_pitch, rows, cols, im, stream, call,
-                                                        opt, sq, sq_pitch, state_flags);
+    auto scan_in = [&](auto tiles) {  // tiles: SmallTiles or LargeTiles
+        return scan_shaped<In, Out, decltype(tiles), T>(in, in_pitch, out, out_pitch, rows, cols, im, stream, call, opt,
+                                                        sq, sq_pitch, state_flags);
+    };
+    // f64's squares always take the 128-thread tiles (small_tiles): the 256-thread kernels for them are not compiled.
+    if constexpr (large_tiles_for_one_image_sums_only<In, Out>() && T != Tables::sums)
+        return scan_in(SmallTiles<In, Out>{});
+    else
+        return small_tiles<In, Out, T>(rows, cols, im.count) ? scan_in(SmallTiles<In, Out>{}) : scan_in(LargeTiles<In, Out>{});
 }
 
 }  // namespace satlib

@@ -796,6 +796,21 @@ TEST_CASE("library C ABI: every type pair, pitched, with and without squares", "
         }
 }
 
+TEST_CASE("library C ABI: f64's 256-thread tiles take one image's sums, its batches and squares 128-thread ones",
+          "[gpu][library]") {
+    // 2111 x 4133 has enough tiles of 512 f64 columns for the 256-thread shape; the library
+    // compiles that shape's kernels for one image's sums only (scan_images in lib/src/satlib.cu).
+    SAT_REQUIRE_GPU();
+    for (const satlib_dtype in : {SATLIB_F64, SATLIB_U16, SATLIB_F32}) {
+        check_abi({in, SATLIB_F64, 1, 2111, 4133, 0, 0, 0, 0, false});
+        CHECK(satlib::testing::launch_log().last_threads == 256);
+        check_abi({in, SATLIB_F64, 1, 2111, 4133, 0, 0, 0, 0, true});  // sums and squares in one launch
+        CHECK(satlib::testing::launch_log().last_threads == 128);
+        check_abi({in, SATLIB_F64, 2, 2111, 4133, 0, 0, 0, 0, false});
+        CHECK(satlib::testing::launch_log().last_threads == 128);
+    }
+}
+
 TEST_CASE("library C ABI: batches with a batch stride, squares and the NPP layout", "[gpu][library]") {
     SAT_REQUIRE_GPU();
     for (const auto& p : pairs) {
