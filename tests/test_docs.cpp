@@ -60,7 +60,7 @@ TEST_CASE("a docs table marker with no generator fails the check", "[cpu][docs]"
     sat_test::run_command("rm -rf " + dir);
 }
 
-// tools/ncu_phases.py (docs/library.md's phase table): a made-up source page of Nsight Compute
+// tools/ncu_phases.py (docs/tiles.md's phase table): a made-up source page of Nsight Compute
 // with the kernel's markers (9 barriers, the cp.async commit and wait, 2 ticket atomics) and a
 // different power of two of samples in each phase, so that any sample counted in the wrong phase
 // shows; and pages it must refuse rather than table.
@@ -192,7 +192,7 @@ TEST_CASE("ncu_phases.py sums an ncu source page per phase of the tile loop", "[
     sat_test::run_command("rm -rf " + dir);
 }
 
-// tools/tile_waits.py (docs/library.md's tile waits table): made-up stamps of bench_tile_times
+// tools/tile_waits.py (docs/tiles.md's tile waits table): made-up stamps of bench_tile_times
 // --raw whose every measure has a known value: a small image, a batch whose tiles above are
 // found only through the kernel's ticket order (a tile row of every image at a time), and an
 // image of 66 x 34 tiles whose look-backs' windows (32 tiles) leave out a late first tile row

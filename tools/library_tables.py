@@ -18,10 +18,10 @@
                                 the batch CSVs of the two `make bench` runs; batch_h200.csv is also
                                 tests/results_batch.py's data
     docs/data/ncu_h100.csv      Nsight Compute on the library's kernels (DRAM, occupancy, stalls):
-                                docs/library.md's Where the time goes
-    docs/data/ncu_h200.csv      the same for four f32 rows on an H200: docs/library.md
+                                docs/tiles.md's Where the time goes
+    docs/data/ncu_h200.csv      the same for four f32 rows on an H200: docs/tiles.md
     docs/data/phases_h200.csv   tools/ncu_phases.py --csv (Nsight Compute's warp-state samples of
-                                the 2-D kernel summed per phase of its tile loop): docs/library.md;
+                                the 2-D kernel summed per phase of its tile loop): docs/tiles.md;
                                 phases_batch_order_h200.csv the same for batches, the kernels of
                                 83daaf6 and 2da0c77 (their case names say which);
                                 stalls_h200.csv the stall reasons of two runs (16384² f32 of
@@ -32,54 +32,54 @@
     docs/data/odd_phases_h200.csv  tools/ncu_phases.py --stall long_sb --executed --csv: the same
                                 samples per phase with their long-scoreboard part and the warp
                                 instructions, the lanes path (16385²) against the vector path
-                                (16384²), u8 → i32 and f32: docs/library.md
+                                (16384²), u8 → i32 and f32: docs/tiles.md
     docs/data/u8rows_odd_ab_h200.csv  bench_ab --set odd --csv as written (u8 shared-memory rows a
                                 group at a time, the shipped kernel of 9b2efec, against the kernel
-                                of efa2eb7): docs/library.md; its second run _run2 and
+                                of efa2eb7): docs/tiles.md; its second run _run2 and
                                 u8rows_targets_ab_h200.csv (--set targets; quoted in the prose)
     docs/data/u8groups_odd_ab_h200.csv  bench_ab --set odd --csv as written (u8 shared-memory rows
                                 in groups of 7 rows, against the kernel of efa2eb7; not kept):
-                                docs/library.md; its second run _run2 and u8groups14_odd_ab_h200.csv
+                                docs/tiles.md; its second run _run2 and u8groups14_odd_ab_h200.csv
                                 (base = groups of 14, this = groups of 7; quoted in the prose)
     docs/data/shifted_rows_odd_ab_h200.csv  bench_ab --set odd --csv as written (f32 and i32
                                 register rows from aligned loads shifted by shuffles, against the
-                                kernel of efa2eb7; not kept): docs/library.md; its second run _run2
+                                kernel of efa2eb7; not kept): docs/tiles.md; its second run _run2
     docs/data/stage_odd_ab_h200.csv  bench_ab --set odd --csv as written (the lanes path's write-out
                                 through a stage of 4 rows per warp, against the kernel of 9b2efec;
-                                not kept): docs/library.md; its second run _run2,
+                                not kept): docs/tiles.md; its second run _run2,
                                 stage_targets_ab_h200.csv (--set targets) and
                                 stage_phases_h200.csv (tools/ncu_phases.py --csv of the variant
                                 at 16385², u8 → i32 and f32), all quoted in the prose
     docs/data/held_odd_ab_h200.csv  bench_ab --set odd --csv as written (integer register rows held
                                 whole, the kernel of 52b10bf, against the kernel of 73521d0):
-                                docs/library.md; its second run _run2, held_targets_ab_h200.csv
+                                docs/tiles.md; its second run _run2, held_targets_ab_h200.csv
                                 (--set targets) and held_phases_h200.csv (tools/ncu_phases.py
                                 --csv, 16385² i32 and f32)
     docs/data/row_step_targets_ab_h200.csv  bench_ab --set targets --csv as written (the shared-memory
                                 rows' output pointer stepped by the pitch, the shipped kernel,
-                                against the kernel of bd618c1): docs/library.md; its second run
+                                against the kernel of bd618c1): docs/tiles.md; its second run
                                 _run2 and row_step_odd_ab_h200.csv (--set odd, with _run2), quoted
     docs/data/row_step_u8_instructions_h200.csv  Nsight Compute's smsp__inst_executed.sum of the
                                 u8 -> i32 kernels of both builds in one bench_ab --set targets run
-                                (median of 3 launches each): docs/library.md
+                                (median of 3 launches each): docs/tiles.md
     docs/data/piece_loop_targets_ab_h200.csv  bench_ab --set targets --csv as written (the
                                 shared-memory rows of a thread whose piece lies wholly inside in
                                 a loop of their own, against the kernel of 0a6f7d5; not kept):
-                                docs/library.md; its second run _run2 (against b1393df's kernel,
+                                docs/tiles.md; its second run _run2 (against b1393df's kernel,
                                 the same source) and piece_loop_odd_ab_h200.csv (--set odd, with
                                 _run2), quoted
     docs/data/aligned_rows_odd_ab_h200.csv  bench_ab --set odd --csv as written (f32 and i32
                                 register rows from aligned loads, every load before any shuffle,
-                                against the kernel of 73521d0; not kept): docs/library.md; its
+                                against the kernel of 73521d0; not kept): docs/tiles.md; its
                                 second run _run2 and aligned_rows_targets_ab_h200.csv (quoted)
     docs/data/u8groups14_on_73521d0_odd_ab_h200.csv  bench_ab --set odd --csv as written (u8
                                 shared-memory rows in groups of 14, against the kernel of 73521d0,
-                                7 rows a group; not kept): quoted in docs/library.md; its second
+                                7 rows a group; not kept): quoted in docs/tiles.md; its second
                                 run _run2
     docs/data/timeline_h100.csv lib/bench/bench_timeline.cu --csv (when one call's tiles are written):
-                                docs/library.md
+                                docs/tiles.md
     docs/data/tile_times_h200.csv  lib/bench/bench_tile_times.cu --csv (each tile's steps in one
-                                call, median and 90th percentile over the tiles): docs/library.md;
+                                call, median and 90th percentile over the tiles): docs/tiles.md;
                                 tile_waits_h200.csv, tools/tile_waits.py on the same run's --raw
                                 stamps (the look-backs' time after their inputs were published);
                                 tile_times_31afd94_h200.csv, the same for the kernel of 31afd94
@@ -91,25 +91,25 @@
                                 (quoted in the prose)
     docs/data/prefetch_spread_ab_h200.csv  bench_ab --set targets --csv as written (a tile's L2
                                 prefetch spread over the warps, against the kernel of e9b045e):
-                                docs/library.md; its second run _run2 (quoted in the prose)
+                                docs/tiles.md; its second run _run2 (quoted in the prose)
     docs/data/row_loads_ab_h200.csv  bench_ab --set targets --csv as written (row sums loaded 8 at
-                                a time, against the kernel of 025fbc5; not kept): docs/library.md;
+                                a time, against the kernel of 025fbc5; not kept): docs/tiles.md;
                                 tile_waits_row_loads_h200.csv, tile_waits.py of e9b045e on that
                                 build's stamps (quoted in the prose)
     docs/data/first_round_tickets_ab_h200.csv  bench_ab --set targets --csv as written (the first
                                 round's tickets from the block indices, against the kernel of
-                                ef25d8d; not kept): docs/library.md; its second run _run2 (quoted)
+                                ef25d8d; not kept): docs/tiles.md; its second run _run2 (quoted)
     docs/data/prefetch_budget_ab_h200.csv  bench_ab --set targets --csv of the shipped 24 MiB
                                 in-loop prefetch against builds of LAB9_PREFETCH_MB 12, 16 and 32,
                                 seeds 47 and 48, each row led by the base's budget and the seed:
-                                docs/library.md
+                                docs/tiles.md
     docs/data/likely_next_ab_h200.csv  bench_ab --set targets --csv as written (warps 2 and up
                                 prefetch the likely next tile into L2, against the kernel of
-                                772e189; not kept): docs/library.md; its second run _run2 and
+                                772e189; not kept): docs/tiles.md; its second run _run2 and
                                 tile_times_likely_next_h200.csv, that build's bench_tile_times (quoted)
     docs/data/latency_unroll_ab_h200.csv  bench_ab --set targets --csv as written (two changes for
                                 the latency of a block alone on its SM, against the kernel of
-                                43b3a2f; not kept): docs/library.md
+                                43b3a2f; not kept): docs/tiles.md
     docs/data/wide_tiles_h100.csv  the library's tile shapes of 128 and of 256 threads, an A/B: docs/lab9.md
     docs/data/lab9_batch_h100.csv  ./lab9-ref and build/peers --variant satlib with --batch: docs/lab9.md
     docs/data/lab8x_h200.csv    ./lab8x-ref's two handout runs (harness CSV, the run's metadata in
@@ -260,57 +260,57 @@
                                 K + G - 1 entries against the kernel of 8585f02; not kept; quoted in the
                                 prose of docs/thin.md)
     docs/data/prefetch_h100.csv, prefetch_batch_h100.csv, host_time_h100.csv  A/B runs of the
-                                library's L2 prefetch and of its per-device caches: docs/library.md
+                                library's L2 prefetch and of its per-device caches: docs/tiles.md
     docs/data/prefetch40_ab_h100.csv  bench_ab --csv as written (a 40 MiB prefetch against the
-                                shipped 24 MiB): docs/library.md
+                                shipped 24 MiB): docs/tiles.md
     docs/data/ticket_ab_h100.csv  bench_ab --csv as written (the 2-D kernel of 15c4b93 against one that
                                 takes its next ticket when its look-back ends and has one barrier
-                                less; not kept): docs/library.md; ticket_ab_h100_run2.csv, its second
+                                less; not kept): docs/tiles.md; ticket_ab_h100_run2.csv, its second
                                 run, and ticket_unroll8_ab_h100.csv (that kernel's column sums
                                 added 8 tiles at a time against 4), as written (quoted in the prose)
     docs/data/unroll4_ab_h200.csv  bench_ab --csv as written (the shared-memory row loops of the
                                 2-D kernel's local scan and write-out unrolled 4 times against the
-                                kernel of 5366fca; not kept): docs/library.md; unroll4_write_ab_h200.csv,
+                                kernel of 5366fca; not kept): docs/tiles.md; unroll4_write_ab_h200.csv,
                                 the same against a build with only the scan's loop unrolled
                                 (quoted in the prose)
     docs/data/warps_left_ab_h200.csv  bench_ab --csv as written (the 2-D kernel of ea3ffc4, which
                                 adds up each row's sums of the warps to the left once per tile,
-                                against the kernel of 13bfef3): docs/library.md
+                                against the kernel of 13bfef3): docs/tiles.md
     docs/data/batch_order_ab_h200.csv  bench_ab --csv as written (the 2-D kernel of 2da0c77, which
                                 hands out a batch's tiles a tile row of every image at a time,
-                                against the kernel of 83daaf6): docs/library.md
+                                against the kernel of 83daaf6): docs/tiles.md
     docs/data/aggregates_first_ab_h200.csv  bench_ab --csv as written (the 2-D kernel's aggregates
-                                published before its local scan; not kept): docs/library.md
+                                published before its local scan; not kept): docs/tiles.md
     docs/data/early_loads_ab_h100.csv  bench_ab --csv as written (the next tile's loads started during
-                                the write-out against the kernel of 15c4b93; not kept): docs/library.md;
+                                the write-out against the kernel of 15c4b93; not kept): docs/tiles.md;
                                 its second run early_loads_ab_h100_run2.csv (quoted in the prose);
                                 early_loads_noprefetch_ab_h100.csv and its _run2, the same without
                                 the L2 prefetch (quoted in the prose, no table)
     docs/data/clear_flags_ab_h100.csv, clear_flags_ab_h200.csv  bench_ab --csv as written (launches
                                 after a memset of their flags against launches that overlap the
                                 clear_flags kernel; the H200 run's build overlapped the 2-D launches
-                                only): docs/library.md; their second runs _run2 (quoted in the prose)
+                                only): docs/tiles.md; their second runs _run2 (quoted in the prose)
     docs/data/timeline_clear_h100.csv  bench_timeline --csv of the library of e62f8a2 (quoted in the
-                                prose of docs/library.md, no table)
+                                prose of docs/tiles.md, no table)
     docs/data/ws_roles_ab_h200.csv  bench_ab --csv as written (the kernel of 15c4b93 against a
                                 warp-specialized one for f32: producer, reducer and looker warps;
-                                not kept): docs/library.md; its second run _run2, and
+                                not kept): docs/tiles.md; its second run _run2, and
                                 ws_groups_ab_h200.csv and ws_aggregator_ab_h200.csv (two other
                                 designs, each with a _run2), ws_no_lookahead_ab_h200.csv and
                                 ws_registers_ab_h200.csv (+ _run2), two changes to it, as written
                                 (quoted in the prose)
     docs/data/ws_ncu_h200.csv   Nsight Compute's warp-state samples of that kernel, summed by role:
-                                docs/library.md
+                                docs/tiles.md
     docs/data/large_squares_h100.csv, large_squares_h200.csv  build/peers rows of satlib from
                                 32768² to 65536² (harness CSV columns, the run's metadata and
                                 command in front): docs/library.md
     docs/data/shape128x3_ab_h200.csv, shape128x4_ab_h200.csv  bench_ab --csv as written (f32's
                                 large tiles of 128 threads, as base, against the shipped 256-thread
-                                ones): docs/library.md; shape128x3's second run _run2 (quoted in
+                                ones): docs/tiles.md; shape128x3's second run _run2 (quoted in
                                 the prose)
     docs/data/strips_ab_h200.csv, strips_ab_h100.csv  bench_ab --csv as written (the kernel of 15c4b93
                                 against a strip walk, a ticket per tile row; not kept):
-                                docs/library.md; their second runs _run2 (quoted in the prose)
+                                docs/tiles.md; their second runs _run2 (quoted in the prose)
     plots/sample_bench.csv      an H200 `make bench` run (its metadata in plots/sample_bench.json),
                                 also `make plots`'s sample: docs/lab8.md's Measurements tables
     plots/bench_h100_2026-11-28.csv, plots/bench_h200_2026-11-28.csv  the `make bench` runs of
@@ -1215,7 +1215,7 @@ def prefetch_budget_table(path):
 
 def shape128_ab_table(path, shape):
     """The A/B of f32's large tiles of 128 threads (`shape`, the base, not kept) against the
-    shipped 256-thread ones (docs/library.md), one GPU's run: the f32 rows that take large tiles
+    shipped 256-thread ones (docs/tiles.md), one GPU's run: the f32 rows that take large tiles
     differ; a single 1920×1080 image takes the same small tiles in both builds."""
     return ab_table(path, f"f32's large tiles of 128 threads (512 columns), {shape} (not kept)",
                     "the shipped f32 tiles of 256 threads (1024 columns), 16 + 16 rows × 2 blocks per SM",
@@ -1265,7 +1265,7 @@ def peers_ratio_table(path):
 
 def strips_ab_table(path):
     """The A/B of the strip walk (a ticket per tile row, not kept) against the kernel of 15c4b93
-    (docs/library.md), one GPU's run: the launches with at least 3/4 of a round of strips walk."""
+    (docs/tiles.md), one GPU's run: the launches with at least 3/4 of a round of strips walk."""
     return ab_table(path, "the kernel of 15c4b93 (a ticket per tile)",
                     "a ticket per strip of tiles from 3/4 of a round of strips on (not kept)",
                     lambda r: r["batch"] != "1" or (r["rows"] == r["cols"] and int(r["rows"]) >= 8192 and
@@ -1344,7 +1344,7 @@ def phase_rows(path):
 
 
 def phases_table(path):
-    """tools/ncu_phases.py's warp-state samples of the 2-D kernel per phase (docs/library.md): a
+    """tools/ncu_phases.py's warp-state samples of the 2-D kernel per phase (docs/tiles.md): a
     row per phase, a column per profiled case; each cell its share of the case's samples and, in
     brackets, the share of samples of warps waiting at the barrier that opens the phase."""
     rows, cases, phases, cell = phase_rows(path)
@@ -1362,7 +1362,7 @@ def phases_table(path):
 
 def odd_phases_table(path):
     """tools/ncu_phases.py --stall long_sb --executed, the lanes path against the vector path
-    (docs/library.md, Where an odd width's time goes): a row per phase, a column per case; each cell
+    (docs/tiles.md, Where an odd width's time goes): a row per phase, a column per case; each cell
     the phase's samples, in brackets those waiting on a global load (long scoreboard), and the warp
     instructions it executed. Samples, not shares, so that the cases' phases compare directly."""
     rows, cases, phases, cell = phase_rows(path)
@@ -1482,218 +1482,218 @@ TABLES = {
                    ("LARGE SQUARES H200 TABLE", large_squares_table, "large_squares_h200.csv"),
                    ("BATCH TABLE", lambda p: batch_table(p, "b992ac3"), "batch_h100.csv"),
                    ("BATCH H200 TABLE", batch_table, "batch_h200.csv"),
-                   ("BATCH ORDER AB TABLE", lambda p: ab_table(
-                       p, "the kernel of 83daaf6 (a batch's tiles handed out image after image)",
-                       "the kernel of 2da0c77 (a tile row of every image at a time)",
-                       lambda r: r["batch"] != "1",
-                       bold="the batches (single images take the same tile order in both builds)"),
-                    "batch_order_ab_h200.csv"),
-                   ("TIMELINE TABLE", timeline_table, "timeline_h100.csv"),
-                   ("TILE TIMES TABLE", tile_times_table, "tile_times_h200.csv"),
-                   ("TILE WAITS TABLE", tile_waits_table, "tile_waits_h200.csv"),
-                   ("LATENCY UNROLL AB TABLE", lambda p: kernel_2d_ab_table(
-                       p, "the column sums of a window added without an early exit (f32 and u8 → i32 accumulators: "
-                       "in groups of 4, loads in flight together; f64 and i32: one at a time) and the "
-                       "shared-memory rows' scans unrolled by 4 (f32 and u8 → i32; not kept)", "the kernel of 43b3a2f"),
-                    "latency_unroll_ab_h200.csv"),
-                   ("PREFETCH SPREAD AB TABLE", lambda p: kernel_2d_ab_table(
-                       p, "the kernel of ef25d8d (row r issued by lane r / warps of warp r % warps)",
-                       "the kernel of e9b045e (a tile's L2 prefetch issued by warp 0, a row per lane)"),
-                    "prefetch_spread_ab_h200.csv"),
-                   ("ROW LOADS AB TABLE", lambda p: ab_table(
-                       p, "the kernel of 025fbc5",
-                       "a window's row sums loaded 8 at a time, without an early exit (f32 and u8 → i32 "
-                       "accumulators; not kept)",
-                       lambda r: targets_2d_row(r) and r["type"] in ("f32", "u8i32"),
-                       bold="the f32 and u8 → i32 2-D rows, whose kernels differ (f64 and i32 keep the loop of "
-                       "the base; 33x4000000 and 4000000x3 are thin)"),
-                    "row_loads_ab_h200.csv"),
-                   ("FIRST ROUND TICKETS AB TABLE", lambda p: kernel_2d_ab_table(
-                       p, "the first round's tickets the block indices, no atomic (not kept)", "the kernel of ef25d8d"),
-                    "first_round_tickets_ab_h200.csv"),
-                   ("LIKELY NEXT AB TABLE", lambda p: kernel_2d_ab_table(
-                       p, "warps 2 and up prefetch the likely next tile (ticket + grid size) into L2 at partial "
-                       "(not kept)", "the kernel of 772e189 (ef25d8d's)"),
-                    "likely_next_ab_h200.csv"),
-                   ("PREFETCH BUDGET TABLE", prefetch_budget_table, "prefetch_budget_ab_h200.csv"),
-                   ("NCU TABLE", experiment_table, "ncu_h100.csv"),
-                   ("NCU H200 TABLE", experiment_table, "ncu_h200.csv"),
-                ("ODD NCU TABLE", experiment_table, "odd_ncu_h200.csv"),
-                   ("PHASES TABLE", phases_table, "phases_h200.csv"),
-                   ("PHASES BATCH ORDER TABLE", phases_table, "phases_batch_order_h200.csv"),
-                   ("ODD PHASES TABLE", odd_phases_table, "odd_phases_h200.csv"),
                    ("MEASURED TABLE", python_table, "python_h200.csv"),
                    ("MEASURED H100 TABLE", python_table, "python_h100.csv"),
-                   ("PREFETCH TABLE", experiment_table, "prefetch_h100.csv"),
-                   ("PREFETCH BATCH TABLE", experiment_table, "prefetch_batch_h100.csv"),
-                   ("PREFETCH 40 AB TABLE", lambda p: ab_table(
-                       p, "a prefetch of up to 40 MiB (every row of the 256-thread tiles)",
-                       "the shipped 24 MiB (23 of 32 rows in the 256-thread tiles)",
-                       lambda r: r["type"] in ("f32", "f64", "i32") and
-                       not one_1080p_image(r),
-                       bold="the rows that differ: more rows prefetched in the base (f32, f64 and i32 "
-                            "beyond one round of tiles) or, at 33x4000000 f32, the base's thin chunks of "
-                            "M = 3 (docs/thin.md)"),
-                    "prefetch40_ab_h100.csv"),
-                   ("HOST TIME TABLE", experiment_table, "host_time_h100.csv"),
-                   ("TICKET AB TABLE", lambda p: kernel_2d_ab_table(
-                       p, "the next ticket taken when the look-back ends, no barrier between the local "
-                          "scan and the publication (not kept)",
-                       base="the kernel of 15c4b93, its flags cleared by a memset"),
-                    "ticket_ab_h100.csv"),
-                   ("UNROLL AB TABLE", lambda p: kernel_2d_ab_table(
-                       p, "the shared-memory row loops of the local scan and the write-out unrolled 4 "
-                          "times (not kept)",
-                       base="the kernel of 5366fca"),
-                    "unroll4_ab_h200.csv"),
-                   ("EDGE COPY AB TABLE", edge_copy_ab_table, "edge_copy_ab_h200.csv"),
-                   ("EDGE GUARD ODD AB TABLE", lambda p: every_row_ab_table(
-                       p, "the kernel of c213807 (the element loop's row pointer formed for every row)",
-                       "the kernel of b35dc97 (formed for rows inside the matrix only, as in f892618)"),
-                    "edge_guard_odd_ab_h200.csv"),
-                   ("EDGE GUARD AB TABLE", lambda p: kernel_2d_ab_table(
-                       p, "the kernel of b35dc97 (the element loop's row pointer formed for rows "
-                          "inside the matrix only)",
-                       base="the kernel of c213807 (the element loop's row pointer formed for every row)"),
-                    "edge_guard_ab_h200.csv"),
-                   ("TILES256 SQUARES AB TABLE", tiles256_ab_table, "tiles256_squares_ab_h200.csv"),
-                   ("TILES256 TARGETS AB TABLE", tiles256_ab_table, "tiles256_targets_ab_h200.csv"),
-                   ("TILES256 PEERS TABLE", peers_ratio_table, "tiles256_peers_h200.csv"),
-                   ("LANES ODD AB TABLE", lambda p: ab_table(
-                       p, "the kernel of 761722a",
-                       "the shipped kernel (rows that do not start on a whole piece: shared-memory rows and "
-                       "stores lane by lane in the 256-thread tiles; every kernel prefetches its next tile)",
-                       large_tiles_odd_row,
-                       bold="the rows that take the 256-thread tiles, lane by lane (one 1081x1921 image takes "
-                            "the small tiles, element by element in both builds: only the prefetch differs)"),
-                    "lanes_odd_ab_h200.csv"),
-                   ("LANES INSIDE AB TABLE", lambda p: lanes_odd_ab_table(
-                       p, "the kernel of bb05d5c",
-                       "the shipped kernel (in the lanes path, a warp whose columns lie wholly inside the matrix "
-                       "copies and stores with no bounds test per element)"),
-                    "lanes_inside_odd_ab_h200.csv"),
-                   ("ONE ROUND AB TABLE", lambda p: ab_table(
-                       p, "the kernel of 4fb4c4c",
-                       "the shipped kernel (a launch with a block per tile takes no next ticket)",
-                       one_1080p_image,
-                       bold="one 1920×1080 image, the rows launched with a block per tile (the other 2-D rows "
-                            "run more tiles than blocks, the same code in both builds; 33x4000000 and "
-                            "4000000x3 are thin)"),
-                    "oneround_targets_ab_h200.csv"),
-                   ("WORDS AB TABLE", lambda p: u8_lanes_odd_ab_table(
-                       p, "u8 and u16 shared-memory rows copied in aligned 4-byte words, shifted on reading "
-                          "(not kept)",
-                       "the shipped kernel (efa2eb7: u8 through registers, byte by byte)"),
-                    "words_odd_ab_h200.csv"),
-                   ("SHIFTED STORES AB TABLE", lambda p: lanes_odd_ab_table(
-                       p, "the kernel of efa2eb7 (a warp wholly inside the matrix stores lane by lane through "
-                          "its stage)",
-                       "that warp's row in aligned 16-byte pieces, the elements before each from the lane "
-                       "before by shuffles (not kept)"),
-                    "shifted_stores_odd_ab_h200.csv"),
-                   ("U8 ROWS AB TABLE", lambda p: u8_lanes_odd_ab_table(
-                       p, "the kernel of efa2eb7 (u8 shared-memory rows through registers, row by row)",
-                       "the shipped kernel (9b2efec: a tile wholly inside the matrix, 7 rows at a time, "
-                       "every load of a group before its stores)"),
-                    "u8rows_odd_ab_h200.csv"),
-                   ("U8 GROUPS AB TABLE", lambda p: u8_lanes_odd_ab_table(
-                       p, "the kernel of efa2eb7 (u8 shared-memory rows through registers, 4 rows a group)",
-                       "7 rows a group, 28 loads of a lane in flight (not kept)"),
-                    "u8groups_odd_ab_h200.csv"),
-                   ("SHIFTED ROWS AB TABLE", lambda p: register_rows_ab_table(
-                       p, "the kernel of efa2eb7 (the register rows element by element)",
-                       "f32 and i32 register rows from aligned 16-byte loads, shifted by shuffles (not kept)"),
-                    "shifted_rows_odd_ab_h200.csv"),
-                   ("STAGE ROWS AB TABLE", lambda p: lanes_odd_ab_table(
-                       p, "the kernel of 9b2efec (the write-out through a stage of one row per warp)",
-                       "a stage of 4 rows per warp, two `__syncwarp` per 4 rows (not kept)"),
-                    "stage_odd_ab_h200.csv"),
-                   ("HELD WHOLE AB TABLE", lambda p: ab_table(
-                       p, "the kernel of 73521d0",
-                       "the kernel of 52b10bf (integer register rows held whole after the row scan)",
-                       lambda r: r["type"] in ("i32", "u8i32"),
-                       bold="the integer rows, whose kernels differ (f32 and f64 run the same code in both builds)"),
-                    "held_odd_ab_h200.csv"),
-                   ("HELD PHASES TABLE", odd_phases_table, "held_phases_h200.csv"),
-                   ("ROW STEP AB TABLE", lambda p: kernel_2d_ab_table(
-                       p, "the shipped kernel (the shared-memory rows' output pointer stepped by the pitch)",
-                       "the kernel of bd618c1 (formed per row)"),
-                    "row_step_targets_ab_h200.csv"),
-                   ("PIECE LOOP AB TABLE", lambda p: kernel_2d_ab_table(
-                       p, "a loop of its own for a thread whose piece lies wholly inside, one predicated "
-                          "16-byte store a row (not kept)",
-                       "the kernel of 0a6f7d5"),
-                    "piece_loop_targets_ab_h200.csv"),
-                   ("ROW STEP INSTRUCTIONS TABLE", lambda p: instructions_ab_table(
-                       p, "the kernel of bd618c1", "the shipped kernel"),
-                    "row_step_u8_instructions_h200.csv"),
-                   ("ALIGNED ROWS AB TABLE", lambda p: register_rows_ab_table(
-                       p, "the kernel of 73521d0 (the register rows element by element)",
-                       "f32 and i32 register rows from aligned 16-byte loads, every row's load issued before "
-                       "any shuffle (not kept)"),
-                    "aligned_rows_odd_ab_h200.csv"),
-                   ("LANES REGISTERS AB TABLE", lambda p: ab_table(
-                       p, "the kernel of 761722a",
-                       "the register rows lane by lane too, turned into pieces through the stage, i32 element by "
-                       "element (not kept)",
-                       lambda r: large_tiles_odd_row(r) and r["type"] != "i32",
-                       bold="the rows that take the 256-thread tiles, lane by lane (i32 and one 1081x1921 "
-                            "image: element by element, only the prefetch differs)"),
-                    "lanes_registers_odd_ab_h200.csv"),
-                   ("LANES EVERY TILE AB TABLE", lambda p: every_row_ab_table(
-                       p, "the kernel of 761722a",
-                       "every row lane by lane, register rows included, in every tile shape and type (not kept)"),
-                    "lanes_every_tile_odd_ab_h200.csv"),
-                   ("ELEMENT CP ASYNC ODD AB TABLE", lambda p: ab_table(
-                       p, "the kernel of b35dc97",
-                       "a cp.async per element of 4 or 8 bytes in the element loop (not kept)",
-                       lambda r: r["type"] != "u8i32",
-                       bold="the rows whose kernels differ (u8 → i32 copies through registers in both)"),
-                    "element_cp_async_odd_ab_h200.csv"),
-                   ("ELEMENT CP ASYNC AB TABLE", lambda p: kernel_2d_ab_table(
-                       p, "a cp.async per element of 4 or 8 bytes in the element loop (not kept)",
-                       base="the kernel of b35dc97"),
-                    "element_cp_async_ab_h200.csv"),
-                   ("WARPS LEFT AB TABLE", lambda p: kernel_2d_ab_table(
-                       p, "the kernel of ea3ffc4 (each row's sums of the warps to the left added up "
-                          "once per tile, one shared-memory read per row in the write-out)",
-                       base="the kernel of 13bfef3 (a loop over the warps to the left for every row "
-                            "and thread)"),
-                    "warps_left_ab_h200.csv"),
-                   ("AGGREGATES FIRST AB TABLE", lambda p: kernel_2d_ab_table(
-                       p, "the aggregates summed and published before the local scan, which the warps "
-                          "do during warp 0's row look-back (not kept)",
-                       base="the kernel of 5366fca"),
-                    "aggregates_first_ab_h200.csv"),
-                   ("EARLY LOADS AB TABLE", lambda p: kernel_2d_ab_table(
-                       p, "the next tile's loads started as this tile's rows are written (not kept)",
-                       base="the kernel of 15c4b93 (a tile's loads start after the tile before it is "
-                            "written), its flags cleared by a memset"),
-                    "early_loads_ab_h100.csv"),
-                   ("CLEAR FLAGS AB TABLE", lambda p: every_row_ab_table(
-                       p, "a memset of the flags before each launch (15c4b93)",
-                       "clear_flags, which the 2-D and thin launches overlap (the library of e62f8a2)"),
-                    "clear_flags_ab_h100.csv"),
-                   ("CLEAR FLAGS H200 AB TABLE", lambda p: kernel_2d_ab_table(
-                       p, "the 2-D launches overlap clear_flags (the thin ones follow a memset)",
-                       base="a memset of the flags before each launch (15c4b93)"),
-                    "clear_flags_ab_h200.csv"),
-                   ("WARP SPECIALIZED AB TABLE", lambda p: ab_table(
-                       p, "the kernel of 15c4b93",
-                       "the warp-specialized kernel for f32 sums wherever that kernel takes its "
-                       "large tiles (a producer, a reducer and a looker warp; two groups of 128 threads; "
-                       "three stages of 32 × 512; not kept)",
-                       lambda r: r["type"] == "f32" and targets_2d_row(r) and
-                       not one_1080p_image(r),
-                       bold="the rows whose kernels differ (one f32 1920×1080 image keeps the small tiles)"),
-                    "ws_roles_ab_h200.csv"),
-                   ("WARP SPECIALIZED NCU TABLE", experiment_table, "ws_ncu_h200.csv"),
-                   ("SHAPE 28 36 AB TABLE", lambda p: shape128_ab_table(p, "28 + 36 rows × 3 blocks per SM"),
-                    "shape128x3_ab_h200.csv"),
-                   ("SHAPE 16 16 AB TABLE", lambda p: shape128_ab_table(p, "16 + 16 rows × 4 blocks per SM"),
-                    "shape128x4_ab_h200.csv"),
-                   ("STRIPS AB TABLE", strips_ab_table, "strips_ab_h200.csv"),
-                   ("STRIPS H100 AB TABLE", strips_ab_table, "strips_ab_h100.csv")],
+                   ("HOST TIME TABLE", experiment_table, "host_time_h100.csv")],
+    "tiles.md": [("BATCH ORDER AB TABLE", lambda p: ab_table(
+                     p, "the kernel of 83daaf6 (a batch's tiles handed out image after image)",
+                     "the kernel of 2da0c77 (a tile row of every image at a time)",
+                     lambda r: r["batch"] != "1",
+                     bold="the batches (single images take the same tile order in both builds)"),
+                  "batch_order_ab_h200.csv"),
+                 ("TIMELINE TABLE", timeline_table, "timeline_h100.csv"),
+                 ("TILE TIMES TABLE", tile_times_table, "tile_times_h200.csv"),
+                 ("TILE WAITS TABLE", tile_waits_table, "tile_waits_h200.csv"),
+                 ("LATENCY UNROLL AB TABLE", lambda p: kernel_2d_ab_table(
+                     p, "the column sums of a window added without an early exit (f32 and u8 → i32 accumulators: "
+                     "in groups of 4, loads in flight together; f64 and i32: one at a time) and the "
+                     "shared-memory rows' scans unrolled by 4 (f32 and u8 → i32; not kept)", "the kernel of 43b3a2f"),
+                  "latency_unroll_ab_h200.csv"),
+                 ("PREFETCH SPREAD AB TABLE", lambda p: kernel_2d_ab_table(
+                     p, "the kernel of ef25d8d (row r issued by lane r / warps of warp r % warps)",
+                     "the kernel of e9b045e (a tile's L2 prefetch issued by warp 0, a row per lane)"),
+                  "prefetch_spread_ab_h200.csv"),
+                 ("ROW LOADS AB TABLE", lambda p: ab_table(
+                     p, "the kernel of 025fbc5",
+                     "a window's row sums loaded 8 at a time, without an early exit (f32 and u8 → i32 "
+                     "accumulators; not kept)",
+                     lambda r: targets_2d_row(r) and r["type"] in ("f32", "u8i32"),
+                     bold="the f32 and u8 → i32 2-D rows, whose kernels differ (f64 and i32 keep the loop of "
+                     "the base; 33x4000000 and 4000000x3 are thin)"),
+                  "row_loads_ab_h200.csv"),
+                 ("FIRST ROUND TICKETS AB TABLE", lambda p: kernel_2d_ab_table(
+                     p, "the first round's tickets the block indices, no atomic (not kept)", "the kernel of ef25d8d"),
+                  "first_round_tickets_ab_h200.csv"),
+                 ("LIKELY NEXT AB TABLE", lambda p: kernel_2d_ab_table(
+                     p, "warps 2 and up prefetch the likely next tile (ticket + grid size) into L2 at partial "
+                     "(not kept)", "the kernel of 772e189 (ef25d8d's)"),
+                  "likely_next_ab_h200.csv"),
+                 ("PREFETCH BUDGET TABLE", prefetch_budget_table, "prefetch_budget_ab_h200.csv"),
+                 ("NCU TABLE", experiment_table, "ncu_h100.csv"),
+                 ("NCU H200 TABLE", experiment_table, "ncu_h200.csv"),
+                 ("ODD NCU TABLE", experiment_table, "odd_ncu_h200.csv"),
+                 ("PHASES TABLE", phases_table, "phases_h200.csv"),
+                 ("PHASES BATCH ORDER TABLE", phases_table, "phases_batch_order_h200.csv"),
+                 ("ODD PHASES TABLE", odd_phases_table, "odd_phases_h200.csv"),
+                 ("PREFETCH TABLE", experiment_table, "prefetch_h100.csv"),
+                 ("PREFETCH BATCH TABLE", experiment_table, "prefetch_batch_h100.csv"),
+                 ("PREFETCH 40 AB TABLE", lambda p: ab_table(
+                     p, "a prefetch of up to 40 MiB (every row of the 256-thread tiles)",
+                     "the shipped 24 MiB (23 of 32 rows in the 256-thread tiles)",
+                     lambda r: r["type"] in ("f32", "f64", "i32") and
+                     not one_1080p_image(r),
+                     bold="the rows that differ: more rows prefetched in the base (f32, f64 and i32 "
+                          "beyond one round of tiles) or, at 33x4000000 f32, the base's thin chunks of "
+                          "M = 3 (docs/thin.md)"),
+                  "prefetch40_ab_h100.csv"),
+                 ("TICKET AB TABLE", lambda p: kernel_2d_ab_table(
+                     p, "the next ticket taken when the look-back ends, no barrier between the local "
+                        "scan and the publication (not kept)",
+                     base="the kernel of 15c4b93, its flags cleared by a memset"),
+                  "ticket_ab_h100.csv"),
+                 ("UNROLL AB TABLE", lambda p: kernel_2d_ab_table(
+                     p, "the shared-memory row loops of the local scan and the write-out unrolled 4 "
+                        "times (not kept)",
+                     base="the kernel of 5366fca"),
+                  "unroll4_ab_h200.csv"),
+                 ("EDGE COPY AB TABLE", edge_copy_ab_table, "edge_copy_ab_h200.csv"),
+                 ("EDGE GUARD ODD AB TABLE", lambda p: every_row_ab_table(
+                     p, "the kernel of c213807 (the element loop's row pointer formed for every row)",
+                     "the kernel of b35dc97 (formed for rows inside the matrix only, as in f892618)"),
+                  "edge_guard_odd_ab_h200.csv"),
+                 ("EDGE GUARD AB TABLE", lambda p: kernel_2d_ab_table(
+                     p, "the kernel of b35dc97 (the element loop's row pointer formed for rows "
+                        "inside the matrix only)",
+                     base="the kernel of c213807 (the element loop's row pointer formed for every row)"),
+                  "edge_guard_ab_h200.csv"),
+                 ("TILES256 SQUARES AB TABLE", tiles256_ab_table, "tiles256_squares_ab_h200.csv"),
+                 ("TILES256 TARGETS AB TABLE", tiles256_ab_table, "tiles256_targets_ab_h200.csv"),
+                 ("TILES256 PEERS TABLE", peers_ratio_table, "tiles256_peers_h200.csv"),
+                 ("LANES ODD AB TABLE", lambda p: ab_table(
+                     p, "the kernel of 761722a",
+                     "the shipped kernel (rows that do not start on a whole piece: shared-memory rows and "
+                     "stores lane by lane in the 256-thread tiles; every kernel prefetches its next tile)",
+                     large_tiles_odd_row,
+                     bold="the rows that take the 256-thread tiles, lane by lane (one 1081x1921 image takes "
+                          "the small tiles, element by element in both builds: only the prefetch differs)"),
+                  "lanes_odd_ab_h200.csv"),
+                 ("LANES INSIDE AB TABLE", lambda p: lanes_odd_ab_table(
+                     p, "the kernel of bb05d5c",
+                     "the shipped kernel (in the lanes path, a warp whose columns lie wholly inside the matrix "
+                     "copies and stores with no bounds test per element)"),
+                  "lanes_inside_odd_ab_h200.csv"),
+                 ("ONE ROUND AB TABLE", lambda p: ab_table(
+                     p, "the kernel of 4fb4c4c",
+                     "the shipped kernel (a launch with a block per tile takes no next ticket)",
+                     one_1080p_image,
+                     bold="one 1920×1080 image, the rows launched with a block per tile (the other 2-D rows "
+                          "run more tiles than blocks, the same code in both builds; 33x4000000 and "
+                          "4000000x3 are thin)"),
+                  "oneround_targets_ab_h200.csv"),
+                 ("WORDS AB TABLE", lambda p: u8_lanes_odd_ab_table(
+                     p, "u8 and u16 shared-memory rows copied in aligned 4-byte words, shifted on reading "
+                        "(not kept)",
+                     "the shipped kernel (efa2eb7: u8 through registers, byte by byte)"),
+                  "words_odd_ab_h200.csv"),
+                 ("SHIFTED STORES AB TABLE", lambda p: lanes_odd_ab_table(
+                     p, "the kernel of efa2eb7 (a warp wholly inside the matrix stores lane by lane through "
+                        "its stage)",
+                     "that warp's row in aligned 16-byte pieces, the elements before each from the lane "
+                     "before by shuffles (not kept)"),
+                  "shifted_stores_odd_ab_h200.csv"),
+                 ("U8 ROWS AB TABLE", lambda p: u8_lanes_odd_ab_table(
+                     p, "the kernel of efa2eb7 (u8 shared-memory rows through registers, row by row)",
+                     "the shipped kernel (9b2efec: a tile wholly inside the matrix, 7 rows at a time, "
+                     "every load of a group before its stores)"),
+                  "u8rows_odd_ab_h200.csv"),
+                 ("U8 GROUPS AB TABLE", lambda p: u8_lanes_odd_ab_table(
+                     p, "the kernel of efa2eb7 (u8 shared-memory rows through registers, 4 rows a group)",
+                     "7 rows a group, 28 loads of a lane in flight (not kept)"),
+                  "u8groups_odd_ab_h200.csv"),
+                 ("SHIFTED ROWS AB TABLE", lambda p: register_rows_ab_table(
+                     p, "the kernel of efa2eb7 (the register rows element by element)",
+                     "f32 and i32 register rows from aligned 16-byte loads, shifted by shuffles (not kept)"),
+                  "shifted_rows_odd_ab_h200.csv"),
+                 ("STAGE ROWS AB TABLE", lambda p: lanes_odd_ab_table(
+                     p, "the kernel of 9b2efec (the write-out through a stage of one row per warp)",
+                     "a stage of 4 rows per warp, two `__syncwarp` per 4 rows (not kept)"),
+                  "stage_odd_ab_h200.csv"),
+                 ("HELD WHOLE AB TABLE", lambda p: ab_table(
+                     p, "the kernel of 73521d0",
+                     "the kernel of 52b10bf (integer register rows held whole after the row scan)",
+                     lambda r: r["type"] in ("i32", "u8i32"),
+                     bold="the integer rows, whose kernels differ (f32 and f64 run the same code in both builds)"),
+                  "held_odd_ab_h200.csv"),
+                 ("HELD PHASES TABLE", odd_phases_table, "held_phases_h200.csv"),
+                 ("ROW STEP AB TABLE", lambda p: kernel_2d_ab_table(
+                     p, "the shipped kernel (the shared-memory rows' output pointer stepped by the pitch)",
+                     "the kernel of bd618c1 (formed per row)"),
+                  "row_step_targets_ab_h200.csv"),
+                 ("PIECE LOOP AB TABLE", lambda p: kernel_2d_ab_table(
+                     p, "a loop of its own for a thread whose piece lies wholly inside, one predicated "
+                        "16-byte store a row (not kept)",
+                     "the kernel of 0a6f7d5"),
+                  "piece_loop_targets_ab_h200.csv"),
+                 ("ROW STEP INSTRUCTIONS TABLE", lambda p: instructions_ab_table(
+                     p, "the kernel of bd618c1", "the shipped kernel"),
+                  "row_step_u8_instructions_h200.csv"),
+                 ("ALIGNED ROWS AB TABLE", lambda p: register_rows_ab_table(
+                     p, "the kernel of 73521d0 (the register rows element by element)",
+                     "f32 and i32 register rows from aligned 16-byte loads, every row's load issued before "
+                     "any shuffle (not kept)"),
+                  "aligned_rows_odd_ab_h200.csv"),
+                 ("LANES REGISTERS AB TABLE", lambda p: ab_table(
+                     p, "the kernel of 761722a",
+                     "the register rows lane by lane too, turned into pieces through the stage, i32 element by "
+                     "element (not kept)",
+                     lambda r: large_tiles_odd_row(r) and r["type"] != "i32",
+                     bold="the rows that take the 256-thread tiles, lane by lane (i32 and one 1081x1921 "
+                          "image: element by element, only the prefetch differs)"),
+                  "lanes_registers_odd_ab_h200.csv"),
+                 ("LANES EVERY TILE AB TABLE", lambda p: every_row_ab_table(
+                     p, "the kernel of 761722a",
+                     "every row lane by lane, register rows included, in every tile shape and type (not kept)"),
+                  "lanes_every_tile_odd_ab_h200.csv"),
+                 ("ELEMENT CP ASYNC ODD AB TABLE", lambda p: ab_table(
+                     p, "the kernel of b35dc97",
+                     "a cp.async per element of 4 or 8 bytes in the element loop (not kept)",
+                     lambda r: r["type"] != "u8i32",
+                     bold="the rows whose kernels differ (u8 → i32 copies through registers in both)"),
+                  "element_cp_async_odd_ab_h200.csv"),
+                 ("ELEMENT CP ASYNC AB TABLE", lambda p: kernel_2d_ab_table(
+                     p, "a cp.async per element of 4 or 8 bytes in the element loop (not kept)",
+                     base="the kernel of b35dc97"),
+                  "element_cp_async_ab_h200.csv"),
+                 ("WARPS LEFT AB TABLE", lambda p: kernel_2d_ab_table(
+                     p, "the kernel of ea3ffc4 (each row's sums of the warps to the left added up "
+                        "once per tile, one shared-memory read per row in the write-out)",
+                     base="the kernel of 13bfef3 (a loop over the warps to the left for every row "
+                          "and thread)"),
+                  "warps_left_ab_h200.csv"),
+                 ("AGGREGATES FIRST AB TABLE", lambda p: kernel_2d_ab_table(
+                     p, "the aggregates summed and published before the local scan, which the warps "
+                        "do during warp 0's row look-back (not kept)",
+                     base="the kernel of 5366fca"),
+                  "aggregates_first_ab_h200.csv"),
+                 ("EARLY LOADS AB TABLE", lambda p: kernel_2d_ab_table(
+                     p, "the next tile's loads started as this tile's rows are written (not kept)",
+                     base="the kernel of 15c4b93 (a tile's loads start after the tile before it is "
+                          "written), its flags cleared by a memset"),
+                  "early_loads_ab_h100.csv"),
+                 ("CLEAR FLAGS AB TABLE", lambda p: every_row_ab_table(
+                     p, "a memset of the flags before each launch (15c4b93)",
+                     "clear_flags, which the 2-D and thin launches overlap (the library of e62f8a2)"),
+                  "clear_flags_ab_h100.csv"),
+                 ("CLEAR FLAGS H200 AB TABLE", lambda p: kernel_2d_ab_table(
+                     p, "the 2-D launches overlap clear_flags (the thin ones follow a memset)",
+                     base="a memset of the flags before each launch (15c4b93)"),
+                  "clear_flags_ab_h200.csv"),
+                 ("WARP SPECIALIZED AB TABLE", lambda p: ab_table(
+                     p, "the kernel of 15c4b93",
+                     "the warp-specialized kernel for f32 sums wherever that kernel takes its "
+                     "large tiles (a producer, a reducer and a looker warp; two groups of 128 threads; "
+                     "three stages of 32 × 512; not kept)",
+                     lambda r: r["type"] == "f32" and targets_2d_row(r) and
+                     not one_1080p_image(r),
+                     bold="the rows whose kernels differ (one f32 1920×1080 image keeps the small tiles)"),
+                  "ws_roles_ab_h200.csv"),
+                 ("WARP SPECIALIZED NCU TABLE", experiment_table, "ws_ncu_h200.csv"),
+                 ("SHAPE 28 36 AB TABLE", lambda p: shape128_ab_table(p, "28 + 36 rows × 3 blocks per SM"),
+                  "shape128x3_ab_h200.csv"),
+                 ("SHAPE 16 16 AB TABLE", lambda p: shape128_ab_table(p, "16 + 16 rows × 4 blocks per SM"),
+                  "shape128x4_ab_h200.csv"),
+                 ("STRIPS AB TABLE", strips_ab_table, "strips_ab_h200.csv"),
+                 ("STRIPS H100 AB TABLE", strips_ab_table, "strips_ab_h100.csv")],
     "lab8x.md": [("HALFTONE TABLE", halftone_table, "lab8x_h200.csv"),
                  ("KNAPSACK TABLE", knapsack_table, "lab8x_h200.csv")],
     "lab10.md": [(name, lambda p: variant_table(p, "10", [("f32", n, what) for n in (8192, 16384)

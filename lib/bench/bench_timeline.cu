@@ -14,7 +14,7 @@
 // --sizes takes 2-D shapes: a thin one (a side of at most 64) would be timed in sat::thin's kernel,
 // which records no trace, and traced in the 2-D one.
 // --csv writes the rows with the run's GPU, driver, CUDA version and date
-// (docs/data/timeline_<gpu>.csv, the timeline table of docs/library.md).
+// (docs/data/timeline_<gpu>.csv, the timeline table of docs/tiles.md).
 #include <cuda_runtime.h>
 
 #include <algorithm>

@@ -69,7 +69,7 @@ using sat::vec_of;  // each thread owns V = vec_of<Out>() adjacent columns of th
 //             instead of 1.18; f64 1.17 instead of 1.25 and 1.12 instead of 1.22)
 //   f32 (128 threads): 28 + 36 rows, 3 blocks per SM; f64 (128): 12 + 20 rows, 5 blocks per SM
 //   i32:      16 + 16 rows of 256 threads, 2 blocks per SM (H200, against 16 + 16 x 4 of 128
-//             threads: 0.915-0.936 of the time from 4096^2 to 32768^2; docs/library.md)
+//             threads: 0.915-0.936 of the time from 4096^2 to 32768^2; docs/tiles.md)
 //   u8->i32:   4 + 28 rows of 256 threads, 3 blocks per SM (H200, against 4 + 28 x 6 of 128
 //             threads: 0.905-0.986 of the time from 4096^2 to 32768^2; the H100 run of
 //             2026-11-27 in docs/lab9.md gave 8192^2 1.46 instead of 1.48, 16384^2 1.30 for 1.28)
@@ -219,7 +219,7 @@ __host__ __device__ constexpr bool scan_in_place() { return sizeof(In) == sizeof
 // batch strides checked on the host): 16-byte `vectors`. Others: `lanes` in TileShape's tiles,
 // whose launches run many rounds of tiles, where the bytes per access count; `elements` in
 // SmallTileShape's (calls of less than a round, where each step's latency counts; f64 batches
-// and squares) (docs/library.md, Rows that do not start on a whole piece).
+// and squares) (docs/tiles.md, Rows that do not start on a whole piece).
 enum class Access {
     vectors,   // one 16-byte access per piece; the piece that the right edge cuts, element by element
     elements,  // each thread its own V elements: each access of a warp spans 32 V elements
@@ -271,7 +271,7 @@ __device__ __forceinline__ void load_tile(const In* in, const Geometry& g, int i
             // Where the warp and all RS rows lie inside the matrix: no test per row, and a group
             // of rows is loaded before any of it is stored (u8: 7 rows, 28 loads of a lane in
             // flight). In the loop below each row's stores wait for its own loads, one round trip
-            // a row (docs/library.md, u8 and u16 shared-memory rows loaded a group at a time).
+            // a row (docs/tiles.md, u8 and u16 shared-memory rows loaded a group at a time).
             // 7 rows for u8's RS = 28, 4 for u16's 16; other RS (lab 9's tile sweeps) a divisor.
             constexpr int group = RS % 7 == 0 ? 7 : RS % 4 == 0 ? 4 : RS % 2 == 0 ? 2 : 1;
             if (warp_inside && i0 + RR + RS <= g.rows) {
@@ -363,7 +363,7 @@ __device__ __forceinline__ void piece_to_lanes(A (&x)[V], A* stage) {
 // before apart until the write-out, to fold them into the three-input adds (IADD3) there: a
 // register more per row, and i32's 16 register rows would spill (73521d0's: 4-64 bytes). An
 // identity byte permute, which ptxas (CUDA 13.0) does not look through, holds the sum as one value
-// (docs/library.md, *Integer register rows held whole*; lib/tests/kernel_spills.py checks it).
+// (docs/tiles.md, *Integer register rows held whole*; lib/tests/kernel_spills.py checks it).
 template <class A>
 __device__ __forceinline__ A held_whole(A value) {
     if constexpr (std::is_integral_v<A> && sizeof(A) == 4) return A(__byte_perm(unsigned(value), 0u, 0x3210u));
@@ -618,7 +618,7 @@ template <class S, class In, int V>
 __device__ __forceinline__ void prefetch_tile_l2(const In* in, const Geometry& g, int i0, int col0, int rows) {
 #if __CUDA_ARCH__ >= 900
     // Row r from lane r / warps of warp r % warps: every warp issues a few rows, rather than
-    // warp 0 (the first ticket, the row look-back) all of them (docs/library.md, Spread over the warps).
+    // warp 0 (the first ticket, the row look-back) all of them (docs/tiles.md, Spread over the warps).
     constexpr int warps = S::threads / 32;
     const int r = int(threadIdx.x % 32) * warps + int(threadIdx.x / 32);
     const int i = i0 + r;

@@ -3,14 +3,14 @@
 
 A spill in the tile loop is a local-memory store and a reload that the write-out waits for:
 73521d0's i32 kernels spilled 4-64 bytes per thread, and at an odd width took 1.08 times f32's
-time, until their register rows were held whole (docs/library.md, *Integer register rows held
+time, until their register rows were held whole (docs/tiles.md, *Integer register rows held
 whole*). This compiles, for sm_90 with `-Xptxas -v`, every instantiation of lookback_sat_kernel
 that the library launches for the f32, i32, u8 -> i32 and u8 -> f32 accumulators (both tile
 shapes, with and without vector accesses, sums, squares or both, one image or a batch) and the
 256-thread kernels of the f64 accumulator (one image's sums: lib/src/satlib.cu,
 large_tiles_for_one_image_sums_only), and checks that none spills. f64's 128-thread kernels
 (12 + 20 rows at 5 blocks of 128 threads, 96 registers a thread) spill 12-72 bytes in 23 of 36
-(docs/library.md, *The shared-memory rows' output pointer stepped by the pitch*) and are not checked. No GPU needed.
+(docs/tiles.md, *The shared-memory rows' output pointer stepped by the pitch*) and are not checked. No GPU needed.
 Prints "kernel_spills: all checks passed" or FAIL lines; exit 1 on a failure.
 """
 import itertools

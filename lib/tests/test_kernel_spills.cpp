@@ -1,5 +1,5 @@
 // The library's 2-D kernels spill no registers, f64's 128-thread ones aside (lib/tests/kernel_spills.py
-// compiles them for sm_90 with -Xptxas -v; docs/library.md, Integer register rows held whole).
+// compiles them for sm_90 with -Xptxas -v; docs/tiles.md, Integer register rows held whole).
 // No GPU needed.
 #include <string>
 
