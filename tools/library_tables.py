@@ -261,6 +261,7 @@
                                 prose of docs/thin.md)
     docs/data/prefetch_h100.csv, prefetch_batch_h100.csv, host_time_h100.csv  A/B runs of the
                                 library's L2 prefetch and of its per-device caches: docs/tiles.md
+                                (host_time_h100.csv: docs/library.md)
     docs/data/prefetch40_ab_h100.csv  bench_ab --csv as written (a 40 MiB prefetch against the
                                 shipped 24 MiB): docs/tiles.md
     docs/data/ticket_ab_h100.csv  bench_ab --csv as written (the 2-D kernel of 15c4b93 against one that
