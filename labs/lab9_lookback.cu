@@ -25,7 +25,8 @@
 // This is the teaching version: one tile per block, every row in registers, and a look-back that
 // walks one tile at a time. The library's kernel (lib/src/lookback_kernel.cuh, `make lib`) is
 // the same algorithm tuned: taller tiles partly in shared memory, a persistent grid, and windows
-// of 32 tiles examined at once by a warp (docs/lab9.md, docs/library.md).
+// of 32 tiles examined at once by a warp (docs/lab9.md, docs/library.md; its measurements:
+// docs/tiles.md).
 // The tile-state object (flags with a bounded wait) and the published-sum helpers are shared
 // with the library: common/lookback.cuh.
 #include <cuda_runtime.h>
