@@ -10,7 +10,8 @@
 //   1. takes a ticket (atomicAdd) that says which tile it is: tiles are handed out row-major
 //      (batches: a tile row of every image at a time, below), so every tile it will wait for
 //      was handed out earlier to a block that is running (no deadlock for any grid size),
-//   2. loads its R x C elements (registers and, by cp.async, shared memory; all in flight),
+//   2. loads its R x C elements into registers and shared memory, all in flight (by cp.async
+//      where the type and the alignment allow; load_tile says which copies go through registers),
 //   3. publishes its aggregates: R, the sum of each of its rows, and C, the sum of each of its
 //      columns                                                                 -> state partial
 //   4. looks back LEFT along its tile row for its row carries               -> state row_done
@@ -67,7 +68,8 @@ using sat::vec_of;  // each thread owns V = vec_of<Out>() adjacent columns of th
 //   f32, f64: 16 + 16 rows of 256 threads (1024 columns; f64 512), 2 blocks per SM (H100, against
 //             the 128-thread shapes below them: f32 8192^2 1.24 instead of 1.33, 16384^2 1.13
 //             instead of 1.18; f64 1.17 instead of 1.25 and 1.12 instead of 1.22)
-//   f32 (128 threads): 28 + 36 rows, 3 blocks per SM; f64 (128): 12 + 20 rows, 5 blocks per SM
+//   (the 128-thread shapes they were measured against: f32 28 + 36 rows x 3 blocks per SM, f64
+//   12 + 20 x 5, which f64's small images, batches and squares take: SmallTileShape)
 //   i32:      16 + 16 rows of 256 threads, 2 blocks per SM (H200, against 16 + 16 x 4 of 128
 //             threads: 0.915-0.936 of the time from 4096^2 to 32768^2; docs/tiles.md)
 //   u8->i32:   4 + 28 rows of 256 threads, 3 blocks per SM (H200, against 4 + 28 x 6 of 128
@@ -681,7 +683,7 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
     constexpr int RR = S::RR, RS = S::RS, R = S::R, warps = S::warps;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     constexpr int poll_warp = warps > 1 ? 1 : 0;  // column window polls while warp 0 looks left
-    constexpr int release_thread = (warps - 1) * 32;   // publishes the block's flags
+    constexpr int release_thread = (warps - 1) * 32;   // publishes partial and done (row_done: row_look_back)
     constexpr int ticket_thread = (warps > 2 ? warps - 2 : 0) * 32;  // takes the next ticket
 
     extern __shared__ __align__(16) unsigned char smem_raw[];
