@@ -64,17 +64,18 @@ using sat::vec_of;  // each thread owns V = vec_of<Out>() adjacent columns of th
 // vector of Out) and keeps RR rows of them in registers and RS rows in shared memory, where
 // cp.async lands them; a block of `threads` threads covers C = threads * V columns. The bytes in
 // flight per SM hide the look-back latency; the best shape depends on the type (time / copy;
-// docs/lab9.md, docs/data/wide_tiles_h100.csv):
-//   f32, f64: 16 + 16 rows of 256 threads (1024 columns; f64 512), 2 blocks per SM (H100, against
-//             the 128-thread shapes below them: f32 8192^2 1.24 instead of 1.33, 16384^2 1.13
-//             instead of 1.18; f64 1.17 instead of 1.25 and 1.12 instead of 1.22)
-//   (the 128-thread shapes they were measured against: f32 28 + 36 rows x 3 blocks per SM, f64
-//   12 + 20 x 5, which f64's small images, batches and squares take: SmallTileShape)
-//   i32:      16 + 16 rows of 256 threads, 2 blocks per SM (H200, against 16 + 16 x 4 of 128
-//             threads: 0.915-0.936 of the time from 4096^2 to 32768^2; docs/tiles.md)
-//   u8->i32:   4 + 28 rows of 256 threads, 3 blocks per SM (H200, against 4 + 28 x 6 of 128
-//             threads: 0.905-0.986 of the time from 4096^2 to 32768^2; the H100 run of
-//             2026-11-27 in docs/lab9.md gave 8192^2 1.46 instead of 1.48, 16384^2 1.30 for 1.28)
+// docs/lab9.md, docs/data/wide_tiles_h100.csv, docs/tiles.md):
+//   f32, i32: 16 + 24 rows of 256 threads (1024 columns), 2 blocks per SM (H200, against 16 + 16:
+//             0.96-0.98 of the time from 8192^2 to 32768^2; 16 + 26, the most rows 2 blocks
+//             fit, was not faster than 16 + 16; docs/tiles.md, *Taller tiles*). 16 + 16 had been chosen against the 128-thread shapes (H100: f32
+//             8192^2 1.24 instead of 1.33 for 28 + 36 x 3, 16384^2 1.13 instead of 1.18; H200,
+//             i32 against 16 + 16 x 4: 0.915-0.936 of the time from 4096^2 to 32768^2).
+//   f64:      16 + 16 rows of 256 threads (512 columns), 2 blocks per SM (H100, against 12 + 20 x 5
+//             of 128 threads, which f64's small images, batches and squares take: 8192^2 1.17
+//             instead of 1.25, 16384^2 1.12 instead of 1.22; 16 + 24 gave 0.99-1.01 on an H200)
+//   u8->i32:   4 + 32 rows of 256 threads, 3 blocks per SM (H200, against 4 + 28: 0.97-0.98 of
+//             the time at 16384^2 and 32768^2; 4 + 28 had been chosen against 4 + 28 x 6 of 128
+//             threads: 0.905-0.986 of the time from 4096^2 to 32768^2)
 // (In, A) names the type: f32 (float, float), f64 (double, double), i32 (int32_t, uint32_t),
 // u8i32 (uint8_t, uint32_t). -DLAB9_REG_ROWS=.. -DLAB9_SMEM_ROWS=.. -DLAB9_MIN_BLOCKS=.. set one
 // shape for every type (tuning experiments).
@@ -86,7 +87,7 @@ struct Shape {
     static constexpr int min_blocks = MinBlocks;  // tiles in flight per SM
     static constexpr int threads = Threads;       // of the tile's block: C = threads * V columns
     static constexpr int warps = Threads / 32;
-    static_assert(R % 32 == 0 && R <= threads && threads % 32 == 0, "row look-back: R/32 rows per lane");
+    static_assert(R <= threads && threads % 32 == 0, "a thread per row for the row sums");
 };
 #ifdef LAB9_REG_ROWS
 #ifndef LAB9_SMEM_ROWS
@@ -97,16 +98,29 @@ struct Shape {
 #endif
 template <class In, class A> struct TileShape : Shape<LAB9_REG_ROWS, LAB9_SMEM_ROWS, LAB9_MIN_BLOCKS> {};
 #else
-template <class In, class A> struct TileShape : Shape<16, 16, 2, 256> {};  // f32: 1024 columns
-template <> struct TileShape<int32_t, uint32_t> : Shape<16, 16, 2, 256> {};  // 1024 columns
+template <class In, class A> struct TileShape : Shape<16, 24, 2, 256> {};  // f32: 1024 columns
+template <> struct TileShape<int32_t, uint32_t> : Shape<16, 24, 2, 256> {};  // 1024 columns
 template <> struct TileShape<double, double> : Shape<16, 16, 2, 256> {};  // 512 columns
-template <> struct TileShape<uint8_t, uint32_t> : Shape<4, 28, 3, 256> {};  // 1024 columns
+template <> struct TileShape<uint8_t, uint32_t> : Shape<4, 32, 3, 256> {};  // 1024 columns
 #endif
 // The library's other pairs take the shape of the pair with the same accumulator and fewer
 // input bytes in flight (not tuned separately).
-template <> struct TileShape<uint8_t, float> : Shape<4, 28, 3, 256> {};  // u8 -> f32 as u8 -> i32
+template <> struct TileShape<uint8_t, float> : Shape<4, 32, 3, 256> {};  // u8 -> f32 as u8 -> i32
 template <> struct TileShape<uint16_t, double> : Shape<16, 16, 2, 256> {};  // u16 -> f64 as f64
 template <> struct TileShape<float, double> : Shape<16, 16, 2, 256> {};     // f32 -> f64 as f64
+
+// Rows that do not start on a whole 16-byte piece (Access::lanes: odd pitches or offsets) keep
+// 32-row tiles in the 256-thread blocks: f32 and i32 16 + 16, u8 4 + 28. In TileShape's taller
+// tiles those calls took longer on an H200 (f32 and i32 at 16385^2 1.06-1.08 times as long, the
+// f32 batch of 16 1081 x 1921 images 1.11-1.12; docs/tiles.md, *Taller tiles*). Every other pair
+// as TileShape.
+template <class In, class A> struct LanesTileShape : TileShape<In, A> {};
+#ifndef LAB9_REG_ROWS
+template <> struct LanesTileShape<float, float> : Shape<16, 16, 2, 256> {};
+template <> struct LanesTileShape<int32_t, uint32_t> : Shape<16, 16, 2, 256> {};
+template <> struct LanesTileShape<uint8_t, uint32_t> : Shape<4, 28, 3, 256> {};
+template <> struct LanesTileShape<uint8_t, float> : Shape<4, 28, 3, 256> {};
+#endif
 
 // Small images: where TileShape's tiles would leave SMs idle (satlib.cu, small_tiles), tiles of
 // 128 threads, more blocks each: f32 and i32 16 + 16 x 4, f64 (and the pairs that follow it)
@@ -218,7 +232,7 @@ __host__ __device__ constexpr bool scan_in_place() { return sizeof(In) == sizeof
 
 // How a kernel moves a row's pieces between global memory and the threads (each thread owns V
 // adjacent columns of the tile). Rows that start on a whole piece (base pointers, pitches and
-// batch strides checked on the host): 16-byte `vectors`. Others: `lanes` in TileShape's tiles,
+// batch strides checked on the host): 16-byte `vectors`. Others: `lanes` in LanesTileShape's tiles,
 // whose launches run many rounds of tiles, where the bytes per access count; `elements` in
 // SmallTileShape's (calls of less than a round, where each step's latency counts; f64 batches
 // and squares) (docs/tiles.md, Rows that do not start on a whole piece).
@@ -233,7 +247,7 @@ enum class Access {
 template <class In, class A, class S, bool Vec>
 constexpr Access access_of() {
     if (Vec) return Access::vectors;
-    return std::is_same_v<S, TileShape<In, A>> ? Access::lanes : Access::elements;
+    return std::is_same_v<S, SmallTileShape<In, A>> ? Access::elements : Access::lanes;
 }
 
 // Load the thread's V columns [c, c + V) of the tile's rows; outside the matrix reads 0.
@@ -442,7 +456,7 @@ template <int R, class A>
 __device__ bool row_look_back(const TileRecords<A>& rec, const Geometry& g, int batch_ty, int tx,
                               bool top_strip, const A* s_row_sum, A* s_row_carry, A* s_left_sum,
                               int* status) {
-    constexpr int Q = R / 32;  // rows per lane: lane, lane + 32, ...
+    constexpr int Q = (R + 31) / 32;  // rows per lane: lane, lane + 32, ... (those below R)
     const int lane = threadIdx.x & 31;
     const std::size_t strip = std::size_t(batch_ty) * g.tiles_x;  // tile row over the batch
     A carry[Q];
@@ -466,7 +480,8 @@ __device__ bool row_look_back(const TileRecords<A>& rec, const Geometry& g, int 
             const std::size_t t = strip + (left - k);
             const A* src = ((has_prefix && k == depth - 1) ? rec.row_prefix : rec.row_sum) + t * R;
 #pragma unroll
-            for (int q = 0; q < Q; ++q) carry[q] += __ldcg(src + lane + 32 * q);
+            for (int q = 0; q < Q; ++q)
+                if (R % 32 == 0 || lane + 32 * q < R) carry[q] += __ldcg(src + lane + 32 * q);
         }
         if (has_prefix) break;
     }
@@ -475,6 +490,7 @@ __device__ bool row_look_back(const TileRecords<A>& rec, const Geometry& g, int 
 #pragma unroll
     for (int q = 0; q < Q; ++q) {
         const int r = lane + 32 * q;
+        if (R % 32 != 0 && r >= R) continue;
         s_row_carry[r] = carry[q];
         __stcg(rec.row_prefix + t * R + r, A(carry[q] + s_row_sum[r]));
         mine += carry[q];
@@ -886,9 +902,12 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         write_tile<S, In, Out, A, V, X>(image_out, pitch, g, i0, c, square, top, x, sm, s_warps_left, s_row_carry,
                                          s_stage[staged ? warp : 0]);
         if (tid == 0) stamp_tile(trace, ticket, stamp_written);
+        // A 32 x 32 piece of the trace is stamped by the tile that holds its last row (R need not
+        // be a multiple of 32).
         if (!tile_stamps_on && !Batched && trace != nullptr && c < g.cols && c % sat::w == 0)
-            for (int r = 0; r < R && i0 + r < g.rows; r += sat::w)
-                sat::record_tile(trace, sat::Shape{g.rows, g.cols}, (i0 + r) / sat::w, c / sat::w);
+            for (int p = i0 / sat::w; p * sat::w < min(i0 + R, g.rows); ++p)
+                if (min(p * sat::w + sat::w, g.rows) - 1 < i0 + R)
+                    sat::record_tile(trace, sat::Shape{g.rows, g.cols}, p, c / sat::w);
 
         __syncthreads();  // the shared-memory rows are read by write_tile before the next load
         ticket = next_ticket;

@@ -44,8 +44,10 @@ struct Layout {
 
 constexpr int state_header_words = 32;  // ticket, internal status; tile states start at 128 B
 
-// The pair's tile shapes: the default one, and the one for small images.
+// The pair's tile shapes: the default one for rows that start on whole 16-byte pieces, the one for
+// rows that do not, and the one for small images.
 template <class In, class Out> using LargeTiles = TileShape<In, sat::Acc<Out>>;
+template <class In, class Out> using LanesTiles = LanesTileShape<In, sat::Acc<Out>>;
 template <class In, class Out> using SmallTiles = SmallTileShape<In, sat::Acc<Out>>;
 
 // Tiles of one rows x cols image, in tiles of shape S.
@@ -125,20 +127,23 @@ constexpr std::size_t reference_sms = 132;
 // keep (docs/lab9.md).
 template <class In, class Out>
 constexpr bool large_tiles_for_one_image_sums_only() { return std::is_same_v<sat::Acc<Out>, double>; }
+template <class In, class Out, class S>
+constexpr bool is_large = std::is_same_v<S, LargeTiles<In, Out>> || std::is_same_v<S, LanesTiles<In, Out>>;
 
-template <class In, class Out, Tables T>
+// Whether a call that would take the 256-thread tiles of shape Large takes the small ones.
+template <class In, class Out, Tables T, class Large>
 bool small_tiles(int rows, int cols, int images) {
-    if constexpr (same_shape<LargeTiles<In, Out>, SmallTiles<In, Out>>()) {
+    if constexpr (same_shape<Large, SmallTiles<In, Out>>()) {
         return false;
     } else {
         if (large_tiles_for_one_image_sums_only<In, Out>() && (images > 1 || T != Tables::sums)) return true;
-        const std::size_t tiles = tiles_per_image<In, Out>(rows, cols) * std::size_t(images);
-        return tiles < LAB9_SMALL_TILE_ROUNDS * reference_sms * LargeTiles<In, Out>::min_blocks;
+        const std::size_t tiles = tiles_per_image<In, Out, Large>(rows, cols) * std::size_t(images);
+        return tiles < LAB9_SMALL_TILE_ROUNDS * reference_sms * Large::min_blocks;
     }
 }
 
-// Scratch one call of scan_images needs for `batch` images: the more of what its two tile shapes
-// need, so that the size grows with the batch (the shape a call takes changes with its tile count,
+// Scratch one call of scan_images needs for `batch` images: the most of what its three tile
+// shapes need, so that the size grows with the batch (the shape a call takes changes with its tile count,
 // and a caller may size once for its largest batch).
 template <class In, class Out, Tables T>
 sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanOptions& opt = {}) {
@@ -160,7 +165,9 @@ sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanO
     }
     const sat::ScanScratchSize small = shaped_scratch<In, Out, T, SmallTiles<In, Out>>(rows, cols, batch);
     const sat::ScanScratchSize large = shaped_scratch<In, Out, T, LargeTiles<In, Out>>(rows, cols, batch);
-    return {std::max(small.state_bytes, large.state_bytes), std::max(small.value_bytes, large.value_bytes)};
+    const sat::ScanScratchSize lanes = shaped_scratch<In, Out, T, LanesTiles<In, Out>>(rows, cols, batch);
+    return {std::max({small.state_bytes, large.state_bytes, lanes.state_bytes}),
+            std::max({small.value_bytes, large.value_bytes, lanes.value_bytes})};
 }
 
 // Blocks of `kernel` (with `smem` bytes of dynamic shared memory) resident at once on `device`,
@@ -243,6 +250,18 @@ inline cudaError_t scratch_alloc(void** p, std::size_t bytes, cudaStream_t strea
 
 inline bool aligned(const void* p, std::size_t a) { return reinterpret_cast<std::uintptr_t>(p) % a == 0; }
 
+// Whether every row of a call starts on a whole 16-byte piece of its output (and the input's
+// piece of the same columns): base pointers, pitches and batch strides in whole vectors. Those
+// calls take vector accesses (Access::vectors), the others Access::lanes or Access::elements.
+template <class In, class Out>
+bool whole_pieces(const In* in, std::size_t in_pitch, const Out* out, std::size_t out_pitch, const Images& im,
+                  const Out* sq, std::size_t sq_pitch, bool both) {
+    constexpr int V = vec_of<Out>();
+    return aligned(in, V * sizeof(In)) && aligned(out, 16) && in_pitch % V == 0 && out_pitch % V == 0 &&
+           (im.count == 1 || (im.in_stride % V == 0 && im.out_stride % V == 0)) &&
+           (!both || (aligned(sq, 16) && sq_pitch % V == 0 && (im.count == 1 || im.sq_stride % V == 0)));
+}
+
 // The library's own status word: spin timeouts of calls that passed no status of their own.
 __device__ int library_status;
 
@@ -285,13 +304,25 @@ KernelCache& lookback_cache() {
     static KernelCache cache;
     return cache;
 }
+// LargeTiles' kernels are compiled for vector accesses only and LanesTiles' for the others
+// (scan_images routes each call to one of them), SmallTiles' for both.
+template <class In, class Out, class S>
+constexpr bool compiled_for(bool vec) {
+    if (std::is_same_v<S, LargeTiles<In, Out>>) return vec;
+    if (std::is_same_v<S, LanesTiles<In, Out>>) return !vec;
+    return true;
+}
 template <class In, class Out, class S, Tables T, bool Batched>
 auto lookback_kernel_for(bool vec) {
-    using Kernel = decltype(&lookback_sat_kernel<In, Out, S, true, T, Batched>);
-    return vec ? CachedKernel<Kernel>{lookback_sat_kernel<In, Out, S, true, T, Batched>,
-                                      &lookback_cache<In, Out, S, T, Batched, true>()}
-               : CachedKernel<Kernel>{lookback_sat_kernel<In, Out, S, false, T, Batched>,
-                                      &lookback_cache<In, Out, S, T, Batched, false>()};
+    using Kernel = void (*)(const In*, Out*, Geometry, TileRecords<sat::Acc<Out>>, int*, unsigned long long*, Out*);
+    using K = CachedKernel<Kernel>;
+    if constexpr (!compiled_for<In, Out, S>(false))
+        return K{lookback_sat_kernel<In, Out, S, true, T, Batched>, &lookback_cache<In, Out, S, T, Batched, true>()};
+    else if constexpr (!compiled_for<In, Out, S>(true))
+        return K{lookback_sat_kernel<In, Out, S, false, T, Batched>, &lookback_cache<In, Out, S, T, Batched, false>()};
+    else
+        return vec ? K{lookback_sat_kernel<In, Out, S, true, T, Batched>, &lookback_cache<In, Out, S, T, Batched, true>()}
+                   : K{lookback_sat_kernel<In, Out, S, false, T, Batched>, &lookback_cache<In, Out, S, T, Batched, false>()};
 }
 
 // scan_images (below) in tiles of shape S.
@@ -300,13 +331,12 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
                         int cols, const Images& im, cudaStream_t stream, const CallOnStream& call,
                         const sat::ScanOptions& opt, Out* sq, std::size_t sq_pitch, Flags state_flags) {
     using A = sat::Acc<Out>;
-    constexpr int V = vec_of<Out>();
     if (rows < 0 || cols < 0 || im.count < 1) return cudaErrorInvalidValue;
     if (rows == 0 || cols == 0) return cudaSuccess;
     constexpr bool both = T == Tables::both;
     // f64's 256-thread tiles take one image's sums only (scan_images): their batch kernels are not
     // compiled, and a batch here would be a bug in the routing.
-    constexpr bool one_image_per_launch = large_tiles_for_one_image_sums_only<In, Out>() && std::is_same_v<S, LargeTiles<In, Out>>;
+    constexpr bool one_image_per_launch = large_tiles_for_one_image_sums_only<In, Out>() && is_large<In, Out, S>;
     static_assert(!one_image_per_launch || T == Tables::sums, "f64's 256-thread tiles: sums only");
     if (one_image_per_launch && im.count > 1) return cudaErrorInvalidValue;
     if (both && (sq == nullptr || sq_pitch < std::size_t(cols) || opt.trace != nullptr)) return cudaErrorInvalidValue;
@@ -408,9 +438,8 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
     rec.corner_prefix = reinterpret_cast<A*>(base + L.off_corner);
 
     // Vector accesses need aligned rows: base pointers, pitches and batch strides in whole vectors.
-    const bool vec = aligned(in, V * sizeof(In)) && aligned(out, 16) && in_pitch % V == 0 && out_pitch % V == 0 &&
-                     (im.count == 1 || (im.in_stride % V == 0 && im.out_stride % V == 0)) &&
-                     (!both || (aligned(sq, 16) && sq_pitch % V == 0 && (im.count == 1 || im.sq_stride % V == 0)));
+    const bool vec = whole_pieces(in, in_pitch, out, out_pitch, im, sq, sq_pitch, both);
+    if (!compiled_for<In, Out, S>(vec)) return cudaErrorInvalidValue;  // a bug in the routing (scan_images)
     constexpr std::size_t smem = smem_bytes<In, Out, S>();
     int device = -1;  // the current device, whose caches the launches use (-1: none, ask every time)
     if (cudaGetDevice(&device) != cudaSuccess) device = -1;
@@ -468,15 +497,23 @@ cudaError_t scan_images(const In* in, std::size_t in_pitch, Out* out, std::size_
                         int cols, const Images& im, cudaStream_t stream, const CallOnStream& call,
                         const sat::ScanOptions& opt, Flags state_flags, Out* sq = nullptr,
                         std::size_t sq_pitch = 0) {
-    auto scan_in = [&](auto tiles) {  // tiles: SmallTiles or LargeTiles
+    auto scan_in = [&](auto tiles) {  // tiles: SmallTiles, LargeTiles or LanesTiles
         return scan_shaped<In, Out, decltype(tiles), T>(in, in_pitch, out, out_pitch, rows, cols, im, stream, call, opt,
                                                         sq, sq_pitch, state_flags);
+    };
+    // The 256-thread tiles for these rows (LargeTiles where they start on whole pieces), unless
+    // the call is small enough for the small ones.
+    auto scan_in_large = [&](auto large) {
+        return small_tiles<In, Out, T, decltype(large)>(rows, cols, im.count) ? scan_in(SmallTiles<In, Out>{})
+                                                                             : scan_in(large);
     };
     // f64's squares always take the 128-thread tiles (small_tiles): the 256-thread kernels for them are not compiled.
     if constexpr (large_tiles_for_one_image_sums_only<In, Out>() && T != Tables::sums)
         return scan_in(SmallTiles<In, Out>{});
     else
-        return small_tiles<In, Out, T>(rows, cols, im.count) ? scan_in(SmallTiles<In, Out>{}) : scan_in(LargeTiles<In, Out>{});
+        return whole_pieces(in, in_pitch, out, out_pitch, im, sq, sq_pitch, T == Tables::both)
+                   ? scan_in_large(LargeTiles<In, Out>{})
+                   : scan_in_large(LanesTiles<In, Out>{});
 }
 
 }  // namespace satlib

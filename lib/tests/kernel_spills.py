@@ -5,8 +5,9 @@ A spill in the tile loop is a local-memory store and a reload that the write-out
 73521d0's i32 kernels spilled 4-64 bytes per thread, and at an odd width took 1.08 times f32's
 time, until their register rows were held whole (docs/tiles.md, *Integer register rows held
 whole*). This compiles, for sm_90 with `-Xptxas -v`, every instantiation of lookback_sat_kernel
-that the library launches for the f32, i32, u8 -> i32 and u8 -> f32 accumulators (both tile
-shapes, with and without vector accesses, sums, squares or both, one image or a batch) and the
+that the library launches for the f32, i32, u8 -> i32 and u8 -> f32 accumulators (the 256-thread
+tiles of rows on whole 16-byte pieces and of the others, the small tiles with and without vector
+accesses; sums, squares or both, one image or a batch) and the
 256-thread kernels of the f64 accumulator (one image's sums: lib/src/satlib.cu,
 large_tiles_for_one_image_sums_only), and checks that none spills. f64's 128-thread kernels
 (12 + 20 rows at 5 blocks of 128 threads, 96 registers a thread) spill 12-72 bytes in 23 of 36
@@ -32,10 +33,12 @@ TABLES = ("sums", "squares", "both")
 
 def instantiations():
     """The explicit instantiation of each kernel to check."""
+    # TileShape takes the rows that start on whole 16-byte pieces (vector accesses), LanesTileShape
+    # the others, SmallTileShape both (lib/src/satlib.cu, compiled_for).
+    shapes = [("TileShape", True), ("LanesTileShape", False), ("SmallTileShape", False), ("SmallTileShape", True)]
     cases = [(p, shape, vec, t, batched)
-             for p, shape, vec, t, batched in itertools.product(FLOAT_INT_PAIRS, ("TileShape", "SmallTileShape"),
-                                                                (False, True), TABLES, (False, True))]
-    cases += [(p, "TileShape", vec, "sums", False) for p in F64_PAIRS for vec in (False, True)]
+             for p, (shape, vec), t, batched in itertools.product(FLOAT_INT_PAIRS, shapes, TABLES, (False, True))]
+    cases += [(p, shape, vec, "sums", False) for p in F64_PAIRS for shape, vec in shapes[:2]]
     b = lambda flag: "true" if flag else "false"
     return [f"template __global__ void lookback_sat_kernel<{i}, {o}, {shape}<{i}, {a}>, {b(vec)}, Tables::{t}, "
             f"{b(batched)}>(const {i}*, {o}*, Geometry, TileRecords<sat::Acc<{o}>>, int*, unsigned long long*, {o}*);"

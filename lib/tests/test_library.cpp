@@ -182,10 +182,11 @@ void check_large_tiles(const LibraryCase& c, bool vector) {
 template <class In, class Out>
 void check_library_all_cases() {
     // Aligned pitches (16-byte vector path), odd pitches and offsets (no vectors: lanes in the
-    // 256-thread tiles, elements in the small ones), tile edges (32 rows x 1024 columns for f32,
-    // i32 and u8, 512 for f64 and the small images of f32, i32 and u8, 256 for f64's small
-    // images, batches and squares), one row and one column; 2111 x 4133 has enough tiles for the
-    // 256-thread shapes of f32, f64 and i32.
+    // 256-thread tiles, elements in the small ones), tile edges (with vectors 40 rows x 1024
+    // columns for f32 and i32 and 36 x 1024 for u8, lane by lane 32 x 1024; f64 32 x 512; the
+    // small images of f32, i32 and u8 32 x 512, f64's small images, batches and squares 32 x 256),
+    // one row and one column; 2111 x 4133 has enough tiles for the 256-thread shapes of f32, f64
+    // and i32.
     const LibraryCase cases[] = {
         {1000, 3000, 4096, 4104, 1, 64},
         {999, 2999, 3011, 3007, 2, 5},
@@ -1035,16 +1036,39 @@ TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-
     }
     // One image of 264 tile rows (one round of 132 x 2 blocks), so f32, f64 and i32 take their
     // 256-thread tiles, and one of 396 (132 x 3) for u8's; by the default grid and by 5 blocks
-    // that each take 53 to 80 tickets; aligned pitches and odd ones (lane by lane).
+    // that each take 53 to 80 tickets; aligned pitches (vectors: tiles of 40 rows for f32 and
+    // i32, 36 for u8) and odd ones (lane by lane: 32 rows), f64's tiles 32 rows in both.
     for (int grid : {0, 5}) {
         for (const bool vector : {true, false}) {
             const std::size_t in_pitch = vector ? 104 : 103, out_pitch = vector ? 112 : 109;
             const int col_offset = vector ? 4 : 2;
-            check_large_tiles<float, float>({8448, 100, in_pitch, out_pitch, 1, col_offset, grid}, vector);
-            check_large_tiles<double, double>({8448, 100, in_pitch, out_pitch, 1, col_offset, grid}, vector);
-            check_large_tiles<int32_t, int32_t>({8448, 100, in_pitch, out_pitch, 1, col_offset, grid}, vector);
-            check_large_tiles<uint8_t, int32_t>({12672, 100, in_pitch, out_pitch, 1, col_offset, grid}, vector);
+            const int rows = vector ? 264 * 40 : 264 * 32, u8_rows = vector ? 396 * 36 : 396 * 32;
+            check_large_tiles<float, float>({rows, 100, in_pitch, out_pitch, 1, col_offset, grid}, vector);
+            check_large_tiles<double, double>({264 * 32, 100, in_pitch, out_pitch, 1, col_offset, grid}, vector);
+            check_large_tiles<int32_t, int32_t>({rows, 100, in_pitch, out_pitch, 1, col_offset, grid}, vector);
+            check_large_tiles<uint8_t, int32_t>({u8_rows, 100, in_pitch, out_pitch, 1, col_offset, grid}, vector);
         }
+    }
+}
+
+TEST_CASE("library: the 40- and 36-row tiles of vector accesses: ragged last tile rows, batches, squares",
+          "[gpu][library]") {
+    // Rows on whole 16-byte pieces take tiles of 16 + 24 rows (f32, i32) and 4 + 32 (u8 -> i32,
+    // u8 -> f32), more than a round of them here, the last tile row cut (10579 = 264 x 40 + 19,
+    // 14273 = 396 x 36 + 17; 4019 = 100 x 40 + 19 = 111 x 36 + 23), by the default grid and by 5
+    // blocks; then batches of 2 with squares in one launch.
+    SAT_REQUIRE_GPU();
+    for (int grid : {0, 5}) {
+        check_large_tiles<float, float>({10579, 100, 104, 112, 1, 4, grid}, true);
+        check_large_tiles<int32_t, int32_t>({10579, 100, 104, 112, 1, 4, grid}, true);
+        check_large_tiles<uint8_t, int32_t>({14273, 100, 104, 112, 1, 4, grid}, true);
+        check_large_tiles<uint8_t, float>({14273, 100, 104, 112, 1, 4, grid}, true);
+    }
+    for (const auto& p : pairs) {
+        if (p[1] == SATLIB_F64) continue;  // f64's batches and squares take the 128-thread tiles
+        check_abi_batch({p[0], p[1], 2, 4019, 1100, 0, 0, 0, 0, true});
+        CHECK(satlib::testing::launch_log().last_threads == 256);
+        CHECK(satlib::testing::launch_log().last_vector == true);
     }
 }
 
