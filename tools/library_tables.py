@@ -68,6 +68,15 @@
                                 docs/tiles.md; its second run _run2 (against b1393df's kernel,
                                 the same source) and piece_loop_odd_ab_h200.csv (--set odd, with
                                 _run2), quoted
+    docs/data/taller_tiles_ab_h200.csv  bench_ab --set targets --csv as written (tiles of 16 + 24
+                                rows for f32 and i32 and 4 + 32 for u8 -> i32 where rows start on
+                                whole pieces, the kernel of 510fc04, against 2f45cb9's):
+                                docs/tiles.md; taller_tiles_squares_ab_h200.csv (--set squares)
+                                and taller_tiles_odd_ab_h200.csv (--set odd) the same;
+                                taller_lanes_ab_h200.csv (with _run2), taller_lanes_squares_ab_h200.csv
+                                and taller_lanes_odd_ab_h200.csv (the taller tiles in every access
+                                mode), rows24_ab_h200.csv and rows24_squares_ab_h200.csv (f32, i32
+                                and f64 in 16 + 24) and rows26_ab_h200.csv (16 + 26), quoted
     docs/data/aligned_rows_odd_ab_h200.csv  bench_ab --set odd --csv as written (f32 and i32
                                 register rows from aligned loads, every load before any shuffle,
                                 against the kernel of 73521d0; not kept): docs/tiles.md; its
@@ -1084,6 +1093,21 @@ def u8_lanes_odd_ab_table(path, base, this):
                          "1081x1921 image run the same code in both builds)")
 
 
+def taller_tiles_row(r):
+    """A row of bench_ab that takes 510fc04's taller tiles: f32, i32 and u8 -> i32 with vector
+    accesses in the 256-thread tiles (not f64, not the thin shapes, not one 1920x1080 image)."""
+    return targets_2d_row(r) and r["type"] in ("f32", "i32", "u8i32") and not one_1080p_image(r)
+
+
+def taller_tiles_ab_table(path, differs=taller_tiles_row,
+                          bold="the rows that take the taller tiles (f64, the thin shapes and one 1920×1080 "
+                               "image run the same kernels in both builds)"):
+    """An A/B of 510fc04's taller tiles for rows on whole 16-byte pieces against 2f45cb9's 32-row tiles."""
+    return ab_table(path, "the kernel of 2f45cb9 (32-row tiles: f32 and i32 16 + 16, u8 → i32 4 + 28)",
+                    "the kernel of 510fc04 (rows on whole 16-byte pieces: f32 and i32 16 + 24 rows, u8 → i32 "
+                    "4 + 32; f64 and the other rows keep theirs)", differs, bold=bold)
+
+
 def one_1080p_image(r):
     """A row of bench_ab of one 1920×1080 image, which takes the small tiles."""
     return r["rows"] == "1080" and r["batch"] == "1"
@@ -1486,7 +1510,13 @@ TABLES = {
                    ("MEASURED TABLE", python_table, "python_h200.csv"),
                    ("MEASURED H100 TABLE", python_table, "python_h100.csv"),
                    ("HOST TIME TABLE", experiment_table, "host_time_h100.csv")],
-    "tiles.md": [("BATCH ORDER AB TABLE", lambda p: ab_table(
+    "tiles.md": [("TALLER TILES AB TABLE", taller_tiles_ab_table, "taller_tiles_ab_h200.csv"),
+                 ("TALLER TILES SQUARES AB TABLE", taller_tiles_ab_table, "taller_tiles_squares_ab_h200.csv"),
+                 ("TALLER TILES ODD AB TABLE", lambda p: taller_tiles_ab_table(
+                     p, lambda r: False, bold="none: rows that do not start on whole pieces take 32-row tiles "
+                                              "in both builds"),
+                  "taller_tiles_odd_ab_h200.csv"),
+                 ("BATCH ORDER AB TABLE", lambda p: ab_table(
                      p, "the kernel of 83daaf6 (a batch's tiles handed out image after image)",
                      "the kernel of 2da0c77 (a tile row of every image at a time)",
                      lambda r: r["batch"] != "1",

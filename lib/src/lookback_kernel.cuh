@@ -3,10 +3,11 @@
 // (solutions/lab9_lookback.cu) teaches the same algorithm in a short version; this is the fast
 // one. One kernel reads each input element once and writes each output element once. The matrix
 // is cut into tiles of R rows x C columns (C = the block's threads x one 16-byte vector of the
-// output each: with 256 threads 1024 columns for f32, 512 for f64; R and the threads per type:
-// TileShape). A block starts while the kernel before it clears the tickets and flags
-// (clear_flags, common/lookback.cuh): it warms L2 with the tile of its own index (the first
-// round's tickets are the block indices, in some order) and waits for the flags. A tile
+// output each: with 256 threads 1024 columns for f32, 512 for f64; R and the threads per type and
+// access: TileShape, LanesTileShape). A block starts while the kernel before it clears the
+// tickets and flags (clear_flags, common/lookback.cuh): it warms L2 with the tile of its own
+// index (the first round's tickets are the block indices, in some order) and waits for the
+// flags. A tile
 //   1. takes a ticket (atomicAdd) that says which tile it is: tiles are handed out row-major
 //      (batches: a tile row of every image at a time, below), so every tile it will wait for
 //      was handed out earlier to a block that is running (no deadlock for any grid size),
@@ -64,17 +65,19 @@ using sat::vec_of;  // each thread owns V = vec_of<Out>() adjacent columns of th
 // vector of Out) and keeps RR rows of them in registers and RS rows in shared memory, where
 // cp.async lands them; a block of `threads` threads covers C = threads * V columns. The bytes in
 // flight per SM hide the look-back latency; the best shape depends on the type (time / copy;
-// docs/lab9.md, docs/data/wide_tiles_h100.csv, docs/tiles.md):
+// docs/lab9.md, docs/data/wide_tiles_h100.csv, docs/tiles.md). Rows that start on whole 16-byte
+// pieces (vector accesses) take TileShape; the others LanesTileShape, below.
 //   f32, i32: 16 + 24 rows of 256 threads (1024 columns), 2 blocks per SM (H200, against 16 + 16:
-//             0.96-0.98 of the time from 8192^2 to 32768^2; 16 + 26, the most rows 2 blocks
-//             fit, was not faster than 16 + 16; docs/tiles.md, *Taller tiles*). 16 + 16 had been chosen against the 128-thread shapes (H100: f32
-//             8192^2 1.24 instead of 1.33 for 28 + 36 x 3, 16384^2 1.13 instead of 1.18; H200,
-//             i32 against 16 + 16 x 4: 0.915-0.936 of the time from 4096^2 to 32768^2).
+//             0.96-0.98 of the time from 8192^2 to 32768^2; 16 + 26, the most rows 2 blocks fit,
+//             was not faster than 16 + 16; docs/tiles.md, *Taller tiles where rows start on whole
+//             pieces*). 16 + 16 had been chosen against the 128-thread shapes (H100: f32 8192^2
+//             1.24 instead of 1.33 for 28 + 36 x 3, 16384^2 1.13 instead of 1.18; H200, i32
+//             against 16 + 16 x 4: 0.915-0.936 of the time from 4096^2 to 32768^2).
 //   f64:      16 + 16 rows of 256 threads (512 columns), 2 blocks per SM (H100, against 12 + 20 x 5
 //             of 128 threads, which f64's small images, batches and squares take: 8192^2 1.17
 //             instead of 1.25, 16384^2 1.12 instead of 1.22; 16 + 24 gave 0.99-1.01 on an H200)
-//   u8->i32:   4 + 32 rows of 256 threads, 3 blocks per SM (H200, against 4 + 28: 0.97-0.98 of
-//             the time at 16384^2 and 32768^2; 4 + 28 had been chosen against 4 + 28 x 6 of 128
+//   u8->i32:   4 + 32 rows of 256 threads, 3 blocks per SM (H200, against 4 + 28: 0.976-0.990 of
+//             the time from 8192^2 to 32768^2; 4 + 28 had been chosen against 4 + 28 x 6 of 128
 //             threads: 0.905-0.986 of the time from 4096^2 to 32768^2)
 // (In, A) names the type: f32 (float, float), f64 (double, double), i32 (int32_t, uint32_t),
 // u8i32 (uint8_t, uint32_t). -DLAB9_REG_ROWS=.. -DLAB9_SMEM_ROWS=.. -DLAB9_MIN_BLOCKS=.. set one
