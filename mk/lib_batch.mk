@@ -28,10 +28,10 @@ STAMP_OBJS := $(patsubst lib/src/%.cu,$(LIB_DIR)/stamps/%.o,$(LIB_SRC))
 $(LIB_DIR)/stamps/%.o: lib/src/%.cu $(LIB_HEADERS) mk/lib_batch.mk
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -DSATLIB_TILE_STAMPS -DSATLIB_VERSION='"$(LIB_VERSION) (tile stamps)"' -c $< -o $@
-build/lib/bench_tile_times: lib/bench/bench_tile_times.cu lib/bench/bench_util.h lib/bench/bracket_stamps.cuh $(STAMP_OBJS) \
+build/lib/bench_tile_times: lib/bench/bench_tile_times.cu lib/bench/bench_util.h lib/bench/bracket_stamps.cuh lib/src/satlib_testing.h $(STAMP_OBJS) \
                             $(COMMON_OBJS)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVFLAGS) -Ilib/include $(filter-out %.h %.cuh,$^) -o $@ $(LIBS)
+	$(NVCC) $(NVFLAGS) -Ilib/include -Ilib/src $(filter-out %.h %.cuh,$^) -o $@ $(LIBS)
 .PHONY: bench-tile-times
 bench-tile-times: build/lib/bench_tile_times
 	build/lib/bench_tile_times $(BENCH_TILE_TIMES_ARGS)

@@ -273,11 +273,15 @@ TEST_CASE("tile_waits.py measures the look-backs from a run's tile stamps", "[cp
     auto refused = [&](const char* message) {
         sat_test::check_output(sat_test::require_command(run + " 2>&1", 1), {message}, {"Traceback"});
     };
+    write_summary("GPU,1,13.0,2026-01-01,64x1536,f32,5,3\n");
+    refused("tile_waits: 64x1536 f32: the summary says 5 tiles; the stamps have 6");
     write_summary("GPU,1,13.0,2026-01-01,64x1536,f32,6,2\n");
-    refused("tile_waits: 64x1536 f32: the summary says 6 tiles, 2 per tile row; the stamps have 6, 3 per tile row");
+    refused("tile_waits: 6 tickets of 2 per tile row are not whole tile rows of 1 image(s) of 64 rows in tiles of "
+            "32 to 40 rows");
     write_summary("GPU,1,13.0,2026-01-01,64x1536,f32,1,1\n");
     write_tile_stamps(dir + "/raw/tile_times_64x1536_f32.csv", {{1, 3, 4, 4, 5, 6, 7, 0.5, 0.6, 0.75, 1}});
-    refused("tile_waits: 1 tickets are not whole tile rows of 1 image(s) of 2 tile rows");
+    refused("tile_waits: 1 tickets of 1 per tile row are not whole tile rows of 1 image(s) of 64 rows in tiles of "
+            "32 to 40 rows");
     write_summary("GPU,1,13.0,2026-01-01,32x1536,f32,2,2\n");
     write_tile_stamps(dir + "/raw/tile_times_32x1536_f32.csv",
                       {{1, 3, 4, 4, 5, 6, 7, 0.5, 0.6, 0.75, 1}, {1, 3, 4, -1, 5, 6, 7, 0.5, 0.6, 0.75, 1}});

@@ -1240,10 +1240,11 @@ def prefetch_budget_table(path):
 
 def shape128_ab_table(path, shape):
     """The A/B of f32's large tiles of 128 threads (`shape`, the base, not kept) against the
-    shipped 256-thread ones (docs/tiles.md), one GPU's run: the f32 rows that take large tiles
+    256-thread ones of 32 rows (docs/tiles.md), one GPU's run: the f32 rows that take large tiles
     differ; a single 1920×1080 image takes the same small tiles in both builds."""
     return ab_table(path, f"f32's large tiles of 128 threads (512 columns), {shape} (not kept)",
-                    "the shipped f32 tiles of 256 threads (1024 columns), 16 + 16 rows × 2 blocks per SM",
+                    "f32 tiles of 256 threads (1024 columns), 16 + 16 rows × 2 blocks per SM (the shipped "
+                    "shape until 510fc04's taller tiles for rows on whole pieces)",
                     lambda r: r["type"] == "f32" and targets_2d_row(r) and
                     not one_1080p_image(r),
                     bold="the f32 rows that take the large tiles (one 1920×1080 image takes the same "
@@ -1251,13 +1252,13 @@ def shape128_ab_table(path, shape):
 
 
 def tiles256_ab_table(path):
-    """The A/B of i32's and u8 -> i32's large tiles of 256 threads (the shipped shapes) against
+    """The A/B of i32's and u8 -> i32's large tiles of 256 threads (32 rows) against
     b35dc97's of 128 threads, one GPU's run: the i32 and u8 -> i32 rows that take large tiles
     differ; one 1920×1080 image takes the same small tiles in both builds."""
     return ab_table(path, "the kernel of b35dc97 (i32 and u8 → i32 in tiles of 128 threads, 512 columns: "
                           "16 + 16 rows × 4 blocks per SM and 4 + 28 × 6)",
                     "i32 and u8 → i32 in tiles of 256 threads, 1024 columns: 16 + 16 rows × 2 blocks per SM "
-                    "and 4 + 28 × 3 (the shipped shapes)",
+                    "and 4 + 28 × 3 (the shipped shapes until 510fc04's taller tiles for rows on whole pieces)",
                     lambda r: r["type"] in ("i32", "u8i32") and targets_2d_row(r) and
                     not one_1080p_image(r),
                     bold="the i32 and u8 → i32 rows that take the large tiles (one 1920×1080 image takes the "
@@ -1560,7 +1561,7 @@ TABLES = {
                  ("PREFETCH BATCH TABLE", experiment_table, "prefetch_batch_h100.csv"),
                  ("PREFETCH 40 AB TABLE", lambda p: ab_table(
                      p, "a prefetch of up to 40 MiB (every row of the 256-thread tiles)",
-                     "the shipped 24 MiB (23 of 32 rows in the 256-thread tiles)",
+                     "24 MiB (23 of 32 rows in the 256-thread tiles of that build)",
                      lambda r: r["type"] in ("f32", "f64", "i32") and
                      not one_1080p_image(r),
                      bold="the rows that differ: more rows prefetched in the base (f32, f64 and i32 "

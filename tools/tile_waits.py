@@ -32,7 +32,6 @@ import csv
 import sys
 from pathlib import Path
 
-TILE_ROWS = 32  # R of every tile shape of the 2-D kernel
 WINDOW = 32     # tiles a look-back examines at once
 STAMPS = ("ticket", "scanned", "partial", "row_done", "carries", "done", "written", "block_start", "prefetched",
           "flags_clear", "loads_start")
@@ -70,12 +69,13 @@ def place(ticket, tiles_x, images):
     return band % images, band // images, tx  # image, tile row, tile column
 
 
-def waits(stamps, images, rows):
-    """tiles_x, and each measure's values over the tiles (lists, named as in OUT_CSV)."""
-    tiles_y = -(-rows // TILE_ROWS)
-    tiles_x, left_over = divmod(len(stamps), tiles_y * images)
-    if left_over or tiles_x == 0:
-        raise ValueError(f"{len(stamps)} tickets are not whole tile rows of {images} image(s) of {tiles_y} tile rows")
+def waits(stamps, images, rows, tiles_x):
+    """Each measure's values over the tiles (lists, named as in OUT_CSV), for tiles_x tiles per tile
+    row (bench_tile_times's summary says; the 2-D kernel's tiles are 32 to 40 rows tall)."""
+    tiles_y, left_over = divmod(len(stamps), tiles_x * images) if tiles_x > 0 else (0, 1)
+    if left_over or not -(-rows // 40) <= tiles_y <= -(-rows // 32):
+        raise ValueError(f"{len(stamps)} tickets of {tiles_x} per tile row are not whole tile rows of {images} "
+                         f"image(s) of {rows} rows in tiles of 32 to 40 rows")
     missing = [k for k, s in enumerate(stamps) if any(s[name] is None for name in STAMPS if name not in FIRST_ROUND_ONLY)]
     if missing:
         raise ValueError(f"ticket {missing[0]} has no stamp for a step")
@@ -117,7 +117,7 @@ def waits(stamps, images, rows):
                 here = tile[b, ty, tx]
                 window = [tile[b, a, tx]["row_done"] for a in range(max(0, ty - WINDOW), ty)]
                 m["up_ready"].append(here["carries"] - max([here["row_done"]] + window))
-    return tiles_x, m
+    return m
 
 
 def main(argv):
@@ -130,10 +130,10 @@ def main(argv):
         for r in csv.DictReader(open(summary)):
             images, rows, _ = case_shape(r["case"])
             stamps = read_stamps(raw_dir / f"tile_times_{r['case']}_{r['type']}.csv")
-            tiles_x, m = waits(stamps, images, rows)
-            if int(r["tiles"]) != len(stamps) or int(r["tiles_x"]) != tiles_x:
-                raise ValueError(f"{r['case']} {r['type']}: the summary says {r['tiles']} tiles, {r['tiles_x']} per "
-                                 f"tile row; the stamps have {len(stamps)}, {tiles_x} per tile row")
+            if int(r["tiles"]) != len(stamps):
+                raise ValueError(f"{r['case']} {r['type']}: the summary says {r['tiles']} tiles; the stamps have "
+                                 f"{len(stamps)}")
+            m = waits(stamps, images, rows, int(r["tiles_x"]))
             cell = lambda k, f=0.5: f"{quantile(m[k], f):.2f}" if m[k] else ""
             out.append([r["gpu"], r["driver"], r["cuda"], r["date"], r["case"], r["type"], r["tiles"], r["tiles_x"],
                         cell("ticket_wait"), cell("prefetch_issue"), cell("flags_wait"), cell("ticket_atomic"),

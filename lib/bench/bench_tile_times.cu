@@ -43,6 +43,7 @@
 #include "gpu_timing.h"
 #include "harness.h"
 #include "sat.hpp"
+#include "satlib_testing.h"  // the tile rows R of the call's launch
 
 namespace {
 
@@ -51,7 +52,7 @@ enum { ticket_at, scanned_at, partial_at, row_done_at, carries_at, done_at, writ
        block_start_at, prefetched_at, flags_clear_at,  // a first-round block's (0 for later tickets)
        loads_start_at, stamps_per_tile };
 bool first_round_only(int s) { return s >= block_start_at && s <= flags_clear_at; }
-constexpr int tile_rows = 32;     // R of every tile shape (TileShape, SmallTileShape)
+constexpr int min_tile_rows = 32;   // the shortest tile (R is 32 to 40), for the trace's size
 constexpr int min_tile_cols = 512;  // the narrowest tile: 128 threads x 4 columns
 
 struct Case {
@@ -68,8 +69,8 @@ double percentile(std::vector<double> v, double f) {
 template <class In, class Out>
 void tile_times(const Case& c, const char* type, FILE* csv, const std::string& run, const std::string& raw_dir) {
     const std::size_t n = std::size_t(c.rows) * c.cols, all = n * c.images;
-    const int tiles_y = sat::ceil_div(c.rows, tile_rows);
-    const std::size_t max_tickets = std::size_t(tiles_y) * sat::ceil_div(c.cols, min_tile_cols) * c.images;
+    const std::size_t max_tickets =
+        std::size_t(sat::ceil_div(c.rows, min_tile_rows)) * sat::ceil_div(c.cols, min_tile_cols) * c.images;
     sat::DeviceBuffer in(all * sizeof(In)), out(all * sizeof(Out));
     sat::DeviceBuffer trace(max_tickets * stamps_per_tile * sizeof(unsigned long long));
     SAT_CUDA(cudaMemset(in.ptr, 0, all * sizeof(In)));
@@ -104,6 +105,9 @@ void tile_times(const Case& c, const char* type, FILE* csv, const std::string& r
         if (rep > 0 && last - edge[0] < best_end) best = t, best_end = last - edge[0], best_before = edge[0], best_after = edge[1];
     }
     SAT_CUDA(cudaStreamDestroy(stream));
+    const int tile_rows = satlib::testing::launch_log().last_tile_rows;
+    if (tile_rows <= 0) throw sat::Error("bench_tile_times: " + c.name() + " took no 2-D launch");
+    const int tiles_y = sat::ceil_div(c.rows, tile_rows);
 
     // Tickets: the stamped ones, from 0; tiles_x follows from their count.
     std::size_t tickets = 0;

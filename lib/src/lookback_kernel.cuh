@@ -70,15 +70,15 @@ using sat::vec_of;  // each thread owns V = vec_of<Out>() adjacent columns of th
 //   f32, i32: 16 + 24 rows of 256 threads (1024 columns), 2 blocks per SM (H200, against 16 + 16:
 //             0.96-0.98 of the time from 8192^2 to 32768^2; 16 + 26, the most rows 2 blocks fit,
 //             was not faster than 16 + 16; docs/tiles.md, *Taller tiles where rows start on whole
-//             pieces*). 16 + 16 had been chosen against the 128-thread shapes (H100: f32 8192^2
-//             1.24 instead of 1.33 for 28 + 36 x 3, 16384^2 1.13 instead of 1.18; H200, i32
-//             against 16 + 16 x 4: 0.915-0.936 of the time from 4096^2 to 32768^2).
+//             pieces*). 16 + 16 x 2 against the 128-thread shapes: H100, f32 8192^2 1.24 instead
+//             of 1.33 for 28 + 36 x 3, 16384^2 1.13 instead of 1.18; H200, i32 against 16 + 16 x 4
+//             0.915-0.936 of the time from 4096^2 to 32768^2.
 //   f64:      16 + 16 rows of 256 threads (512 columns), 2 blocks per SM (H100, against 12 + 20 x 5
 //             of 128 threads, which f64's small images, batches and squares take: 8192^2 1.17
 //             instead of 1.25, 16384^2 1.12 instead of 1.22; 16 + 24 gave 0.99-1.01 on an H200)
-//   u8->i32:   4 + 32 rows of 256 threads, 3 blocks per SM (H200, against 4 + 28: 0.976-0.990 of
-//             the time from 8192^2 to 32768^2; 4 + 28 had been chosen against 4 + 28 x 6 of 128
-//             threads: 0.905-0.986 of the time from 4096^2 to 32768^2)
+//   u8->i32:   4 + 32 rows of 256 threads, 3 blocks per SM (H200, against 4 + 28: 0.977-0.990 of
+//             the time from 8192^2 to 32768^2; 4 + 28 x 3 against 4 + 28 x 6 of 128 threads:
+//             0.905-0.986 of the time from 4096^2 to 32768^2)
 // (In, A) names the type: f32 (float, float), f64 (double, double), i32 (int32_t, uint32_t),
 // u8i32 (uint8_t, uint32_t). -DLAB9_REG_ROWS=.. -DLAB9_SMEM_ROWS=.. -DLAB9_MIN_BLOCKS=.. set one
 // shape for every type (tuning experiments).
@@ -115,7 +115,7 @@ template <> struct TileShape<float, double> : Shape<16, 16, 2, 256> {};     // f
 // Rows that do not start on a whole 16-byte piece (Access::lanes: odd pitches or offsets) keep
 // 32-row tiles in the 256-thread blocks: f32 and i32 16 + 16, u8 4 + 28. In TileShape's taller
 // tiles those calls took longer on an H200 (f32 and i32 at 16385^2 1.06-1.08 times as long, the
-// f32 batch of 16 1081 x 1921 images 1.11-1.12; docs/tiles.md, *Taller tiles*). Every other pair
+// f32 batch of 16 1081 x 1921 images 1.11; docs/tiles.md, *Taller tiles*). Every other pair
 // as TileShape.
 template <class In, class A> struct LanesTileShape : TileShape<In, A> {};
 #ifndef LAB9_REG_ROWS
@@ -125,7 +125,7 @@ template <> struct LanesTileShape<uint8_t, uint32_t> : Shape<4, 28, 3, 256> {};
 template <> struct LanesTileShape<uint8_t, float> : Shape<4, 28, 3, 256> {};
 #endif
 
-// Small images: where TileShape's tiles would leave SMs idle (satlib.cu, small_tiles), tiles of
+// Small images: where the 256-thread tiles would leave SMs idle (satlib.cu, small_tiles), tiles of
 // 128 threads, more blocks each: f32 and i32 16 + 16 x 4, f64 (and the pairs that follow it)
 // 12 + 20 x 5, which f64 batches and squares take too (satlib.cu, small_tiles), u8 4 + 28 x 6.
 template <class In, class A> struct SmallTileShape : TileShape<In, A> {};
@@ -625,7 +625,7 @@ __device__ __forceinline__ void write_tile(Out* out, std::size_t pitch, const Ge
 // cp.async.bulk.prefetch; a hint, so the row is trimmed to whole aligned 16-byte pieces). Inside
 // the tile loop only the first rows: what every resident block prefetches must stay well inside
 // L2 (50 MB on an H100 or H200, which the writes pass through too). The first round's tiles,
-// warmed before any output is written, take all R rows (up to 33 MiB for f32).
+// warmed before any output is written, take all R rows (up to 41 MiB for f32: 264 tiles of 160 KiB).
 #ifndef LAB9_PREFETCH_MB
 #define LAB9_PREFETCH_MB 24
 #endif
@@ -691,7 +691,7 @@ __device__ __forceinline__ void stamp_tile(unsigned long long* trace, unsigned t
 // The single-pass SAT kernel: a persistent grid of any size; each block takes tickets until
 // the tiles run out. Vec: 16-byte accesses are aligned (checked on the host). Batched: several
 // images (one image: false). T: the tables it writes (both: the squares into `sq`). S: the tile
-// shape (TileShape or SmallTileShape of the pair).
+// shape (TileShape, LanesTileShape or SmallTileShape of the pair).
 template <class In, class Out, class S, bool Vec, Tables T = Tables::sums, bool Batched = false>
 __global__ void __launch_bounds__(S::threads, S::min_blocks)
 lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out>> rec,
@@ -906,7 +906,9 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
                                          s_stage[staged ? warp : 0]);
         if (tid == 0) stamp_tile(trace, ticket, stamp_written);
         // A 32 x 32 piece of the trace is stamped by the tile that holds its last row (R need not
-        // be a multiple of 32).
+        // be a multiple of 32): a piece shared with the tile above is stamped when this tile's
+        // stores are issued, which the tile above's may still follow (a stamp of the trace, not a
+        // bound).
         if (!tile_stamps_on && !Batched && trace != nullptr && c < g.cols && c % sat::w == 0)
             for (int p = i0 / sat::w; p * sat::w < min(i0 + R, g.rows); ++p)
                 if (min(p * sat::w + sat::w, g.rows) - 1 < i0 + R)

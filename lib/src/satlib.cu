@@ -114,9 +114,10 @@ sat::ScanScratchSize shaped_scratch(int rows, int cols, int batch) {
     return {L.state_bytes, L.value_bytes};
 }
 
-// Whether a call takes the small images' tiles: with the default ones it would be less than one
-// round of the blocks that fit on a 132-SM GPU (H100, H200; 1920x1080 f32: 68 tiles of 1024
-// columns for 132 SMs x 2 blocks), and some SMs would have none. A fixed count, not the current
+// Whether a call takes the small images' tiles: with the 256-thread ones it would be less than
+// one round of the blocks that fit on a 132-SM GPU (H100, H200; 1920x1080 f32: 54 tiles of 40 x
+// 1024 with vector accesses, 68 of 32 x 1024 without, for 132 SMs x 2 blocks), and some SMs would
+// have none. A fixed count, not the current
 // device's, so that the scratch a caller sizes with scratch_for fits the launch on any device.
 constexpr std::size_t reference_sms = 132;
 #ifndef LAB9_SMALL_TILE_ROUNDS
@@ -275,9 +276,10 @@ std::atomic<bool> last_launch_overlapped{false};
 std::atomic<int> last_launch_ptx_version{0};
 std::atomic<bool> last_launch_vector{false};
 std::atomic<satlib::testing::ThinPath> last_thin_path{satlib::testing::ThinPath::none};
+std::atomic<int> last_launch_tile_rows{0};
 void log_launch(unsigned grid, unsigned long long tiles, int resident = 0, int threads = 0, bool overlapped = false,
                 int ptx_version = 0, satlib::testing::ThinPath thin_path = satlib::testing::ThinPath::none,
-                bool vector = false) {
+                bool vector = false, int tile_rows = 0) {
     scan_launches.fetch_add(1, std::memory_order_relaxed);
     last_thin_path.store(thin_path, std::memory_order_relaxed);
     last_launch_grid.store(grid, std::memory_order_relaxed);
@@ -287,6 +289,7 @@ void log_launch(unsigned grid, unsigned long long tiles, int resident = 0, int t
     last_launch_overlapped.store(overlapped, std::memory_order_relaxed);
     last_launch_ptx_version.store(ptx_version, std::memory_order_relaxed);
     last_launch_vector.store(vector, std::memory_order_relaxed);
+    last_launch_tile_rows.store(tile_rows, std::memory_order_relaxed);
 }
 // A thin call's launches (no tiles or grid of the 2-D kernel's), and the path it took.
 void log_thin_launch(satlib::testing::ThinPath path) { log_launch(0, 0, 0, 0, false, 0, path); }
@@ -294,7 +297,7 @@ namespace testing {
 LaunchLog launch_log() {
     return {scan_launches.load(), last_launch_tiles.load(), last_launch_grid.load(), last_launch_resident.load(),
             last_launch_threads.load(), last_launch_overlapped.load(), last_launch_ptx_version.load(),
-            last_launch_vector.load(), last_thin_path.load()};
+            last_launch_vector.load(), last_thin_path.load(), last_launch_tile_rows.load()};
 }
 }  // namespace testing
 
@@ -401,6 +404,9 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
         const cudaError_t free_err = own != nullptr ? cudaFreeAsync(own, stream) : cudaSuccess;
         return err == cudaSuccess ? free_err : err;
     }
+    // Vector accesses need aligned rows: base pointers, pitches and batch strides in whole vectors.
+    const bool vec = whole_pieces(in, in_pitch, out, out_pitch, im, sq, sq_pitch, both);
+    if (!compiled_for<In, Out, S>(vec)) return cudaErrorInvalidValue;  // a bug in the routing (scan_images)
     const int images = images_per_launch<In, Out, S>(rows, cols, im.count);  // per 2-D launch
     Layout L = layout_for<In, Out, S>(rows, cols, images * tables_of(T));
     L.g.in_pitch = in_pitch;
@@ -437,9 +443,6 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
     rec.left_sum = reinterpret_cast<A*>(base + L.off_left);
     rec.corner_prefix = reinterpret_cast<A*>(base + L.off_corner);
 
-    // Vector accesses need aligned rows: base pointers, pitches and batch strides in whole vectors.
-    const bool vec = whole_pieces(in, in_pitch, out, out_pitch, im, sq, sq_pitch, both);
-    if (!compiled_for<In, Out, S>(vec)) return cudaErrorInvalidValue;  // a bug in the routing (scan_images)
     constexpr std::size_t smem = smem_bytes<In, Out, S>();
     int device = -1;  // the current device, whose caches the launches use (-1: none, ask every time)
     if (cudaGetDevice(&device) != cudaSuccess) device = -1;
@@ -460,7 +463,7 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
         auto launch = [&] {
             if (opt.grid_blocks <= 0) {
                 // As many blocks as fit. If that makes two rounds, the second would run part full
-                // (4096^2 f32: 412 tiles of 40 rows on 264 blocks): half as many blocks each take two tiles
+                // (4096^2 f32: 412 tiles of 40 rows on 264 blocks): a block per two tiles instead
                 // (measured with 128-thread tiles of 64 rows, 396 blocks, on an H200: 0.068 instead of
                 // 0.074 ms). With more rounds every block is needed (8192^2 was 5 % slower evened out).
                 const unsigned tickets = g.tiles * tables_of(T);
@@ -477,7 +480,7 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
         if (err == cudaSuccess) err = cudaGetLastError();  // an error an earlier call left is reported too
         if (err == cudaSuccess)
             log_launch(unsigned(grid), g.tiles, resident, S::threads, overlap, k.cache->ptx_version.get(device),
-                       satlib::testing::ThinPath::none, vec);
+                       satlib::testing::ThinPath::none, vec, S::R);
     }
     // The scratch goes back even after an error; a failed free is reported too.
     for (void* own : {own_values ? values : nullptr, own_state ? state : nullptr}) {

@@ -24,6 +24,7 @@ struct LaunchLog {
                                     // thin: 0); asked only by a launch that clears its flags
     bool last_vector;               // and whether it took the vector accesses, whole pieces (thin: false)
     ThinPath last_thin_path;
+    int last_tile_rows;             // and the rows R of its tiles (thin: 0)
 };
 LaunchLog launch_log();
 unsigned long long box_launches();  // box filter kernel launches since the program started

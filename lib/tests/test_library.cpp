@@ -1058,17 +1058,53 @@ TEST_CASE("library: the 40- and 36-row tiles of vector accesses: ragged last til
     // 14273 = 396 x 36 + 17; 4019 = 100 x 40 + 19 = 111 x 36 + 23), by the default grid and by 5
     // blocks; then batches of 2 with squares in one launch.
     SAT_REQUIRE_GPU();
+    auto check_tiles = [](int tile_rows, unsigned long long tiles) {
+        CHECK(satlib::testing::launch_log().last_tile_rows == tile_rows);
+        CHECK(satlib::testing::launch_log().last_tiles == tiles);
+    };
     for (int grid : {0, 5}) {
         check_large_tiles<float, float>({10579, 100, 104, 112, 1, 4, grid}, true);
+        check_tiles(40, 265);
         check_large_tiles<int32_t, int32_t>({10579, 100, 104, 112, 1, 4, grid}, true);
+        check_tiles(40, 265);
         check_large_tiles<uint8_t, int32_t>({14273, 100, 104, 112, 1, 4, grid}, true);
+        check_tiles(36, 397);
         check_large_tiles<uint8_t, float>({14273, 100, 104, 112, 1, 4, grid}, true);
+        check_tiles(36, 397);
     }
     for (const auto& p : pairs) {
         if (p[1] == SATLIB_F64) continue;  // f64's batches and squares take the 128-thread tiles
         check_abi_batch({p[0], p[1], 2, 4019, 1100, 0, 0, 0, 0, true});
         CHECK(satlib::testing::launch_log().last_threads == 256);
         CHECK(satlib::testing::launch_log().last_vector == true);
+        if (p[0] == SATLIB_U8) check_tiles(36, 2 * 112 * 2);  // 2 images of 112 x 2 tiles
+        else check_tiles(40, 2 * 101 * 2);
+    }
+}
+
+TEST_CASE("library: the --trace stamps cover every 32 x 32 piece, in 40-row tiles and in 32-row ones",
+          "[gpu][library]") {
+    // 10579 x 100 f32, packed (pitch 100: rows on whole pieces, tiles of 40 rows) and of pitch 101
+    // (lane by lane, 32 rows): where R is not 32, a piece that two tiles share is stamped once its
+    // lower tile writes it. The values do not matter here (zeros).
+    SAT_REQUIRE_GPU();
+    const int rows = 10579, cols = 100;
+    const std::size_t pieces = std::size_t(sat::ceil_div(rows, 32)) * sat::ceil_div(cols, 32);
+    for (const std::size_t pitch : {std::size_t(100), std::size_t(101)}) {
+        INFO("pitch " << pitch);
+        DeviceArray<float> in(rows * pitch), out(rows * pitch);
+        DeviceArray<unsigned long long> trace(pieces);
+        REQUIRE(cudaMemset(in.p, 0, rows * pitch * sizeof(float)) == cudaSuccess);
+        REQUIRE(cudaMemset(trace.p, 0, pieces * sizeof(unsigned long long)) == cudaSuccess);
+        sat::ScanOptions opt;
+        opt.trace = trace.p;
+        REQUIRE(sat::inclusive_scan_2d(in.p, pitch, out.p, pitch, rows, cols, nullptr, opt) == cudaSuccess);
+        REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+        CHECK(satlib::testing::launch_log().last_tile_rows == (pitch == 100 ? 40 : 32));
+        std::vector<unsigned long long> stamps(pieces);
+        REQUIRE(cudaMemcpy(stamps.data(), trace.p, pieces * sizeof(unsigned long long), cudaMemcpyDeviceToHost) ==
+                cudaSuccess);
+        CHECK(std::count(stamps.begin(), stamps.end(), 0ull) == 0);
     }
 }
 
@@ -1076,7 +1112,7 @@ TEST_CASE("library inclusive_scan_2d: rows that do not start on a whole piece, i
           "[gpu][library]") {
     // Odd pitches and column offsets, so no vector accesses. 6337 x 1025 is 199 tile rows of 2
     // tile columns (3 for the f64 shapes), more tiles than one round of 256-thread blocks of any
-    // pair (u8's round is 396 tiles: 398 clears it by 2), so every pair takes its TileShape, whose
+    // pair (u8's round is 396 tiles: 398 clears it by 2), so every pair takes its LanesTileShape, whose
     // shared-memory rows and stores go lane by lane through the warps' stages. The first tile
     // column is full (every warp holds columns), the last one ragged; a grid of 5 blocks reuses
     // each stage for many tiles; in place. Values 0-3: the sums come to about 9.7 million, below
@@ -1134,7 +1170,7 @@ void check_abi_84x1001(std::size_t pad, std::size_t gap, bool vector) {
 TEST_CASE("library C ABI: inputs that end inside a row's last vector, for compute-sanitizer",
           "[gpu][library][batch][sanitize]") {
     // Pitches 1004 (whole vectors of 2 or 4 elements, so the vector path): the last row (83: row
-    // 19 of its tile, a shared-memory row in every shipped tile shape) ends one element into its
+    // 19 of its tile in the small tiles these images take, a shared-memory row) ends one element into its
     // last vector, and so does the input. The copies must read none of that vector past the matrix
     // (memcheck sees a read past the allocation). Batches: strides of whole vectors, so their
     // allocation ends at a whole vector and only the values are checked there.
@@ -1561,7 +1597,7 @@ TEST_CASE("library C ABI: two host threads at once, on two devices where there a
 
 TEST_CASE("library: each kernel sizes its grid from its own resident blocks", "[gpu][library]") {
     // f32 1080p takes the small tiles (32 KB of shared memory, at least 4 blocks per SM by its
-    // launch bounds); a batch of 12 takes the default ones (256 threads, 64 KB: 2 blocks per SM).
+    // launch bounds); a batch of 12 takes the default ones (256 threads, 96 KB: 2 blocks per SM).
     // Both kernels share a signature; a cache keyed by it would give both the first one's count.
     SAT_REQUIRE_GPU();
     const int sms = current_device_attribute(cudaDevAttrMultiProcessorCount);
@@ -1926,7 +1962,7 @@ TEST_CASE("library child process: calls before and after a cudaDeviceReset", "[.
     for (int round = 0; round < 2; ++round) {
         INFO((round == 0 ? "before the reset" : "after the reset"));
         // The dynamic shared memory limits the library set went with the context: kernels that
-        // need more than 48 KB (f32 tiles of 256 threads: 64 KB; thin f32 chunks: 64 KB) must still run.
+        // need more than 48 KB (f32 tiles of 256 threads: 96 KB; thin f32 chunks: 64 KB) must still run.
         check_abi({SATLIB_F32, SATLIB_F32, 12, 1080, 1920, 0, 0, 0, 0, false});
         check_abi({SATLIB_F32, SATLIB_F32, 2, 1, 70001, 0, 0, 0, 0, false});
         check_abi({SATLIB_F32, SATLIB_F32, 12, 1080, 1920, 0, 0, 0, 0, true});
