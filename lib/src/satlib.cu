@@ -315,24 +315,24 @@ constexpr bool compiled_for(bool vec) {
     if (std::is_same_v<S, LanesTiles<In, Out>>) return !vec;
     return true;
 }
+template <class In, class Out, class S, Tables T, bool Batched, bool Vec>
+auto lookback_kernel() {
+    using Kernel = void (*)(const In*, Out*, Geometry, TileRecords<sat::Acc<Out>>, int*, unsigned long long*, Out*);
+    return CachedKernel<Kernel>{lookback_sat_kernel<In, Out, S, Vec, T, Batched>,
+                                &lookback_cache<In, Out, S, T, Batched, Vec>()};
+}
 template <class In, class Out, class S, Tables T, bool Batched>
 auto lookback_kernel_for(bool vec) {
-    using Kernel = void (*)(const In*, Out*, Geometry, TileRecords<sat::Acc<Out>>, int*, unsigned long long*, Out*);
-    using K = CachedKernel<Kernel>;
-    if constexpr (!compiled_for<In, Out, S>(false))
-        return K{lookback_sat_kernel<In, Out, S, true, T, Batched>, &lookback_cache<In, Out, S, T, Batched, true>()};
-    else if constexpr (!compiled_for<In, Out, S>(true))
-        return K{lookback_sat_kernel<In, Out, S, false, T, Batched>, &lookback_cache<In, Out, S, T, Batched, false>()};
-    else
-        return vec ? K{lookback_sat_kernel<In, Out, S, true, T, Batched>, &lookback_cache<In, Out, S, T, Batched, true>()}
-                   : K{lookback_sat_kernel<In, Out, S, false, T, Batched>, &lookback_cache<In, Out, S, T, Batched, false>()};
+    if constexpr (!compiled_for<In, Out, S>(false)) return lookback_kernel<In, Out, S, T, Batched, true>();
+    else if constexpr (!compiled_for<In, Out, S>(true)) return lookback_kernel<In, Out, S, T, Batched, false>();
+    else return vec ? lookback_kernel<In, Out, S, T, Batched, true>() : lookback_kernel<In, Out, S, T, Batched, false>();
 }
 
-// scan_images (below) in tiles of shape S.
+// scan_images (below) in tiles of shape S; vec: every row starts on a whole piece (whole_pieces).
 template <class In, class Out, class S, Tables T>
 cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_t out_pitch, int rows,
                         int cols, const Images& im, cudaStream_t stream, const CallOnStream& call,
-                        const sat::ScanOptions& opt, Out* sq, std::size_t sq_pitch, Flags state_flags) {
+                        const sat::ScanOptions& opt, Out* sq, std::size_t sq_pitch, Flags state_flags, bool vec) {
     using A = sat::Acc<Out>;
     if (rows < 0 || cols < 0 || im.count < 1) return cudaErrorInvalidValue;
     if (rows == 0 || cols == 0) return cudaSuccess;
@@ -404,8 +404,6 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
         const cudaError_t free_err = own != nullptr ? cudaFreeAsync(own, stream) : cudaSuccess;
         return err == cudaSuccess ? free_err : err;
     }
-    // Vector accesses need aligned rows: base pointers, pitches and batch strides in whole vectors.
-    const bool vec = whole_pieces(in, in_pitch, out, out_pitch, im, sq, sq_pitch, both);
     if (!compiled_for<In, Out, S>(vec)) return cudaErrorInvalidValue;  // a bug in the routing (scan_images)
     const int images = images_per_launch<In, Out, S>(rows, cols, im.count);  // per 2-D launch
     Layout L = layout_for<In, Out, S>(rows, cols, images * tables_of(T));
@@ -500,9 +498,11 @@ cudaError_t scan_images(const In* in, std::size_t in_pitch, Out* out, std::size_
                         int cols, const Images& im, cudaStream_t stream, const CallOnStream& call,
                         const sat::ScanOptions& opt, Flags state_flags, Out* sq = nullptr,
                         std::size_t sq_pitch = 0) {
+    // Vector accesses need aligned rows: base pointers, pitches and batch strides in whole vectors.
+    const bool vec = whole_pieces(in, in_pitch, out, out_pitch, im, sq, sq_pitch, T == Tables::both);
     auto scan_in = [&](auto tiles) {  // tiles: SmallTiles, LargeTiles or LanesTiles
         return scan_shaped<In, Out, decltype(tiles), T>(in, in_pitch, out, out_pitch, rows, cols, im, stream, call, opt,
-                                                        sq, sq_pitch, state_flags);
+                                                        sq, sq_pitch, state_flags, vec);
     };
     // The 256-thread tiles for these rows (LargeTiles where they start on whole pieces), unless
     // the call is small enough for the small ones.
@@ -514,9 +514,7 @@ cudaError_t scan_images(const In* in, std::size_t in_pitch, Out* out, std::size_
     if constexpr (large_tiles_for_one_image_sums_only<In, Out>() && T != Tables::sums)
         return scan_in(SmallTiles<In, Out>{});
     else
-        return whole_pieces(in, in_pitch, out, out_pitch, im, sq, sq_pitch, T == Tables::both)
-                   ? scan_in_large(LargeTiles<In, Out>{})
-                   : scan_in_large(LanesTiles<In, Out>{});
+        return vec ? scan_in_large(LargeTiles<In, Out>{}) : scan_in_large(LanesTiles<In, Out>{});
 }
 
 }  // namespace satlib
