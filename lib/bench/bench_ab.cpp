@@ -8,11 +8,13 @@
 // (--set pitches), on tall f32, f64 and i32 shapes 2 to 33 wide (--set tall), on 2-D images whose
 // width is not a whole number of pieces, which take the kernels without vector accesses (--set odd),
 // on u8 -> i32, f32, f64 and i32 images of 2 and 3 rows from 1920 to 40,000,000 wide (--set rows),
-// or on u8 -> i32 images of 2 and 3 contiguous columns from 1920 to 40,000,000 tall (--set columns).
+// on u8 -> i32 images of 2 and 3 contiguous columns from 1920 to 40,000,000 tall (--set columns),
+// or on single images from 1024^2 to 2560x1440 and small batches of them, launches of one round of
+// tiles (--set images).
 //
 //     build/lib/ab-base/<DIR>/bench_ab [--reps N] [--quick] [--seed S]
 //                                      [--set targets|squares|thin|lines|widths|same-type|pitches|tall|odd|
-//                                             rows|columns]
+//                                             rows|columns|images]
 //                                      [--csv FILE]
 //
 // Each version gets its own output and scratch, kept between calls as a caller keeps them; each
@@ -153,7 +155,7 @@ int main(int argc, char** argv) {
     std::uint64_t seed = std::random_device{}();
     std::string set = "targets";
     const std::vector<std::string> sets = {"targets", "squares", "thin",  "lines", "widths", "same-type",
-                                           "pitches", "tall",    "odd",   "rows",  "columns"};
+                                           "pitches", "tall",    "odd",   "rows",  "columns", "images"};
     if (!parse_bench_options(argc, argv, "bench_ab", o, &seed, &set, &sets)) return 2;
     if (!have_device("bench_ab")) return 2;
     std::FILE* csv = nullptr;
@@ -226,6 +228,16 @@ int main(int argc, char** argv) {
                 for (const int k : {2, 3})
                     for (const int cols : {1920, 16384, 262144, 1048576, 4000000, 12000000, 40000000})
                         cases.push_back({type, 1, k, cols});
+        } else if (set == "images") {  // single images and small batches: one round of tiles
+            for (T type : {T::f32, T::f64, T::i32, T::u8i32})
+                for (const Case shape : {Case{type, 1, 720, 1280}, Case{type, 1, 1080, 1920}, Case{type, 1, 1920, 1080},
+                                         Case{type, 1, 1081, 1921}, Case{type, 1, 1440, 2560}})
+                    cases.push_back(shape);
+            cases.push_back({T::f32, 1, 1024, 1024});
+            cases.push_back({T::f32, 1, 2048, 2048});
+            cases.push_back({T::f32, 2, 1080, 1920});
+            cases.push_back({T::f32, 4, 720, 1280});
+            cases.push_back({T::u8i32, 2, 1080, 1920});
         } else if (set == "columns") {  // u8 -> i32 images of 2 and 3 contiguous columns: CUB's packed scan
             for (const int k : {2, 3})
                 for (const int rows : {1920, 16384, 262144, 1048576, 4000000, 12000000, 40000000})

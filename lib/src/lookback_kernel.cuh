@@ -20,6 +20,9 @@
 //   6. takes its next ticket (none where the grid has a block per tile), prefetches the first
 //      rows of that tile into L2 (so the DRAM reads of the next tile overlap this tile's
 //      writes), adds the carries to its local SAT and writes it out.
+// One round of few small tiles (a block per ticket; Geometry::aggregates_only): in place of 4
+// and 5, a tile waits for the `partial` of every tile left of it and above it, all handed out
+// already, and adds up their aggregates (sum_aggregates): no tile waits for another's look-back.
 // Tables: which tables one launch writes: the sums, the squared sums (each input value squared
 // as it is loaded), or both. For both, tickets come in pairs: ticket 2k is tile k of the sums,
 // 2k + 1 tile k of the squares; the two blocks read the same input tile at about the same time,
@@ -138,6 +141,11 @@ template <> struct SmallTileShape<double, double> : Shape<12, 20, 5> {};
 template <> struct SmallTileShape<uint16_t, double> : Shape<12, 20, 5> {};
 template <> struct SmallTileShape<float, double> : Shape<12, 20, 5> {};
 #endif
+// The kernels that may add up aggregates instead of looking back (Geometry::aggregates_only):
+// the small tiles', which the launches of one round take (satlib.cu, small_tiles); in the
+// 256-thread tiles that code costs registers, and f64's spill.
+template <class In, class A, class S>
+constexpr bool sums_aggregates() { return std::is_same_v<S, SmallTileShape<In, A>>; }
 template <class S1, class S2>
 constexpr bool same_shape() {
     return S1::RR == S2::RR && S1::RS == S2::RS && S1::min_blocks == S2::min_blocks && S1::threads == S2::threads;
@@ -156,6 +164,7 @@ struct TileRecords {
     A* col_prefix;      // [tiles][C] sum of each column from row 0 to the tile's bottom edge
     A* left_sum;        // [tiles] sum of the tile's rows left of the tile
     A* corner_prefix;   // [tiles] sum of all rows up to the tile's bottom, left of the tile
+    A* tile_sum;        // [tiles] sum of the whole tile (Geometry::aggregates_only)
 };
 
 struct Geometry {
@@ -166,6 +175,9 @@ struct Geometry {
     unsigned tiles;                   // of the launch: tiles_x * tiles_y * images
     std::size_t in_batch_stride, out_batch_stride;  // elements between images (Batched only)
     std::size_t sq_batch_stride;
+    // One round of few tiles (satlib.cu, aggregates_only): each tile adds up the aggregates of
+    // every tile left of it and above it (sum_aggregates) instead of looking back.
+    bool aggregates_only;
 };
 
 enum class Tables { sums, squares, both };
@@ -540,6 +552,53 @@ __device__ ColumnWindow<A> column_window(const TileRecords<A>& rec, const Geomet
     return win;
 }
 
+// Geometry::aggregates_only: a launch of one round (a block per ticket) of few tiles. Every tile
+// this one needs holds a ticket already, so rather than chain prefixes (row_look_back, then the
+// column windows, which wait for the look-backs of the tiles above), the block waits for the
+// `partial` of every tile left of it in its tile row and above it in its image, then adds up
+// their aggregates from L2 in one go: the row sums of the tiles to its left (its row carries,
+// warp 0), the column sums of the tiles above (its column carries, every thread) and the whole
+// sums of the tiles above and left (the corner, the next warp). Returns false on a spin timeout
+// (the same answer in every thread).
+template <class S, class A, int V>
+__device__ bool sum_aggregates(const TileRecords<A>& rec, const Geometry& g, int batch_ty, int first_row, int tx,
+                               A* s_row_carry, A* s_corner, A (&carry)[V], int* status) {
+    constexpr int R = S::R, C = S::threads * V;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int above = batch_ty - first_row;  // tile rows above this one in its image
+    // The tiles of tile rows first_row..batch_ty and tile columns 0..tx, row-major, but this one
+    // (the last): a thread a tile, then the next.
+    const int waited = (above + 1) * (tx + 1) - 1;
+    bool ok = true;
+    for (int k = tid; ok && k < waited; k += S::threads) {
+        const unsigned* flag = rec.state + std::size_t(first_row + k / (tx + 1)) * g.tiles_x + k % (tx + 1);
+        ok = sat::bounded_spin([&] { return load_acquire(flag) != invalid; }, status);
+    }
+    if (__syncthreads_or(!ok)) return false;  // orders every read below after the flags acquired
+    if (warp == 0) {
+        const A* row_sums = rec.row_sum + std::size_t(batch_ty) * g.tiles_x * R;  // tile 0 of the row
+        for (int r = lane; r < R; r += 32) {
+            A sum = 0;
+#pragma unroll 1
+            for (int left = 0; left < tx; ++left) sum += __ldcg(row_sums + std::size_t(left) * R + r);
+            s_row_carry[r] = sum;
+        }
+    }
+    if (warp == (S::warps > 1 ? 1 : 0)) {
+        A part = 0;
+#pragma unroll 1
+        for (int k = lane; k < above * tx; k += 32)
+            part += __ldcg(rec.tile_sum + std::size_t(first_row + k / tx) * g.tiles_x + k % tx);
+        part = warp_sum(part);
+        if (lane == 0) *s_corner = part;
+    }
+#pragma unroll 4
+    for (int row = first_row; row < batch_ty; ++row)
+        add_published(rec.col_sum + (std::size_t(row) * g.tiles_x + tx) * C + tid * V, carry);
+    __syncthreads();  // s_row_carry, s_corner
+    return true;
+}
+
 // at: &out(i, c), where this thread's columns of row i start (write_tile forms it).
 template <class Out, class A, int V, Access X>
 __device__ __forceinline__ void store_row(Out* at, const Geometry& g, int i, int c, const A (&acc)[V]) {
@@ -716,6 +775,7 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
     __shared__ A s_row_sum[R];            // this tile's row sums
     __shared__ A s_row_carry[R];          // sums of this tile's rows left of it
     __shared__ A s_left_sum;
+    __shared__ A s_corner;                // sum_aggregates' corner
     __shared__ A s_top_total[warps];      // per-warp column-carry totals (top-row scan)
     __shared__ ColumnWindow<A> s_window;
     constexpr Access X = access_of<In, A, S, Vec>();
@@ -797,13 +857,20 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         // Publish the aggregates (state partial). Tiles on the left edge have no row carry, so
         // they publish their row prefixes at once; the top strip has no column carry, so its
         // column sums are its column prefixes.
-        publish((top_strip ? rec.col_prefix : rec.col_sum) + t * C + tid * V, col);
+        const bool by_aggregates = sums_aggregates<In, A, S>() && g.aggregates_only;
+        publish((top_strip && !by_aggregates ? rec.col_prefix : rec.col_sum) + t * C + tid * V, col);
         if (tid < R) {
             __stcg(rec.row_sum + t * R + tid, s_row_sum[tid]);
             if (left_edge) {
                 __stcg(rec.row_prefix + t * R + tid, s_row_sum[tid]);
                 s_row_carry[tid] = 0;
             }
+        }
+        if (by_aggregates && warp == 0) {  // the tile's whole sum, for the corners of the tiles below and right
+            A part = 0;
+            for (int r = lane; r < R; r += 32) part += s_row_sum[r];
+            part = warp_sum(part);
+            if (lane == 0) __stcg(rec.tile_sum + t, part);
         }
         if (tid == 0 && left_edge) {
             s_left_sum = 0;
@@ -821,7 +888,7 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
 
         // Look back: warp 0 along the tile row while warp `poll_warp` examines the first
         // window up the tile column; then the whole block adds the column sums it found.
-        if (warp == 0 && !left_edge) {
+        if (warp == 0 && !left_edge && !by_aggregates) {
             const bool ok = row_look_back<R>(rec, g, batch_ty, tx, top_strip, s_row_sum, s_row_carry,
                                           &s_left_sum, status);
             if (!ok && lane == 0) s_failed = 1;
@@ -831,7 +898,12 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         A corner = 0;  // sum of everything above and left of the tile
 #pragma unroll
         for (int v = 0; v < V; ++v) carry[v] = 0;
-        if (top_strip) {
+        if (by_aggregates) {
+            if (!sum_aggregates<S, A, V>(rec, g, batch_ty, first_row, tx, s_row_carry, &s_corner, carry, status))
+                return;  // a spin timed out
+            corner = s_corner;
+            if (tid == 0) stamp_tile(trace, ticket, stamp_row_done);
+        } else if (top_strip) {
             __syncthreads();  // the row look-back's s_row_carry, s_left_sum
             if (s_failed) return;  // a spin timed out: leave, the harness reports it
         } else {
@@ -865,7 +937,7 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         const A top_inclusive = warp_inclusive_scan(top[V - 1], lane);
         const A top_before = warp_exclusive(top_inclusive, lane);
         if (lane == 31) s_top_total[warp] = top_inclusive;
-        if (!top_strip) {  // publish the column prefixes and the corner (state done)
+        if (!top_strip && !by_aggregates) {  // publish the column prefixes and the corner (state done)
             A prefix[V];
 #pragma unroll
             for (int v = 0; v < V; ++v) prefix[v] = carry[v] + col[v];
@@ -887,7 +959,7 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         __syncthreads();
         const unsigned next_ticket = s_ticket;
         if (tid == release_thread) {
-            if (!top_strip) publish_state(rec.state + t, done);
+            if (!top_strip && !by_aggregates) publish_state(rec.state + t, done);
             stamp_tile(trace, ticket, stamp_done);
         }
         prefetch_ticket(next_ticket, prefetch_rows<S, In, V>());

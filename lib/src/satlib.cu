@@ -39,7 +39,7 @@ constexpr int tables_of(Tables T) { return T == Tables::both ? 2 : 1; }
 struct Layout {
     Geometry g;
     std::size_t state_bytes, value_bytes;
-    std::size_t off_row_sum, off_row_prefix, off_col_sum, off_col_prefix, off_left, off_corner;
+    std::size_t off_row_sum, off_row_prefix, off_col_sum, off_col_prefix, off_left, off_corner, off_tile_sum;
 };
 
 constexpr int state_header_words = 32;  // ticket, internal status; tile states start at 128 B
@@ -94,6 +94,7 @@ Layout layout_for(int rows, int cols, int images) {
     L.off_col_prefix = take(tiles * C);
     L.off_left = take(tiles);
     L.off_corner = take(tiles);
+    L.off_tile_sum = take(tiles);
     L.value_bytes = off;
     return L;
 }
@@ -169,6 +170,16 @@ sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanO
     const sat::ScanScratchSize lanes = shaped_scratch<In, Out, T, LanesTiles<In, Out>>(rows, cols, batch);
     return {std::max({small.state_bytes, large.state_bytes, lanes.state_bytes}),
             std::max({small.value_bytes, large.value_bytes, lanes.value_bytes})};
+}
+
+// Whether a launch's tiles add up the aggregates of every tile left of and above them
+// (Geometry::aggregates_only) instead of looking back: a block per ticket (one round, so every
+// tile a tile needs has been handed out), and images of at most aggregates_tiles_x x
+// aggregates_tiles_y tiles, so that a tile's column sums to add stay a few loads a thread
+// (1920x1080 f32 in 128-thread tiles: 4 x 34).
+constexpr int aggregates_tiles_x = 32, aggregates_tiles_y = 64;
+inline bool aggregates_only(const Geometry& g, unsigned grid, int tables) {
+    return grid >= g.tiles * unsigned(tables) && g.tiles_x <= aggregates_tiles_x && g.tiles_y <= aggregates_tiles_y;
 }
 
 // Blocks of `kernel` (with `smem` bytes of dynamic shared memory) resident at once on `device`,
@@ -277,9 +288,10 @@ std::atomic<int> last_launch_ptx_version{0};
 std::atomic<bool> last_launch_vector{false};
 std::atomic<satlib::testing::ThinPath> last_thin_path{satlib::testing::ThinPath::none};
 std::atomic<int> last_launch_tile_rows{0};
+std::atomic<bool> last_launch_aggregates_only{false};
 void log_launch(unsigned grid, unsigned long long tiles, int resident = 0, int threads = 0, bool overlapped = false,
                 int ptx_version = 0, satlib::testing::ThinPath thin_path = satlib::testing::ThinPath::none,
-                bool vector = false, int tile_rows = 0) {
+                bool vector = false, int tile_rows = 0, bool aggregates_only = false) {
     scan_launches.fetch_add(1, std::memory_order_relaxed);
     last_thin_path.store(thin_path, std::memory_order_relaxed);
     last_launch_grid.store(grid, std::memory_order_relaxed);
@@ -290,6 +302,7 @@ void log_launch(unsigned grid, unsigned long long tiles, int resident = 0, int t
     last_launch_ptx_version.store(ptx_version, std::memory_order_relaxed);
     last_launch_vector.store(vector, std::memory_order_relaxed);
     last_launch_tile_rows.store(tile_rows, std::memory_order_relaxed);
+    last_launch_aggregates_only.store(aggregates_only, std::memory_order_relaxed);
 }
 // A thin call's launches (no tiles or grid of the 2-D kernel's), and the path it took.
 void log_thin_launch(satlib::testing::ThinPath path) { log_launch(0, 0, 0, 0, false, 0, path); }
@@ -297,7 +310,8 @@ namespace testing {
 LaunchLog launch_log() {
     return {scan_launches.load(), last_launch_tiles.load(), last_launch_grid.load(), last_launch_resident.load(),
             last_launch_threads.load(), last_launch_overlapped.load(), last_launch_ptx_version.load(),
-            last_launch_vector.load(), last_thin_path.load(), last_launch_tile_rows.load()};
+            last_launch_vector.load(), last_thin_path.load(), last_launch_tile_rows.load(),
+            last_launch_aggregates_only.load()};
 }
 }  // namespace testing
 
@@ -440,6 +454,7 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
     rec.col_prefix = reinterpret_cast<A*>(base + L.off_col_prefix);
     rec.left_sum = reinterpret_cast<A*>(base + L.off_left);
     rec.corner_prefix = reinterpret_cast<A*>(base + L.off_corner);
+    rec.tile_sum = reinterpret_cast<A*>(base + L.off_tile_sum);
 
     constexpr std::size_t smem = smem_bytes<In, Out, S>();
     int device = -1;  // the current device, whose caches the launches use (-1: none, ask every time)
@@ -469,6 +484,7 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
                 const unsigned rounds = (tickets + unsigned(resident) - 1) / unsigned(resident);
                 grid = int(rounds == 2 ? (tickets + 1) / 2 : std::min(tickets, unsigned(resident)));
             }
+            g.aggregates_only = sums_aggregates<In, A, S>() && aggregates_only(g, unsigned(grid), tables_of(T));
             overlap = overlaps_clear(k, device, flags);
             return sat::launch_kernel(overlap, k.kernel, unsigned(grid), S::threads, smem, stream,
                                  in + std::size_t(first) * im.in_stride, out + std::size_t(first) * im.out_stride, g,
@@ -478,7 +494,7 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
         if (err == cudaSuccess) err = cudaGetLastError();  // an error an earlier call left is reported too
         if (err == cudaSuccess)
             log_launch(unsigned(grid), g.tiles, resident, S::threads, overlap, k.cache->ptx_version.get(device),
-                       satlib::testing::ThinPath::none, vec, S::R);
+                       satlib::testing::ThinPath::none, vec, S::R, g.aggregates_only);
     }
     // The scratch goes back even after an error; a failed free is reported too.
     for (void* own : {own_values ? values : nullptr, own_state ? state : nullptr}) {

@@ -25,6 +25,8 @@ struct LaunchLog {
     bool last_vector;               // and whether it took the vector accesses, whole pieces (thin: false)
     ThinPath last_thin_path;
     int last_tile_rows;             // and the rows R of its tiles (thin: 0)
+    bool last_aggregates_only;      // and whether its tiles added up the aggregates of every tile
+                                    // left and above instead of looking back (thin: false)
 };
 LaunchLog launch_log();
 unsigned long long box_launches();  // box filter kernel launches since the program started

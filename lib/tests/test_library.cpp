@@ -1082,6 +1082,61 @@ TEST_CASE("library: the 40- and 36-row tiles of vector accesses: ragged last til
     }
 }
 
+TEST_CASE("library: a round of small tiles adds up the aggregates left and above: the bounds, every pair, batches",
+          "[gpu][library]") {
+    // A launch of a block per ticket in the small tiles whose images are at most 32 tiles wide and
+    // 64 tall adds up the aggregates of every tile left of and above each tile
+    // (Geometry::aggregates_only); a wider or taller image, or a grid of fewer blocks than tickets,
+    // looks back. f32's small tiles are 32 x 512: shapes at and one past each bound, grids set
+    // (which also put a 1 x 1 image and a row into the 2-D kernel); ragged primes with and without
+    // vector accesses for every pair; batches of 2 with squares (both tables in one round).
+    SAT_REQUIRE_GPU();
+    auto check_path = [](bool aggregates) {
+        CHECK(satlib::testing::launch_log().last_aggregates_only == aggregates);
+    };
+    struct Bound {
+        LibraryCase c;
+        bool aggregates;
+    };
+    const Bound bounds[] = {
+        {{2048, 4096, 4096, 4096, 1, 0}, true},          // 8 x 64 tiles
+        {{2049, 1000, 1000, 1000, 1, 0}, false},         // 2 x 65
+        {{100, 16384, 16384, 16384, 1, 0}, true},        // 32 x 4
+        {{100, 16385, 16387, 16389, 1, 1}, false},       // 33 x 4, no vectors
+        {{1000, 3000, 3000, 3000, 1, 0, 600}, true},     // 6 x 32 on 600 blocks
+        {{1000, 3000, 3000, 3000, 1, 0, 5}, false},      // on 5
+        {{1, 1, 1, 1, 0, 0, 1}, true},
+        {{1, 5000, 5000, 5000, 0, 0, 16}, true},         // 10 x 1 on 16 blocks
+        {{1, 5000, 5000, 5000, 0, 0, 3}, false},
+    };
+    for (const Bound& b : bounds) {
+        check_library<float, float>(b.c);
+        check_path(b.aggregates);
+    }
+    // 1031 x 1999: 33 tile rows of 4 (512 columns) or 8 (256, the f64 accumulator's).
+    for (const LibraryCase& c : {LibraryCase{1031, 1999, 2000, 2000, 1, 0}, LibraryCase{1031, 1999, 2003, 2005, 2, 3}}) {
+        check_library<float, float>(c);
+        check_path(true);
+        check_library<double, double>(c);
+        check_path(true);
+        check_library<int32_t, int32_t>(c);
+        check_path(true);
+        check_library<uint8_t, int32_t>(c);
+        check_path(true);
+        check_library<uint8_t, float>(c);
+        check_path(true);
+        check_library<uint16_t, double>(c);
+        check_path(true);
+        check_library<float, double>(c);
+        check_path(true);
+    }
+    for (const auto& p : pairs) {
+        check_abi_batch({p[0], p[1], 2, 1000, 1000, 0, 0, 0, 0, true});
+        check_path(true);
+        CHECK(satlib::testing::launch_log().last_threads == 128);
+    }
+}
+
 TEST_CASE("library: the --trace stamps cover every 32 x 32 piece, in 40-row tiles and in 32-row ones",
           "[gpu][library]") {
     // 10579 x 100 f32, packed (pitch 100: rows on whole pieces, tiles of 40 rows) and of pitch 101
@@ -2001,38 +2056,46 @@ TEST_CASE("library spin timeout: a tile whose predecessor never runs sets the st
     SAT_REQUIRE_GPU();
     // Scratch whose ticket starts at 1: tile 0 is never handed out, so tile 1 (to its right)
     // waits for it until the 2 s bound and gives up; every other tile leaves or gives up too.
-    const int rows = 64, cols = 1024;  // f32: the small images' tiles of 32 x 512, four of them
-    const sat::ScanScratchSize need = sat::inclusive_scan_2d_scratch<float, float>(rows, cols);
-    DeviceArray<unsigned char> state(need.state_bytes), values(need.value_bytes);
-    DeviceArray<float> in(std::size_t(rows) * cols), out(std::size_t(rows) * cols);
-    DeviceArray<int> status(1);
-    REQUIRE(cudaMemset(state.p, 0, need.state_bytes) == cudaSuccess);
-    const unsigned first_ticket = 1;
-    REQUIRE(cudaMemcpy(state.p, &first_ticket, sizeof first_ticket, cudaMemcpyHostToDevice) == cudaSuccess);
-    REQUIRE(cudaMemset(in.p, 0, std::size_t(rows) * cols * 4) == cudaSuccess);
-    REQUIRE(cudaMemset(status.p, 0, sizeof(int)) == cudaSuccess);
-    sat::ScanOptions opt;
-    opt.state = state.p;
-    opt.state_is_zero = true;
-    opt.values = values.p;
-    opt.status = status.p;
-    REQUIRE(sat::inclusive_scan_2d(in.p, cols, out.p, cols, rows, cols, 0, opt) == cudaSuccess);
-    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-    int word = 0;
-    REQUIRE(cudaMemcpy(&word, status.p, sizeof word, cudaMemcpyDeviceToHost) == cudaSuccess);
-    CHECK(word == sat::status_spin_timeout);
-    // The library's own word saw nothing: the timeout went to the caller's status.
-    CHECK(satlib_last_timeout() == 0);
-    // Again with no status of the caller's, on a stream: the library's word takes the timeout, and
-    // satlib_wait of that stream reports it once.
-    TestStream stream;
-    REQUIRE(cudaMemset(state.p, 0, need.state_bytes) == cudaSuccess);
-    REQUIRE(cudaMemcpy(state.p, &first_ticket, sizeof first_ticket, cudaMemcpyHostToDevice) == cudaSuccess);
-    opt.status = nullptr;
-    REQUIRE(sat::inclusive_scan_2d(in.p, cols, out.p, cols, rows, cols, stream.s, opt) == cudaSuccess);
-    CHECK(satlib_wait(stream.s) == SATLIB_ERR_TIMEOUT);
-    CHECK(satlib_wait(stream.s) == SATLIB_OK);
-    CHECK(satlib_last_timeout() == 0);
+    // f32, 1024 columns: 64 rows take the thin kernel's chunks; 96 rows the small images' tiles
+    // of 32 x 512, 2 x 3 of them, which add up the aggregates of the tiles left and above; 2080
+    // rows 2 x 65 of them, which look back.
+    for (const int rows : {64, 96, 2080}) {
+        INFO(rows << " rows");
+        const int cols = 1024;
+        const sat::ScanScratchSize need = sat::inclusive_scan_2d_scratch<float, float>(rows, cols);
+        DeviceArray<unsigned char> state(need.state_bytes), values(need.value_bytes);
+        DeviceArray<float> in(std::size_t(rows) * cols), out(std::size_t(rows) * cols);
+        DeviceArray<int> status(1);
+        REQUIRE(cudaMemset(state.p, 0, need.state_bytes) == cudaSuccess);
+        const unsigned first_ticket = 1;
+        REQUIRE(cudaMemcpy(state.p, &first_ticket, sizeof first_ticket, cudaMemcpyHostToDevice) == cudaSuccess);
+        REQUIRE(cudaMemset(in.p, 0, std::size_t(rows) * cols * 4) == cudaSuccess);
+        REQUIRE(cudaMemset(status.p, 0, sizeof(int)) == cudaSuccess);
+        sat::ScanOptions opt;
+        opt.state = state.p;
+        opt.state_is_zero = true;
+        opt.values = values.p;
+        opt.status = status.p;
+        REQUIRE(sat::inclusive_scan_2d(in.p, cols, out.p, cols, rows, cols, 0, opt) == cudaSuccess);
+        REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+        CHECK((satlib::testing::launch_log().last_thin_path == satlib::testing::ThinPath::chunks) == (rows == 64));
+        CHECK(satlib::testing::launch_log().last_aggregates_only == (rows == 96));
+        int word = 0;
+        REQUIRE(cudaMemcpy(&word, status.p, sizeof word, cudaMemcpyDeviceToHost) == cudaSuccess);
+        CHECK(word == sat::status_spin_timeout);
+        // The library's own word saw nothing: the timeout went to the caller's status.
+        CHECK(satlib_last_timeout() == 0);
+        // Again with no status of the caller's, on a stream: the library's word takes the timeout, and
+        // satlib_wait of that stream reports it once.
+        TestStream stream;
+        REQUIRE(cudaMemset(state.p, 0, need.state_bytes) == cudaSuccess);
+        REQUIRE(cudaMemcpy(state.p, &first_ticket, sizeof first_ticket, cudaMemcpyHostToDevice) == cudaSuccess);
+        opt.status = nullptr;
+        REQUIRE(sat::inclusive_scan_2d(in.p, cols, out.p, cols, rows, cols, stream.s, opt) == cudaSuccess);
+        CHECK(satlib_wait(stream.s) == SATLIB_ERR_TIMEOUT);
+        CHECK(satlib_wait(stream.s) == SATLIB_OK);
+        CHECK(satlib_last_timeout() == 0);
+    }
 }
 
 // ---- the C ABI without a GPU: argument checks and the no-device status ---------------------------
