@@ -77,6 +77,12 @@
                                 and taller_lanes_odd_ab_h200.csv (the taller tiles in every access
                                 mode), rows24_ab_h200.csv and rows24_squares_ab_h200.csv (f32, i32
                                 and f64 in 16 + 24) and rows26_ab_h200.csv (16 + 26), quoted
+    docs/data/aggregates_images_ab_h200.csv  bench_ab --set images --csv as written (one round
+                                of small tiles adds up the aggregates of the tiles left and
+                                above, the kernel of df61d03, against 9e923eb's look-backs):
+                                docs/tiles.md; aggregates_targets_ab_h200.csv (--set targets)
+                                the same; tile_times_aggregates_h200.csv, bench_tile_times --csv
+                                of df61d03
     docs/data/aligned_rows_odd_ab_h200.csv  bench_ab --set odd --csv as written (f32 and i32
                                 register rows from aligned loads, every load before any shuffle,
                                 against the kernel of 73521d0; not kept): docs/tiles.md; its
@@ -1108,6 +1114,11 @@ def taller_tiles_ab_table(path, differs=taller_tiles_row,
                     "4 + 32; f64 and the other rows keep theirs)", differs, bold=bold)
 
 
+AGGREGATES_BASE = "the kernel of 9e923eb (every launch looks back)"
+AGGREGATES_THIS = ("the kernel of df61d03 (a launch of one round of small tiles, at most 32 × 64 tiles an image, "
+                   "adds up the aggregates of the tiles left and above)")
+
+
 def one_1080p_image(r):
     """A row of bench_ab of one 1920×1080 image, which takes the small tiles."""
     return r["rows"] == "1080" and r["batch"] == "1"
@@ -1511,7 +1522,15 @@ TABLES = {
                    ("MEASURED TABLE", python_table, "python_h200.csv"),
                    ("MEASURED H100 TABLE", python_table, "python_h100.csv"),
                    ("HOST TIME TABLE", experiment_table, "host_time_h100.csv")],
-    "tiles.md": [("TALLER TILES AB TABLE", taller_tiles_ab_table, "taller_tiles_ab_h200.csv"),
+    "tiles.md": [("AGGREGATES AB TABLE", lambda p: every_row_ab_table(p, AGGREGATES_BASE, AGGREGATES_THIS),
+                  "aggregates_images_ab_h200.csv"),
+                 ("AGGREGATES TARGETS AB TABLE", lambda p: ab_table(
+                     p, AGGREGATES_BASE, AGGREGATES_THIS, one_1080p_image,
+                     bold="one 1920×1080 image, the targets' only launch of one round of small tiles (the other "
+                          "rows run the same kernels in both builds)"),
+                  "aggregates_targets_ab_h200.csv"),
+                 ("AGGREGATES TILE TIMES TABLE", tile_times_table, "tile_times_aggregates_h200.csv"),
+                 ("TALLER TILES AB TABLE", taller_tiles_ab_table, "taller_tiles_ab_h200.csv"),
                  ("TALLER TILES SQUARES AB TABLE", taller_tiles_ab_table, "taller_tiles_squares_ab_h200.csv"),
                  ("TALLER TILES ODD AB TABLE", lambda p: taller_tiles_ab_table(
                      p, lambda r: False, bold="none: rows that do not start on whole pieces take 32-row tiles "

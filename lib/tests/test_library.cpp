@@ -1115,20 +1115,12 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
     }
     // 1031 x 1999: 33 tile rows of 4 (512 columns) or 8 (256, the f64 accumulator's).
     for (const LibraryCase& c : {LibraryCase{1031, 1999, 2000, 2000, 1, 0}, LibraryCase{1031, 1999, 2003, 2005, 2, 3}}) {
-        check_library<float, float>(c);
-        check_path(true);
-        check_library<double, double>(c);
-        check_path(true);
-        check_library<int32_t, int32_t>(c);
-        check_path(true);
-        check_library<uint8_t, int32_t>(c);
-        check_path(true);
-        check_library<uint8_t, float>(c);
-        check_path(true);
-        check_library<uint16_t, double>(c);
-        check_path(true);
-        check_library<float, double>(c);
-        check_path(true);
+        auto check = [&](auto in, auto out) {
+            check_library<decltype(in), decltype(out)>(c);
+            check_path(true);
+        };
+        check(float{}, float{}), check(double{}, double{}), check(int32_t{}, int32_t{});
+        check(uint8_t{}, int32_t{}), check(uint8_t{}, float{}), check(uint16_t{}, double{}), check(float{}, double{});
     }
     for (const auto& p : pairs) {
         check_abi_batch({p[0], p[1], 2, 1000, 1000, 0, 0, 0, 0, true});
