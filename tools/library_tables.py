@@ -82,7 +82,9 @@
                                 above, the kernel of df61d03, against 9e923eb's look-backs):
                                 docs/tiles.md; aggregates_targets_ab_h200.csv (--set targets)
                                 the same; tile_times_aggregates_h200.csv, bench_tile_times --csv
-                                of df61d03
+                                of df61d03; aggregates_tidy_images_ab_h200.csv (--set images,
+                                left-edge tiles at partial only and loops unrolled by 4, against
+                                df61d03; not kept)
     docs/data/aligned_rows_odd_ab_h200.csv  bench_ab --set odd --csv as written (f32 and i32
                                 register rows from aligned loads, every load before any shuffle,
                                 against the kernel of 73521d0; not kept): docs/tiles.md; its
@@ -1530,6 +1532,11 @@ TABLES = {
                           "rows run the same kernels in both builds)"),
                   "aggregates_targets_ab_h200.csv"),
                  ("AGGREGATES TILE TIMES TABLE", tile_times_table, "tile_times_aggregates_h200.csv"),
+                 ("AGGREGATES TIDY AB TABLE", lambda p: every_row_ab_table(
+                     p, "the kernel of df61d03",
+                     "left-edge tiles at partial only, no prefixes; the loops of the row sums and of the corner's "
+                     "whole sums unrolled by 4 (not kept)"),
+                  "aggregates_tidy_images_ab_h200.csv"),
                  ("TALLER TILES AB TABLE", taller_tiles_ab_table, "taller_tiles_ab_h200.csv"),
                  ("TALLER TILES SQUARES AB TABLE", taller_tiles_ab_table, "taller_tiles_squares_ab_h200.csv"),
                  ("TALLER TILES ODD AB TABLE", lambda p: taller_tiles_ab_table(

@@ -9,7 +9,7 @@
 // width is not a whole number of pieces, which take the kernels without vector accesses (--set odd),
 // on u8 -> i32, f32, f64 and i32 images of 2 and 3 rows from 1920 to 40,000,000 wide (--set rows),
 // on u8 -> i32 images of 2 and 3 contiguous columns from 1920 to 40,000,000 tall (--set columns),
-// or on single images from 1024^2 to 2560x1440 and small batches of them, launches of one round of
+// or on single images from 1280x720 to 2048^2 and small batches of them, launches of one round of
 // tiles (--set images).
 //
 //     build/lib/ab-base/<DIR>/bench_ab [--reps N] [--quick] [--seed S]

@@ -142,10 +142,11 @@ template <> struct SmallTileShape<uint16_t, double> : Shape<12, 20, 5> {};
 template <> struct SmallTileShape<float, double> : Shape<12, 20, 5> {};
 #endif
 // The kernels that may add up aggregates instead of looking back (Geometry::aggregates_only):
-// the small tiles', which the launches of one round take (satlib.cu, small_tiles); in the
-// 256-thread tiles that code costs registers, and f64's spill.
+// the small tiles', which the library's launches of one round take (satlib.cu, small_tiles:
+// 256-thread tiles are taken for a round or more of them); in the 256-thread kernels that code
+// costs registers, and f64's spill.
 template <class In, class A, class S>
-constexpr bool sums_aggregates() { return std::is_same_v<S, SmallTileShape<In, A>>; }
+constexpr bool compiles_aggregates_only() { return std::is_same_v<S, SmallTileShape<In, A>>; }
 template <class S1, class S2>
 constexpr bool same_shape() {
     return S1::RR == S2::RR && S1::RS == S2::RS && S1::min_blocks == S2::min_blocks && S1::threads == S2::threads;
@@ -558,7 +559,7 @@ __device__ ColumnWindow<A> column_window(const TileRecords<A>& rec, const Geomet
 // `partial` of every tile left of it in its tile row and above it in its image, then adds up
 // their aggregates from L2 in one go: the row sums of the tiles to its left (its row carries,
 // warp 0), the column sums of the tiles above (its column carries, every thread) and the whole
-// sums of the tiles above and left (the corner, the next warp). Returns false on a spin timeout
+// sums of the tiles above-left (the corner, the next warp). Returns false on a spin timeout
 // (the same answer in every thread).
 template <class S, class A, int V>
 __device__ bool sum_aggregates(const TileRecords<A>& rec, const Geometry& g, int batch_ty, int first_row, int tx,
@@ -728,9 +729,10 @@ enum TileStamp {
     stamp_ticket,       // taken (a block's later tickets: before it writes out the tile before)
     stamp_scanned,      // thread 0, after the barrier that ends the local scan
     stamp_partial,      // the releasing thread, after releasing partial
-    stamp_row_done,     // lane 0 of warp 0, after its row look-back (the left edge: with partial)
+    stamp_row_done,     // lane 0 of warp 0, after its row look-back (the left edge: with partial;
+                        // aggregates_only: thread 0 too, when sum_aggregates has every carry)
     stamp_carries,      // thread 0, after its own adds of the column sums (no barrier after it)
-    stamp_done,         // the releasing thread, after releasing done
+    stamp_done,         // the releasing thread, after releasing done (aggregates_only: where it would)
     stamp_written,      // thread 0, its stores issued
     stamp_block_start,  // a block of the first round starts (thread 0)
     stamp_prefetched,   // the first round: thread 0, its L2 prefetch of the tile issued
@@ -857,7 +859,10 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         // Publish the aggregates (state partial). Tiles on the left edge have no row carry, so
         // they publish their row prefixes at once; the top strip has no column carry, so its
         // column sums are its column prefixes.
-        const bool by_aggregates = sums_aggregates<In, A, S>() && g.aggregates_only;
+        // Adding up aggregates, the top strip publishes its column sums too: sum_aggregates reads
+        // col_sum of every tile row above. (Left-edge tiles publish their prefixes and release
+        // row_done or done as in a look-back; in that mode no tile reads them.)
+        const bool by_aggregates = compiles_aggregates_only<In, A, S>() && g.aggregates_only;
         publish((top_strip && !by_aggregates ? rec.col_prefix : rec.col_sum) + t * C + tid * V, col);
         if (tid < R) {
             __stcg(rec.row_sum + t * R + tid, s_row_sum[tid]);
@@ -866,7 +871,7 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
                 s_row_carry[tid] = 0;
             }
         }
-        if (by_aggregates && warp == 0) {  // the tile's whole sum, for the corners of the tiles below and right
+        if (by_aggregates && warp == 0) {  // the tile's whole sum, for the corners of the tiles below-right
             A part = 0;
             for (int r = lane; r < R; r += 32) part += s_row_sum[r];
             part = warp_sum(part);

@@ -173,12 +173,13 @@ sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanO
 }
 
 // Whether a launch's tiles add up the aggregates of every tile left of and above them
-// (Geometry::aggregates_only) instead of looking back: a block per ticket (one round, so every
-// tile a tile needs has been handed out), and images of at most aggregates_tiles_x x
-// aggregates_tiles_y tiles, so that a tile's column sums to add stay a few loads a thread
-// (1920x1080 f32 in 128-thread tiles: 4 x 34).
+// (Geometry::aggregates_only) instead of looking back. Correct for any grid (a tile waits only
+// for tiles handed out before it), fast where every tile a tile needs is in flight with it, so
+// that it waits for their loads only: a block per ticket (one round). And images of at most
+// aggregates_tiles_x x aggregates_tiles_y tiles, so that a tile's column sums to add stay a few
+// loads a thread (1920x1080 f32 in 128-thread tiles: 4 x 34).
 constexpr int aggregates_tiles_x = 32, aggregates_tiles_y = 64;
-inline bool aggregates_only(const Geometry& g, unsigned grid, int tables) {
+inline bool takes_aggregates_only(const Geometry& g, unsigned grid, int tables) {
     return grid >= g.tiles * unsigned(tables) && g.tiles_x <= aggregates_tiles_x && g.tiles_y <= aggregates_tiles_y;
 }
 
@@ -484,7 +485,7 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
                 const unsigned rounds = (tickets + unsigned(resident) - 1) / unsigned(resident);
                 grid = int(rounds == 2 ? (tickets + 1) / 2 : std::min(tickets, unsigned(resident)));
             }
-            g.aggregates_only = sums_aggregates<In, A, S>() && aggregates_only(g, unsigned(grid), tables_of(T));
+            g.aggregates_only = compiles_aggregates_only<In, A, S>() && takes_aggregates_only(g, unsigned(grid), tables_of(T));
             overlap = overlaps_clear(k, device, flags);
             return sat::launch_kernel(overlap, k.kernel, unsigned(grid), S::threads, smem, stream,
                                  in + std::size_t(first) * im.in_stride, out + std::size_t(first) * im.out_stride, g,
