@@ -176,8 +176,8 @@ struct Geometry {
     unsigned tiles;                   // of the launch: tiles_x * tiles_y * images
     std::size_t in_batch_stride, out_batch_stride;  // elements between images (Batched only)
     std::size_t sq_batch_stride;
-    // One round of few tiles (satlib.cu, aggregates_only): each tile adds up the aggregates of
-    // every tile left of it and above it (sum_aggregates) instead of looking back.
+    // One round of few tiles (satlib.cu, takes_aggregates_only): each tile adds up the
+    // aggregates of every tile left of it and above it (sum_aggregates) instead of looking back.
     bool aggregates_only;
 };
 
