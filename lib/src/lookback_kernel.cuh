@@ -593,7 +593,9 @@ __device__ bool sum_aggregates(const TileRecords<A>& rec, const Geometry& g, int
         part = warp_sum(part);
         if (lane == 0) *s_corner = part;
     }
-#pragma unroll 4
+    // The column sums of the tiles above, each an L2 round trip: 6 in flight a thread (8 spill in
+    // some i32 and u8 kernels; 33 to add at 1920x1080).
+#pragma unroll 6
     for (int row = first_row; row < batch_ty; ++row)
         add_published(rec.col_sum + (std::size_t(row) * g.tiles_x + tx) * C + tid * V, carry);
     __syncthreads();  // s_row_carry, s_corner
