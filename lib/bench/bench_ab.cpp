@@ -9,8 +9,8 @@
 // width is not a whole number of pieces, which take the kernels without vector accesses (--set odd),
 // on u8 -> i32, f32, f64 and i32 images of 2 and 3 rows from 1920 to 40,000,000 wide (--set rows),
 // on u8 -> i32 images of 2 and 3 contiguous columns from 1920 to 40,000,000 tall (--set columns),
-// or on single images from 1280x720 to 2048^2 and small batches of them, launches of one round of
-// tiles (--set images).
+// or on single images from 1280x720 to 3840x2160 and small batches of them, launches of one round
+// of tiles (--set images).
 //
 //     build/lib/ab-base/<DIR>/bench_ab [--reps N] [--quick] [--seed S]
 //                                      [--set targets|squares|thin|lines|widths|same-type|pitches|tall|odd|
@@ -231,7 +231,7 @@ int main(int argc, char** argv) {
         } else if (set == "images") {  // single images and small batches: one round of tiles
             for (T type : {T::f32, T::f64, T::i32, T::u8i32})
                 for (const Case shape : {Case{type, 1, 720, 1280}, Case{type, 1, 1080, 1920}, Case{type, 1, 1920, 1080},
-                                         Case{type, 1, 1081, 1921}, Case{type, 1, 1440, 2560}})
+                                         Case{type, 1, 1081, 1921}, Case{type, 1, 1440, 2560}, Case{type, 1, 2160, 3840}})
                     cases.push_back(shape);
             cases.push_back({T::f32, 1, 1024, 1024});
             cases.push_back({T::f32, 1, 2048, 2048});

@@ -129,14 +129,17 @@ template <> struct LanesTileShape<uint8_t, float> : Shape<4, 28, 3, 256> {};
 #endif
 
 // Small images: where the 256-thread tiles would leave SMs idle (satlib.cu, small_tiles), tiles of
-// 128 threads, more blocks each: f32 and i32 16 + 16 x 4, f64 (and the pairs that follow it)
-// 12 + 20 x 5, which f64 batches and squares take too (satlib.cu, small_tiles), u8 4 + 28 x 6.
+// 128 threads, more blocks each: f32 and i32 16 + 18 x 4, f64 (and the pairs that follow it)
+// 12 + 20 x 5, which f64 batches and squares take too (satlib.cu, small_tiles), u8 4 + 30 x 6.
+// 34 rows, not 32: one 3840x2160 image is then 8 x 64 tiles, one round within aggregates_tiles_y
+// (32 rows: 8 x 68, which f32 takes in two rounds that look back); a tile's taller steps cost
+// images of fewer tiles a few percent (docs/tiles.md, *34-row small tiles*).
 template <class In, class A> struct SmallTileShape : TileShape<In, A> {};
 #ifndef LAB9_REG_ROWS
-template <> struct SmallTileShape<float, float> : Shape<16, 16, 4> {};
-template <> struct SmallTileShape<int32_t, uint32_t> : Shape<16, 16, 4> {};
-template <> struct SmallTileShape<uint8_t, uint32_t> : Shape<4, 28, 6> {};
-template <> struct SmallTileShape<uint8_t, float> : Shape<4, 28, 6> {};
+template <> struct SmallTileShape<float, float> : Shape<16, 18, 4> {};
+template <> struct SmallTileShape<int32_t, uint32_t> : Shape<16, 18, 4> {};
+template <> struct SmallTileShape<uint8_t, uint32_t> : Shape<4, 30, 6> {};
+template <> struct SmallTileShape<uint8_t, float> : Shape<4, 30, 6> {};
 template <> struct SmallTileShape<double, double> : Shape<12, 20, 5> {};
 template <> struct SmallTileShape<uint16_t, double> : Shape<12, 20, 5> {};
 template <> struct SmallTileShape<float, double> : Shape<12, 20, 5> {};
@@ -751,6 +754,23 @@ __device__ __forceinline__ void stamp_tile(unsigned long long* trace, unsigned t
     if (tile_stamps_on && trace != nullptr) trace[std::size_t(ticket) * tile_stamps + what] = sat::globaltimer();
 }
 
+// Tile delays (a test build only: build/tests/lib_delays, the library compiled with
+// -DSATLIB_TILE_DELAYS=ns): the tile of every third ticket sleeps before it publishes anything,
+// and the tile of the ticket after it sleeps after its `partial`. A tile that read another's
+// records without waiting for the flag that covers them would read the test's poisoned scratch
+// (lib/tests/delays/test_tile_delays.cpp).
+enum TileDelay { delay_before_partial = 1, delay_after_partial = 2 };
+#ifdef SATLIB_TILE_DELAYS
+constexpr unsigned long long tile_delay_ns = SATLIB_TILE_DELAYS;
+#else
+constexpr unsigned long long tile_delay_ns = 0;
+#endif
+__device__ __forceinline__ void delay_tile(unsigned ticket, TileDelay where) {
+    if (tile_delay_ns == 0 || ticket % 3 != unsigned(where)) return;
+    const unsigned long long until = sat::globaltimer() + tile_delay_ns;
+    while (sat::globaltimer() < until) __nanosleep(1000);
+}
+
 // The single-pass SAT kernel: a persistent grid of any size; each block takes tickets until
 // the tiles run out. Vec: 16-byte accesses are aligned (checked on the host). Batched: several
 // images (one image: false). T: the tables it writes (both: the squares into `sq`). S: the tile
@@ -857,6 +877,7 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         local_tile_scan<S, In, A, V, X>(square, x, sm, col, s_warp_total, s_warps_left, s_row_sum);
         __syncthreads();
         if (tid == 0) stamp_tile(trace, ticket, stamp_scanned);
+        delay_tile(ticket, delay_before_partial);
 
         // Publish the aggregates (state partial). Tiles on the left edge have no row carry, so
         // they publish their row prefixes at once; the top strip has no column carry, so its
@@ -892,6 +913,7 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
             stamp_tile(trace, ticket, stamp_partial);
             if (left_edge) stamp_tile(trace, ticket, stamp_row_done);
         }
+        delay_tile(ticket, delay_after_partial);
 
         // Look back: warp 0 along the tile row while warp `poll_warp` examines the first
         // window up the tile column; then the whole block adds the column sums it found.

@@ -177,7 +177,7 @@ sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanO
 // for tiles handed out before it), fast where every tile a tile needs is in flight with it, so
 // that it waits for their loads only: a block per ticket (one round). And images of at most
 // aggregates_tiles_x x aggregates_tiles_y tiles, so that a tile's column sums to add stay a few
-// loads a thread (1920x1080 f32 in 128-thread tiles: 4 x 34).
+// loads a thread (1920x1080 f32 in 128-thread tiles: 4 x 32).
 constexpr int aggregates_tiles_x = 32, aggregates_tiles_y = 64;
 inline bool takes_aggregates_only(const Geometry& g, unsigned grid, int tables) {
     return grid >= g.tiles * unsigned(tables) && g.tiles_x <= aggregates_tiles_x && g.tiles_y <= aggregates_tiles_y;

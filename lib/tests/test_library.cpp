@@ -31,6 +31,10 @@
 
 namespace {
 
+// The rows of the small images' tiles of f32, i32 and u8 (lookback_kernel.cuh, SmallTileShape;
+// 512 columns); f64's are 32 x 256.
+constexpr int small_tile_rows = 34;
+
 // Device memory of n elements of T (sat::DeviceBuffer counts bytes).
 template <class T>
 struct DeviceArray : sat::DeviceBuffer {
@@ -184,13 +188,14 @@ void check_library_all_cases() {
     // Aligned pitches (16-byte vector path), odd pitches and offsets (no vectors: lanes in the
     // 256-thread tiles, elements in the small ones), tile edges (with vectors 40 rows x 1024
     // columns for f32 and i32 and 36 x 1024 for u8, lane by lane 32 x 1024; f64 32 x 512; the
-    // small images of f32, i32 and u8 32 x 512, f64's small images, batches and squares 32 x 256),
+    // small images of f32, i32 and u8 34 x 512, f64's small images, batches and squares 32 x 256),
     // one row and one column; 2111 x 4133 has enough tiles for the 256-thread shapes of f32, f64
     // and i32.
     const LibraryCase cases[] = {
         {1000, 3000, 4096, 4104, 1, 64},
         {999, 2999, 3011, 3007, 2, 5},
         {33, 513, 520, 1000, 1, 3},
+        {35, 513, 520, 1000, 1, 3},
         {1, 5000, 5003, 5001, 1, 1},
         {3000, 1, 7, 3, 1, 2},
         {64, 1024, 1024, 1024, 0, 0},
@@ -1087,7 +1092,7 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
     // A launch of a block per ticket in the small tiles whose images are at most 32 tiles wide and
     // 64 tall adds up the aggregates of every tile left of and above each tile
     // (Geometry::aggregates_only); a wider or taller image, or a grid of fewer blocks than tickets,
-    // looks back. f32's small tiles are 32 x 512: shapes at and one past each bound, grids set
+    // looks back. f32's small tiles are 34 x 512: shapes at and one past each bound, grids set
     // (which also put a 1 x 1 image and a row into the 2-D kernel); ragged primes with and without
     // vector accesses for every pair; batches of 2 with squares (both tables in one round).
     SAT_REQUIRE_GPU();
@@ -1103,8 +1108,8 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
         bool aggregates;
     };
     const Bound bounds[] = {
-        {{2048, 4096, 4096, 4096, 1, 0}, true},          // 8 x 64 tiles
-        {{2049, 1000, 1000, 1000, 1, 0}, false},         // 2 x 65
+        {{64 * small_tile_rows, 4096, 4096, 4096, 1, 0}, true},       // 8 x 64 tiles
+        {{64 * small_tile_rows + 1, 1000, 1000, 1000, 1, 0}, false},  // 2 x 65
         {{100, 16384, 16384, 16384, 1, 0}, true},        // 32 x 4
         {{100, 16385, 16387, 16389, 1, 1}, false},       // 33 x 4, no vectors
         {{1000, 3000, 3000, 3000, 1, 0, 600}, true},     // 6 x 32 on 600 blocks
@@ -1116,8 +1121,9 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
     for (const Bound& b : bounds) {
         check_library<float, float>(b.c);
         check_path(b.aggregates);
+        CHECK(satlib::testing::launch_log().last_tile_rows == small_tile_rows);
     }
-    // 1031 x 1999: 33 tile rows of 4 (512 columns) or 8 (256, the f64 accumulator's).
+    // 1031 x 1999: 31 tile rows of 4 (34 x 512) or 33 of 8 (32 x 256, the f64 accumulator's).
     for (const LibraryCase& c : {LibraryCase{1031, 1999, 2000, 2000, 1, 0}, LibraryCase{1031, 1999, 2003, 2005, 2, 3}}) {
         auto check = [&](auto in, auto out) {
             check_library<decltype(in), decltype(out)>(c);
@@ -2053,9 +2059,9 @@ TEST_CASE("library spin timeout: a tile whose predecessor never runs sets the st
     // Scratch whose ticket starts at 1: tile 0 is never handed out, so tile 1 (to its right)
     // waits for it until the 2 s bound and gives up; every other tile leaves or gives up too.
     // f32, 1024 columns: 64 rows take the thin kernel's chunks; 96 rows the small images' tiles
-    // of 32 x 512, 2 x 3 of them, which add up the aggregates of the tiles left and above; 2080
-    // rows 2 x 65 of them, which look back.
-    for (const int rows : {64, 96, 2080}) {
+    // of 34 x 512, 2 x 3 of them, which add up the aggregates of the tiles left and above; 65
+    // tile rows 2 x 65 of them, which look back.
+    for (const int rows : {64, 96, 65 * small_tile_rows}) {
         INFO(rows << " rows");
         const int cols = 1024;
         const sat::ScanScratchSize need = sat::inclusive_scan_2d_scratch<float, float>(rows, cols);
