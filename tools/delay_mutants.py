@@ -10,10 +10,9 @@ For each one, lib/src is copied into build/delay-mutants/<name>/src with the edi
 satlib.cu compiled with CMD (mk/lib_delays.mk passes the delays build's: -DSATLIB_TILE_DELAYS)
 and linked with OBJS (the test runner, lib/tests/test_library.cpp and the rest of the library)
 into build/delay-mutants/<name>/lib_delays (all mutants built side by side), which runs the spec's
-tests. A mutant is caught when
-a test fails. Without a GPU the mutants are compiled only (skipped). Prints one line per mutant,
-then "N caught, N not caught, N skipped"; exit status 1 when one was not caught, did not build,
-or its spec no longer applies.
+tests. A mutant is caught when a test fails. Without a GPU the mutants are compiled only
+(skipped). Prints one line per mutant, then "N caught, N not caught, N skipped"; exit status 1
+when one was not caught, did not build, or its spec no longer applies.
 """
 import argparse
 import json

@@ -1121,6 +1121,19 @@ AGGREGATES_THIS = ("the kernel of df61d03 (a launch of one round of small tiles,
                    "adds up the aggregates of the tiles left and above)")
 
 
+SIX_SUMS_BASE = "the kernel of 70ab197 (sum_aggregates: 4 column sums in flight a thread)"
+SIX_SUMS_THIS = "sum_aggregates with 6 column sums in flight a thread (the kernel of c78b4c0 in 32-row small tiles)"
+ROWS34_THIS = ("the kernel of c78b4c0 (the small tiles of f32, i32 and u8 → i32 34 rows tall: 16 + 18 and "
+               "4 + 30)")
+ROWS36_THIS = "small tiles of f32, i32 and u8 → i32 36 rows tall (16 + 20 and 4 + 32; not kept)"
+
+
+def small_tiles_row(r):
+    """A row of bench_ab whose kernels the small tiles' rows change: f32, i32 and u8 → i32 images of
+    one round (f64's small tiles keep 32 rows, and its single images take the 256-thread tiles)."""
+    return r["type"] != "f64" and (r["batch"] != "1" or int(r["rows"]) * int(r["cols"]) <= 2160 * 3840)
+
+
 def one_1080p_image(r):
     """A row of bench_ab of one 1920×1080 image, which takes the small tiles."""
     return r["rows"] == "1080" and r["batch"] == "1"
@@ -1532,6 +1545,26 @@ TABLES = {
                           "rows run the same kernels in both builds)"),
                   "aggregates_targets_ab_h200.csv"),
                  ("AGGREGATES TILE TIMES TABLE", tile_times_table, "tile_times_aggregates_h200.csv"),
+                 ("SIX SUMS AB TABLE", lambda p: every_row_ab_table(p, SIX_SUMS_BASE, SIX_SUMS_THIS),
+                  "column_sums_six_images_ab_h200.csv"),
+                 ("SIX SUMS TARGETS AB TABLE", lambda p: ab_table(
+                     p, SIX_SUMS_BASE, SIX_SUMS_THIS, one_1080p_image,
+                     bold="one 1920×1080 image, the targets' only launch of one round of small tiles (the other "
+                          "rows run the same kernels in both builds)"),
+                  "column_sums_six_targets_ab_h200.csv"),
+                 ("ROWS 34 AB TABLE", lambda p: ab_table(
+                     p, SIX_SUMS_THIS, ROWS34_THIS, small_tiles_row,
+                     bold="the rows whose tiles change (f64's keep theirs)"),
+                  "rows34_images_ab_h200.csv"),
+                 ("ROWS 34 TILE TIMES TABLE", tile_times_table, "tile_times_rows34_h200.csv"),
+                 ("ROWS 36 AB TABLE", lambda p: ab_table(
+                     p, SIX_SUMS_THIS, ROWS36_THIS, small_tiles_row,
+                     bold="the rows whose tiles change (f64's keep theirs)"),
+                  "rows36_images_ab_h200.csv"),
+                 ("ROWS 36 TARGETS AB TABLE", lambda p: ab_table(
+                     p, SIX_SUMS_THIS, ROWS36_THIS, lambda r: one_1080p_image(r) and r["type"] != "f64",
+                     bold="one 1920×1080 image of f32 and u8 → i32, the targets' only rows whose tiles change"),
+                  "rows36_targets_ab_h200.csv"),
                  ("AGGREGATES TIDY AB TABLE", lambda p: every_row_ab_table(
                      p, "the kernel of df61d03",
                      "left-edge tiles at partial only, no prefixes; the loops of the row sums and of the corner's "
