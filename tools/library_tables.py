@@ -1122,16 +1122,16 @@ AGGREGATES_THIS = ("the kernel of df61d03 (a launch of one round of small tiles,
 
 
 SIX_SUMS_BASE = "the kernel of 70ab197 (sum_aggregates: 4 column sums in flight a thread)"
-SIX_SUMS_THIS = "sum_aggregates with 6 column sums in flight a thread (the kernel of c78b4c0 in 32-row small tiles)"
+SIX_SUMS_THIS = "the kernel of bfbb292 (sum_aggregates: 6 column sums in flight a thread; 32-row small tiles)"
 ROWS34_THIS = ("the kernel of c78b4c0 (the small tiles of f32, i32 and u8 → i32 34 rows tall: 16 + 18 and "
                "4 + 30)")
 ROWS36_THIS = "small tiles of f32, i32 and u8 → i32 36 rows tall (16 + 20 and 4 + 32; not kept)"
 
 
 def small_tiles_row(r):
-    """A row of bench_ab whose kernels the small tiles' rows change: f32, i32 and u8 → i32 images of
-    one round (f64's small tiles keep 32 rows, and its single images take the 256-thread tiles)."""
-    return r["type"] != "f64" and (r["batch"] != "1" or int(r["rows"]) * int(r["cols"]) <= 2160 * 3840)
+    """A row of bench_ab --set images whose tiles the small tiles' rows change: every type but f64,
+    whose small tiles keep 32 rows (every row of that set takes the small tiles)."""
+    return r["type"] != "f64"
 
 
 def one_1080p_image(r):

@@ -133,7 +133,8 @@ template <> struct LanesTileShape<uint8_t, float> : Shape<4, 28, 3, 256> {};
 // 12 + 20 x 5, which f64 batches and squares take too (satlib.cu, small_tiles), u8 4 + 30 x 6.
 // 34 rows, not 32: one 3840x2160 image is then 8 x 64 tiles, one round within aggregates_tiles_y
 // (32 rows: 8 x 68, which f32 takes in two rounds that look back); a tile's taller steps cost
-// images of fewer tiles a few percent (docs/tiles.md, *34-row small tiles*).
+// images of fewer tiles a few percent (docs/tiles.md, *Six column sums in flight, and 34-row
+// small tiles*).
 template <class In, class A> struct SmallTileShape : TileShape<In, A> {};
 #ifndef LAB9_REG_ROWS
 template <> struct SmallTileShape<float, float> : Shape<16, 18, 4> {};
@@ -597,7 +598,7 @@ __device__ bool sum_aggregates(const TileRecords<A>& rec, const Geometry& g, int
         if (lane == 0) *s_corner = part;
     }
     // The column sums of the tiles above, each an L2 round trip: 6 in flight a thread (8 spill in
-    // some i32 and u8 kernels; 33 to add at 1920x1080).
+    // some i32 and u8 kernels; up to 31 to add at 1920x1080, 63 at 3840x2160).
 #pragma unroll 6
     for (int row = first_row; row < batch_ty; ++row)
         add_published(rec.col_sum + (std::size_t(row) * g.tiles_x + tx) * C + tid * V, carry);
@@ -755,18 +756,22 @@ __device__ __forceinline__ void stamp_tile(unsigned long long* trace, unsigned t
 }
 
 // Tile delays (a test build only: build/tests/lib_delays, the library compiled with
-// -DSATLIB_TILE_DELAYS=ns): the tile of every third ticket sleeps before it publishes anything,
-// and the tile of the ticket after it sleeps after its `partial`. A tile that read another's
-// records without waiting for the flag that covers them would read the test's poisoned scratch
-// (lib/tests/delays/test_tile_delays.cpp).
-enum TileDelay { delay_before_partial = 1, delay_after_partial = 2 };
+// -DSATLIB_TILE_DELAYS=ns; mk/lib_delays.mk): every third tile of the hand-out order (a tile's
+// sums and squares alike) sleeps before it publishes anything, and the tile after it sleeps after
+// its `partial`. That build fills the published sums with 0xff bytes before each launch
+// (satlib.cu, scan_shaped), so a tile that read another's records without waiting for the flag
+// that covers them would add NaN or a wrong integer, and lib/tests/test_library.cpp's checks fail.
+enum TileDelay : unsigned {  // the tile index, modulo 3, that sleeps there
+    delay_before_partial = 1,
+    delay_after_partial = 2,
+};
 #ifdef SATLIB_TILE_DELAYS
 constexpr unsigned long long tile_delay_ns = SATLIB_TILE_DELAYS;
 #else
 constexpr unsigned long long tile_delay_ns = 0;
 #endif
-__device__ __forceinline__ void delay_tile(unsigned ticket, TileDelay where) {
-    if (tile_delay_ns == 0 || ticket % 3 != unsigned(where)) return;
+__device__ __forceinline__ void delay_tile(unsigned tile, TileDelay where) {
+    if (tile_delay_ns == 0 || tile % 3 != where) return;
     const unsigned long long until = sat::globaltimer() + tile_delay_ns;
     while (sat::globaltimer() < until) __nanosleep(1000);
 }
@@ -877,7 +882,7 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         local_tile_scan<S, In, A, V, X>(square, x, sm, col, s_warp_total, s_warps_left, s_row_sum);
         __syncthreads();
         if (tid == 0) stamp_tile(trace, ticket, stamp_scanned);
-        delay_tile(ticket, delay_before_partial);
+        delay_tile(both ? ticket >> 1 : ticket, delay_before_partial);
 
         // Publish the aggregates (state partial). Tiles on the left edge have no row carry, so
         // they publish their row prefixes at once; the top strip has no column carry, so its
@@ -913,7 +918,7 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
             stamp_tile(trace, ticket, stamp_partial);
             if (left_edge) stamp_tile(trace, ticket, stamp_row_done);
         }
-        delay_tile(ticket, delay_after_partial);
+        delay_tile(both ? ticket >> 1 : ticket, delay_after_partial);
 
         // Look back: warp 0 along the tile row while warp `poll_warp` examines the first
         // window up the tile column; then the whole block adds the column sums it found.

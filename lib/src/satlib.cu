@@ -463,7 +463,10 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
     for (int first = 0; first < im.count && err == cudaSuccess; first += images) {
         const int n = std::min(images, im.count - first);
         const Flags flags = flags_of(first, own_state);
-        if (flags == Flags::clear) err = clear_flags(state, L.state_bytes, stream);
+        // The delays build (lookback_kernel.cuh, delay_tile): published sums that no tile wrote
+        // read as NaN or a wrong integer.
+        if constexpr (tile_delay_ns > 0) err = cudaMemsetAsync(values, 0xff, L.value_bytes, stream);
+        if (err == cudaSuccess && flags == Flags::clear) err = clear_flags(state, L.state_bytes, stream);
         if (err != cudaSuccess) break;
         const auto k = [&] {
             if constexpr (one_image_per_launch) return lookback_kernel_for<In, Out, S, T, false>(vec);

@@ -1110,9 +1110,9 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
     const Bound bounds[] = {
         {{64 * small_tile_rows, 4096, 4096, 4096, 1, 0}, true},       // 8 x 64 tiles
         {{64 * small_tile_rows + 1, 1000, 1000, 1000, 1, 0}, false},  // 2 x 65
-        {{100, 16384, 16384, 16384, 1, 0}, true},        // 32 x 4
-        {{100, 16385, 16387, 16389, 1, 1}, false},       // 33 x 4, no vectors
-        {{1000, 3000, 3000, 3000, 1, 0, 600}, true},     // 6 x 32 on 600 blocks
+        {{100, 16384, 16384, 16384, 1, 0}, true},        // 32 x 3
+        {{100, 16385, 16387, 16389, 1, 1}, false},       // 33 x 3, no vectors
+        {{1000, 3000, 3000, 3000, 1, 0, 600}, true},     // 6 x 30 on 600 blocks
         {{1000, 3000, 3000, 3000, 1, 0, 5}, false},      // on 5
         {{1, 1, 1, 1, 0, 0, 1}, true},
         {{1, 5000, 5000, 5000, 0, 0, 16}, true},         // 10 x 1 on 16 blocks
