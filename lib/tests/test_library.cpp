@@ -1206,18 +1206,18 @@ TEST_CASE("library inclusive_scan_2d: packed rows of an odd width in 256-thread 
 
 namespace {
 
-// 84 x 1001 images of every type pair, with and without squares, and batches of 2, whose rows lie
+// 88 x 1001 images of every type pair, with and without squares, and batches of 2, whose rows lie
 // `pad` elements apart beyond the width and whose images `gap` elements apart; each launch must
 // take the 2-D kernel with (`vector`) or without vector accesses.
-void check_abi_84x1001(std::size_t pad, std::size_t gap, bool vector) {
+void check_abi_88x1001(std::size_t pad, std::size_t gap, bool vector) {
     using satlib::testing::ThinPath;
     for (const auto& p : pairs) {
         for (bool squares : {false, true}) {
-            check_abi({p[0], p[1], 1, 84, 1001, pad, pad, 0, 0, squares});
+            check_abi({p[0], p[1], 1, 88, 1001, pad, pad, 0, 0, squares});
             CHECK(satlib::testing::launch_log().last_vector == vector);
             CHECK(satlib::testing::launch_log().last_thin_path == ThinPath::none);
         }
-        check_abi({p[0], p[1], 2, 84, 1001, pad, pad, gap, gap, false});
+        check_abi({p[0], p[1], 2, 88, 1001, pad, pad, gap, gap, false});
         CHECK(satlib::testing::launch_log().last_vector == vector);
     }
 }
@@ -1226,13 +1226,13 @@ void check_abi_84x1001(std::size_t pad, std::size_t gap, bool vector) {
 
 TEST_CASE("library C ABI: inputs that end inside a row's last vector, for compute-sanitizer",
           "[gpu][library][batch][sanitize]") {
-    // Pitches 1004 (whole vectors of 2 or 4 elements, so the vector path): the last row (83: row
-    // 19 of its tile in the small tiles these images take, a shared-memory row) ends one element into its
-    // last vector, and so does the input. The copies must read none of that vector past the matrix
+    // Pitches 1004 (whole vectors of 2 or 4 elements, so the vector path): the last row (87: row
+    // 19 of its tile in the 34-row small tiles of f32, i32 and u8, row 23 in f64's 32-row ones, a
+    // shared-memory row in each) ends one element into its last vector, and so does the input. The copies must read none of that vector past the matrix
     // (memcheck sees a read past the allocation). Batches: strides of whole vectors, so their
     // allocation ends at a whole vector and only the values are checked there.
     SAT_REQUIRE_GPU();
-    check_abi_84x1001(3, 3, true);
+    check_abi_88x1001(3, 3, true);
 }
 
 TEST_CASE("library C ABI: odd pitches (the kernels without vector accesses), for compute-sanitizer",
@@ -1240,7 +1240,7 @@ TEST_CASE("library C ABI: odd pitches (the kernels without vector accesses), for
     // Pitch 1001: every element is copied alone (load_tile's element loop), and the input ends at
     // the matrix's last element; batches without gaps.
     SAT_REQUIRE_GPU();
-    check_abi_84x1001(0, 0, false);
+    check_abi_88x1001(0, 0, false);
 }
 
 namespace {
