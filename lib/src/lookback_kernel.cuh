@@ -21,8 +21,10 @@
 //      rows of that tile into L2 (so the DRAM reads of the next tile overlap this tile's
 //      writes), adds the carries to its local SAT and writes it out.
 // One round of few small tiles (a block per ticket; Geometry::aggregates_only): in place of 4
-// and 5, a tile waits for the `partial` of every tile left of it and above it, all handed out
-// already, and adds up their aggregates (sum_aggregates): no tile waits for another's look-back.
+// and 5, a tile waits for the `partial` of the tiles left of it and above it, all handed out
+// already, and adds up their aggregates (sum_aggregates); in a tall image the tiles above come
+// in groups of 8 tile rows, whose last tiles publish each group's sums (`done`), so no tile waits
+// for another's look-back.
 // Tables: which tables one launch writes: the sums, the squared sums (each input value squared
 // as it is loaded), or both. For both, tickets come in pairs: ticket 2k is tile k of the sums,
 // 2k + 1 tile k of the squares; the two blocks read the same input tile at about the same time,
@@ -170,6 +172,12 @@ struct TileRecords {
     A* left_sum;        // [tiles] sum of the tile's rows left of the tile
     A* corner_prefix;   // [tiles] sum of all rows up to the tile's bottom, left of the tile
     A* tile_sum;        // [tiles] sum of the whole tile (Geometry::aggregates_only)
+    // Geometry::aggregates_only, which publishes no prefixes: the last tile of each group of
+    // aggregate_group_rows tile rows publishes its group's sums in the prefixes' place (satlib.cu).
+    A* group_col_sum;   // [tiles][C] each column summed over the tile's group (col_prefix's place)
+    A* group_tile_sum;  // [tiles] the whole tiles of the tile's group column (corner_prefix's place)
+
+    __device__ TileFlags flags(int* status) const { return TileFlags{state, status}; }
 };
 
 struct Geometry {
@@ -181,8 +189,10 @@ struct Geometry {
     std::size_t in_batch_stride, out_batch_stride;  // elements between images (Batched only)
     std::size_t sq_batch_stride;
     // One round of few tiles (satlib.cu, takes_aggregates_only): each tile adds up the
-    // aggregates of every tile left of it and above it (sum_aggregates) instead of looking back.
+    // aggregates of every tile left of it and above it (sum_aggregates) instead of looking back,
+    // the tiles above in groups of group_rows tile rows.
     bool aggregates_only;
+    int group_rows;
 };
 
 enum class Tables { sums, squares, both };
@@ -559,29 +569,60 @@ __device__ ColumnWindow<A> column_window(const TileRecords<A>& rec, const Geomet
 
 // Geometry::aggregates_only: a launch of one round (a block per ticket) of few tiles. Every tile
 // this one needs holds a ticket already, so rather than chain prefixes (row_look_back, then the
-// column windows, which wait for the look-backs of the tiles above), the block waits for the
-// `partial` of every tile left of it in its tile row and above it in its image, then adds up
-// their aggregates from L2 in one go: the row sums of the tiles to its left (its row carries,
-// warp 0), the column sums of the tiles above (its column carries, every thread) and the whole
-// sums of the tiles above-left (the corner, the next warp). Returns false on a spin timeout
-// (the same answer in every thread).
+// column windows, which wait for the look-backs of the tiles above), the block adds up their
+// aggregates from L2: the row sums of the tiles to its left (its row carries, warp 0), the column
+// sums of the tiles above (its column carries, every thread) and the whole sums of the tiles
+// above-left (the corner, the next warp). The tiles above come in groups of G = g.group_rows
+// tile rows of the image: the tiles of its own group one by one (at `partial`), the groups above
+// through the sums their last tiles publish (at `done`), so a tile adds at most
+// G - 1 + tiles_y / G column sums a thread instead of tiles_y - 1. Returns false on a spin
+// timeout (the same answer in every thread).
 template <class S, class A, int V>
 __device__ bool sum_aggregates(const TileRecords<A>& rec, const Geometry& g, int batch_ty, int first_row, int tx,
-                               A* s_row_carry, A* s_corner, A (&carry)[V], int* status) {
+                               const A (&col)[V], const A* s_row_sum, A* s_row_carry, A* s_corner, A (&carry)[V],
+                               int* status) {
     constexpr int R = S::R, C = S::threads * V;
+    const int G = g.group_rows;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    const int above = batch_ty - first_row;  // tile rows above this one in its image
-    // The tiles of tile rows first_row..batch_ty and tile columns 0..tx, row-major, but this one
-    // (the last): a thread a tile, then the next.
-    const int waited = (above + 1) * (tx + 1) - 1;
+    const TileFlags flags = rec.flags(status);
+    auto tile_at = [&](int row, int col_of_tiles) { return std::size_t(row) * g.tiles_x + col_of_tiles; };
+    const int ty = batch_ty - first_row;               // tile row within the image
+    const int groups_above = ty / G;                   // whole groups above this tile's group
+    const int group_top = first_row + groups_above * G;
+    const int in_group = batch_ty - group_top;         // tiles of the group above this one
+    auto group_last_row = [&](int j) { return first_row + j * G + G - 1; };
+
+    // The tiles of the group's rows above this one and of its own row, columns 0..tx, row-major
+    // but this one (the last): a thread a tile, then the next.
+    const int waited = (in_group + 1) * (tx + 1) - 1;
     bool ok = true;
-    for (int k = tid; ok && k < waited; k += S::threads) {
-        const unsigned* flag = rec.state + std::size_t(first_row + k / (tx + 1)) * g.tiles_x + k % (tx + 1);
-        ok = sat::bounded_spin([&] { return load_acquire(flag) != invalid; }, status);
-    }
+    for (int k = tid; ok && k < waited; k += S::threads)
+        ok = flags.wait(tile_at(group_top + k / (tx + 1), k % (tx + 1)), partial) != invalid;
     if (__syncthreads_or(!ok)) return false;  // orders every read below after the flags acquired
+    // Each an L2 round trip: 4 in flight a thread, 2 for the groups (6 and 2 spill in the batches'
+    // kernels of both tables).
+#pragma unroll 4
+    for (int row = group_top; row < batch_ty; ++row) add_published(rec.col_sum + tile_at(row, tx) * C + tid * V, carry);
+    if (in_group == G - 1) {  // the group's last tile: its sums, for the tiles below (state done)
+        A group_sum[V];
+#pragma unroll
+        for (int v = 0; v < V; ++v) group_sum[v] = carry[v] + col[v];
+        publish(rec.group_col_sum + tile_at(batch_ty, tx) * C + tid * V, group_sum);
+        if (warp == 0) {
+            A part = lane < in_group ? __ldcg(rec.tile_sum + tile_at(group_top + lane, tx)) : A(0);
+            for (int r = lane; r < R; r += 32) part += s_row_sum[r];
+            part = warp_sum(part);
+            if (lane == 0) __stcg(rec.group_tile_sum + tile_at(batch_ty, tx), part);
+        }
+        __syncthreads();  // the release below covers every thread's sums
+        if (tid == 0) flags.publish(tile_at(batch_ty, tx), done);
+    }
+    // The last tiles of the groups above, columns 0..tx.
+    for (int k = tid; ok && k < groups_above * (tx + 1); k += S::threads)
+        ok = flags.wait(tile_at(group_last_row(k / (tx + 1)), k % (tx + 1)), done) != invalid;
+    if (__syncthreads_or(!ok)) return false;
     if (warp == 0) {
-        const A* row_sums = rec.row_sum + std::size_t(batch_ty) * g.tiles_x * R;  // tile 0 of the row
+        const A* row_sums = rec.row_sum + tile_at(batch_ty, 0) * R;
         for (int r = lane; r < R; r += 32) {
             A sum = 0;
 #pragma unroll 1
@@ -589,19 +630,20 @@ __device__ bool sum_aggregates(const TileRecords<A>& rec, const Geometry& g, int
             s_row_carry[r] = sum;
         }
     }
-    if (warp == (S::warps > 1 ? 1 : 0)) {
+    if (warp == (S::warps > 1 ? 1 : 0)) {  // the corner: the groups above, then the tiles of this one
         A part = 0;
 #pragma unroll 1
-        for (int k = lane; k < above * tx; k += 32)
-            part += __ldcg(rec.tile_sum + std::size_t(first_row + k / tx) * g.tiles_x + k % tx);
+        for (int k = lane; k < (groups_above + in_group) * tx; k += 32) {
+            const int q = k / tx, left = k % tx;
+            part += __ldcg(q < groups_above ? rec.group_tile_sum + tile_at(group_last_row(q), left)
+                                            : rec.tile_sum + tile_at(group_top + q - groups_above, left));
+        }
         part = warp_sum(part);
         if (lane == 0) *s_corner = part;
     }
-    // The column sums of the tiles above, each an L2 round trip: 6 in flight a thread (8 spill in
-    // some i32 and u8 kernels; up to 31 to add at 1920x1080, 63 at 3840x2160).
-#pragma unroll 6
-    for (int row = first_row; row < batch_ty; ++row)
-        add_published(rec.col_sum + (std::size_t(row) * g.tiles_x + tx) * C + tid * V, carry);
+#pragma unroll 2
+    for (int j = 0; j < groups_above; ++j)
+        add_published(rec.group_col_sum + tile_at(group_last_row(j), tx) * C + tid * V, carry);
     __syncthreads();  // s_row_carry, s_corner
     return true;
 }
@@ -887,14 +929,14 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         // Publish the aggregates (state partial). Tiles on the left edge have no row carry, so
         // they publish their row prefixes at once; the top strip has no column carry, so its
         // column sums are its column prefixes.
-        // Adding up aggregates, the top strip publishes its column sums too: sum_aggregates reads
-        // col_sum of every tile row above. (Left-edge tiles publish their prefixes and release
-        // row_done or done as in a look-back; in that mode no tile reads them.)
+        // Adding up aggregates, no tile publishes prefixes (the group sums take their place), and
+        // the top strip publishes its column sums: sum_aggregates reads col_sum of the tiles above.
         const bool by_aggregates = compiles_aggregates_only<In, A, S>() && g.aggregates_only;
+        const bool left_prefixes = left_edge && !by_aggregates;
         publish((top_strip && !by_aggregates ? rec.col_prefix : rec.col_sum) + t * C + tid * V, col);
         if (tid < R) {
             __stcg(rec.row_sum + t * R + tid, s_row_sum[tid]);
-            if (left_edge) {
+            if (left_prefixes) {
                 __stcg(rec.row_prefix + t * R + tid, s_row_sum[tid]);
                 s_row_carry[tid] = 0;
             }
@@ -905,7 +947,7 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
             part = warp_sum(part);
             if (lane == 0) __stcg(rec.tile_sum + t, part);
         }
-        if (tid == 0 && left_edge) {
+        if (tid == 0 && left_prefixes) {
             s_left_sum = 0;
             __stcg(rec.left_sum + t, A(0));
             if (top_strip) __stcg(rec.corner_prefix + t, A(0));
@@ -914,9 +956,9 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
         // Flags are released by the last warp: a release waits for the block's writes to
         // land, and warps 0 and 1 have look-backs to start.
         if (tid == release_thread) {
-            publish_state(rec.state + t, left_edge ? (top_strip ? done : row_done) : partial);
+            publish_state(rec.state + t, left_prefixes ? (top_strip ? done : row_done) : partial);
             stamp_tile(trace, ticket, stamp_partial);
-            if (left_edge) stamp_tile(trace, ticket, stamp_row_done);
+            if (left_prefixes) stamp_tile(trace, ticket, stamp_row_done);
         }
         delay_tile(both ? ticket >> 1 : ticket, delay_after_partial);
 
@@ -933,7 +975,8 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
 #pragma unroll
         for (int v = 0; v < V; ++v) carry[v] = 0;
         if (by_aggregates) {
-            if (!sum_aggregates<S, A, V>(rec, g, batch_ty, first_row, tx, s_row_carry, &s_corner, carry, status))
+            if (!sum_aggregates<S, A, V>(rec, g, batch_ty, first_row, tx, col, s_row_sum, s_row_carry, &s_corner,
+                                         carry, status))
                 return;  // a spin timed out
             corner = s_corner;
             if (tid == 0) stamp_tile(trace, ticket, stamp_row_done);

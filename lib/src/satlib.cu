@@ -176,12 +176,18 @@ sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanO
 // (Geometry::aggregates_only) instead of looking back. Correct for any grid (a tile waits only
 // for tiles handed out before it), fast where every tile a tile needs is in flight with it, so
 // that it waits for their loads only: a block per ticket (one round). And images of at most
-// aggregates_tiles_x x aggregates_tiles_y tiles, so that a tile's column sums to add stay a few
-// loads a thread (1920x1080 f32 in 128-thread tiles: 4 x 32).
+// aggregates_tiles_x x aggregates_tiles_y tiles, so that a tile's sums to add stay a few loads a
+// thread (1920x1080 f32 in 128-thread tiles: 4 x 32; 3840x2160 8 x 64, whose lowest tiles add 7
+// column sums of their group and 7 of the groups above).
 constexpr int aggregates_tiles_x = 32, aggregates_tiles_y = 64;
 inline bool takes_aggregates_only(const Geometry& g, unsigned grid, int tables) {
     return grid >= g.tiles * unsigned(tables) && g.tiles_x <= aggregates_tiles_x && g.tiles_y <= aggregates_tiles_y;
 }
+// The tile rows of sum_aggregates' groups: images of more than 32 tile rows take groups of 8 (a
+// tile adds at most 7 + 7 column sums, not 63; H200: 3840x2160 0.85-0.95 of the time), the
+// others one group, no sums published (1280x720's 22 tile rows in groups of 8 took 1.06-1.08:
+// the group's sums are one more hand-over on the way, and few loads are saved).
+inline int aggregate_group_rows(const Geometry& g) { return g.tiles_y > 32 ? 8 : aggregates_tiles_y; }
 
 // Blocks of `kernel` (with `smem` bytes of dynamic shared memory) resident at once on `device`,
 // the current one. The answer depends only on the device and the kernel: asked once per device
@@ -456,6 +462,9 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
     rec.left_sum = reinterpret_cast<A*>(base + L.off_left);
     rec.corner_prefix = reinterpret_cast<A*>(base + L.off_corner);
     rec.tile_sum = reinterpret_cast<A*>(base + L.off_tile_sum);
+    // A launch that adds up aggregates publishes no prefixes; its group sums take their place.
+    rec.group_col_sum = rec.col_prefix;
+    rec.group_tile_sum = rec.corner_prefix;
 
     constexpr std::size_t smem = smem_bytes<In, Out, S>();
     int device = -1;  // the current device, whose caches the launches use (-1: none, ask every time)
@@ -489,6 +498,7 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
                 grid = int(rounds == 2 ? (tickets + 1) / 2 : std::min(tickets, unsigned(resident)));
             }
             g.aggregates_only = compiles_aggregates_only<In, A, S>() && takes_aggregates_only(g, unsigned(grid), tables_of(T));
+            g.group_rows = aggregate_group_rows(g);
             overlap = overlaps_clear(k, device, flags);
             return sat::launch_kernel(overlap, k.kernel, unsigned(grid), S::threads, smem, stream,
                                  in + std::size_t(first) * im.in_stride, out + std::size_t(first) * im.out_stride, g,

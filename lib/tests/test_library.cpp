@@ -1092,7 +1092,8 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
     // A launch of a block per ticket in the small tiles whose images are at most 32 tiles wide and
     // 64 tall adds up the aggregates of every tile left of and above each tile
     // (Geometry::aggregates_only); a wider or taller image, or a grid of fewer blocks than tickets,
-    // looks back. f32's small tiles are 34 x 512: shapes at and one past each bound, grids set
+    // looks back. f32's small tiles are 34 x 512: shapes at and one past each bound and at a group
+    // of 8 tile rows (sum_aggregates adds the groups above through their last tiles), grids set
     // (which also put a 1 x 1 image and a row into the 2-D kernel); ragged primes with and without
     // vector accesses for every pair; batches of 2 with squares (both tables in one round).
     SAT_REQUIRE_GPU();
@@ -1110,6 +1111,8 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
     const Bound bounds[] = {
         {{64 * small_tile_rows, 4096, 4096, 4096, 1, 0}, true},       // 8 x 64 tiles
         {{64 * small_tile_rows + 1, 1000, 1000, 1000, 1, 0}, false},  // 2 x 65
+        {{8 * small_tile_rows, 1999, 2000, 2000, 1, 0}, true},       // 4 x 8: one group of tile rows
+        {{8 * small_tile_rows + 1, 1999, 2000, 2000, 1, 0}, true},   // 4 x 9: the ninth adds the group's sums
         {{100, 16384, 16384, 16384, 1, 0}, true},        // 32 x 3
         {{100, 16385, 16387, 16389, 1, 1}, false},       // 33 x 3, no vectors
         {{1000, 3000, 3000, 3000, 1, 0, 600}, true},     // 6 x 30 on 600 blocks
