@@ -1092,10 +1092,11 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
     // A launch of a block per ticket in the small tiles whose images are at most 32 tiles wide and
     // 64 tall adds up the aggregates of every tile left of and above each tile
     // (Geometry::aggregates_only); a wider or taller image, or a grid of fewer blocks than tickets,
-    // looks back. f32's small tiles are 34 x 512: shapes at and one past each bound and at a group
-    // of 8 tile rows (sum_aggregates adds the groups above through their last tiles), grids set
+    // looks back. f32's small tiles are 34 x 512: shapes at and one past each bound and past 32
+    // tile rows (where sum_aggregates adds the tiles above in groups of 8 tile rows), grids set
     // (which also put a 1 x 1 image and a row into the 2-D kernel); ragged primes with and without
-    // vector accesses for every pair; batches of 2 with squares (both tables in one round).
+    // vector accesses for every pair; batches of 2 with squares (both tables in one round), with
+    // and without groups.
     SAT_REQUIRE_GPU();
     // A launch within the bounds adds up aggregates where it is one round: the default grid of the
     // larger cases is (512 tickets on 132 SMs x 4 blocks, f64's x 5), not on a GPU of fewer SMs.
@@ -1111,8 +1112,9 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
     const Bound bounds[] = {
         {{64 * small_tile_rows, 4096, 4096, 4096, 1, 0}, true},       // 8 x 64 tiles
         {{64 * small_tile_rows + 1, 1000, 1000, 1000, 1, 0}, false},  // 2 x 65
-        {{8 * small_tile_rows, 1999, 2000, 2000, 1, 0}, true},       // 4 x 8: one group of tile rows
-        {{8 * small_tile_rows + 1, 1999, 2000, 2000, 1, 0}, true},   // 4 x 9: the ninth adds the group's sums
+        {{32 * small_tile_rows, 1999, 2000, 2000, 1, 0}, true},      // 4 x 32: no groups
+        {{32 * small_tile_rows + 1, 1999, 2000, 2000, 1, 0}, true},  // 4 x 33: 4 groups of 8, then 1 row
+        {{40 * small_tile_rows, 1999, 2000, 2000, 1, 0}, true},      // 4 x 40: the last row ends a group
         {{100, 16384, 16384, 16384, 1, 0}, true},        // 32 x 3
         {{100, 16385, 16387, 16389, 1, 1}, false},       // 33 x 3, no vectors
         {{1000, 3000, 3000, 3000, 1, 0, 600}, true},     // 6 x 30 on 600 blocks
@@ -1135,11 +1137,13 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
         check(float{}, float{}), check(double{}, double{}), check(int32_t{}, int32_t{});
         check(uint8_t{}, int32_t{}), check(uint8_t{}, float{}), check(uint16_t{}, double{}), check(float{}, double{});
     }
-    for (const auto& p : pairs) {
-        check_abi_batch({p[0], p[1], 2, 1000, 1000, 0, 0, 0, 0, true});
-        check_path(true, 2);
-        CHECK(satlib::testing::launch_log().last_threads == 128);
-    }
+    // 1000 rows: 30 tile rows (f64's 32); 1123 rows: 34 tile rows (f64's 36), in groups of 8.
+    for (const auto& p : pairs)
+        for (const int rows : {1000, 33 * small_tile_rows + 1}) {
+            check_abi_batch({p[0], p[1], 2, rows, 1000, 0, 0, 0, 0, true});
+            check_path(true, 2);
+            CHECK(satlib::testing::launch_log().last_threads == 128);
+        }
 }
 
 TEST_CASE("library: the --trace stamps cover every 32 x 32 piece, in 40-row tiles and in 32-row ones",
