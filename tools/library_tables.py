@@ -1126,12 +1126,30 @@ SIX_SUMS_THIS = "the kernel of bfbb292 (sum_aggregates: 6 column sums in flight 
 ROWS34_THIS = ("the kernel of c78b4c0 (the small tiles of f32, i32 and u8 → i32 34 rows tall: 16 + 18 and "
                "4 + 30)")
 ROWS36_THIS = "small tiles of f32, i32 and u8 → i32 36 rows tall (16 + 20 and 4 + 32; not kept)"
+GROUPS_BASE = ("the library of 8782bc6 (the kernels of c78b4c0: sum_aggregates adds the tiles above one by one, "
+               "6 column sums in flight)")
+GROUPS_THIS = ("the kernel of 6b63944 (sum_aggregates: images of more than 32 tile rows add the tiles above in "
+               "groups of 8 tile rows; 4 column sums in flight)")
+GROUPS_EVERY_HEIGHT = "groups of 8 tile rows at every image height, 4 column sums in flight (not kept)"
 
 
 def small_tiles_row(r):
     """A row of bench_ab --set images whose tiles the small tiles' rows change: every type but f64,
     whose small tiles keep 32 rows (every row of that set takes the small tiles)."""
     return r["type"] != "f64"
+
+
+def adds_aggregates_row(r):
+    """A row of bench_ab --set images that adds up aggregates: every row but one 3840×2160 f64 image,
+    which takes the 256-thread tiles."""
+    return not (r["rows"] == "2160" and r["type"] == "f64")
+
+
+def groups_ab_table(path, this):
+    """An A/B of bench_ab --set images against GROUPS_BASE: the launches that add up aggregates."""
+    return ab_table(path, GROUPS_BASE, this, adds_aggregates_row,
+                    bold="the rows that add up aggregates (all but 3840×2160 f64, which takes the "
+                         "256-thread tiles)")
 
 
 def one_1080p_image(r):
@@ -1558,6 +1576,14 @@ TABLES = {
                      bold="the rows whose tiles change (f64's keep theirs)"),
                   "rows34_images_ab_h200.csv"),
                  ("ROWS 34 TILE TIMES TABLE", tile_times_table, "tile_times_rows34_h200.csv"),
+                 ("GROUPS AB TABLE", lambda p: groups_ab_table(p, GROUPS_THIS), "groups_images_ab_h200.csv"),
+                 ("GROUPS TARGETS AB TABLE", lambda p: one_round_targets_ab_table(p, GROUPS_BASE, GROUPS_THIS),
+                  "groups_targets_ab_h200.csv"),
+                 ("GROUPS TILE TIMES TABLE", tile_times_table, "tile_times_groups_h200.csv"),
+                 ("GROUPS EVERY HEIGHT AB TABLE", lambda p: groups_ab_table(p, GROUPS_EVERY_HEIGHT),
+                  "groups_every_height_images_ab_h200.csv"),
+                 ("GROUPS EVERY HEIGHT TARGETS AB TABLE", lambda p: one_round_targets_ab_table(
+                     p, GROUPS_BASE, GROUPS_EVERY_HEIGHT), "groups_every_height_targets_ab_h200.csv"),
                  ("ROWS 36 AB TABLE", lambda p: ab_table(
                      p, SIX_SUMS_THIS, ROWS36_THIS, small_tiles_row,
                      bold="the rows whose tiles change (f64's keep theirs)"),
