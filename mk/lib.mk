@@ -72,7 +72,7 @@ install: $(LIB_A) $(LIB_SO)
 test-install: $(LIB_A) $(LIB_SO)
 	@rm -rf $(BUILD)/install-test
 	@$(MAKE) --no-print-directory install PREFIX=$(BUILD)/install-test/prefix >$(BUILD)/install-test.log 2>&1 \
-	    || { cat $(BUILD)/install-test.log; echo "test-install: 0 passed, 1 failed"; exit 1; }
+	    || { cat $(BUILD)/install-test.log; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
 	@CXX="$(CXX)" lib/examples/test_install.sh $(abspath $(BUILD)/install-test) $(CUDA_HOME)
 TEST_HOOKS += test-install
 

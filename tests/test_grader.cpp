@@ -350,20 +350,23 @@ TEST_CASE("make test's runner: a crash or a hang costs one count, the others sti
                                   "printf '#!/bin/sh\\nkill -SEGV $$\\n' > crash; "
                                   "printf '#!/bin/sh\\nexec sleep 60\\n' > hang; "
                                   "printf '#!/bin/sh\\necho \"4 passed, 0 failed, 0 skipped\"\\n' > fine; "
-                                  "chmod +x counts crash hang fine", &out) == 0);
+                                  "printf '#!/bin/sh\\necho \"labelled: 5 passed, 0 failed, 0 skipped\"\\n' > labelled; "
+                                  "chmod +x counts crash hang fine labelled", &out) == 0);
     const int rc = sat_test::run_command("python3 tools/run_tests.py --timeout 3 " + d + "/counts " + d + "/crash " +
-                                         d + "/hang " + d + "/fine", &out);
+                                         d + "/hang " + d + "/fine " + d + "/labelled", &out);
     INFO(out);
     CHECK(rc == 1);
     CHECK(has(out, "crash: crashed (SIGSEGV)"));
     CHECK(has(out, "hang: timed out after 3 s"));
+    // Exit 0, but no counts line of its own: its 5 would be lost from the sum, so it fails.
+    CHECK(has(out, "labelled: exited with status 0 without its counts line"));
     // Each binary's wall-clock time: the hang ran until its 3 s limit.
     CHECK(has(out, "-- " + d + "/fine took "));
     const std::string hang_took = "-- " + d + "/hang took ";
     REQUIRE(has(out, hang_took));
     CHECK(std::stod(out.substr(out.find(hang_took) + hang_took.size())) >= 3.0);
-    // 3 + 4 passed; 1 reported + the crash + the hang failed; 2 skipped: the last line.
-    CHECK(out.substr(out.rfind("passed") - 2) == "7 passed, 3 failed, 2 skipped\n");
+    // 3 + 4 passed; 1 reported + the crash + the hang + the labelled line failed; 2 skipped.
+    CHECK(out.substr(out.rfind("passed") - 2) == "7 passed, 4 failed, 2 skipped\n");
 }
 
 TEST_CASE("mutants: every spec applies to solutions/ and every category is covered", "[cpu][grader][mutants]") {

@@ -5,7 +5,8 @@
 
 Each binary runs with its own time limit, so a crash or a hang in one costs only its own count
 (it is counted as one failed test) and the others still run. A hook is a make target whose last
-line is "N passed, N failed, N skipped" (its own counts). After each one a line "-- NAME took
+line is "N passed, N failed, N skipped" (its own counts). A binary or hook that prints no such
+line is counted as one failed test too, whatever its exit status. After each one a line "-- NAME took
 S s" (wall-clock time, for planning runs on a lent GPU). The last line printed is the sum:
 "N passed, N failed, N skipped". Exit status 0 when nothing failed, 1 otherwise.
 """
@@ -76,8 +77,10 @@ def main(argv):
             why = f"timed out after {args.timeout:g} s and was killed"
         elif rc < 0:
             why = f"crashed ({signal.Signals(-rc).name})" if -rc in signal.valid_signals() else f"died (signal {-rc})"
-        elif rc != 0 and (not counts or counts[1] == 0):
-            why = f"exited with status {rc}" + ("" if counts else " without its counts line")
+        elif not counts:  # a hook that drifts from the convention must not drop its tests from the sum
+            why = f"exited with status {rc} without its counts line"
+        elif rc != 0 and counts[1] == 0:
+            why = f"exited with status {rc}"
         else:
             why = None
         if why:   # counted as one failed test, on top of what it reported

@@ -1,7 +1,7 @@
 #!/bin/sh
 # test_install.sh DIR CUDA_HOME: build lib/examples/consumer.cpp against the copy installed in
 # DIR/prefix, once with pkg-config and once with CMake (shared and static targets). With a GPU the
-# programs also run and check their output. Prints "test-install: N passed, N failed".
+# programs also run and check their output. Ends with "N passed, N failed, 0 skipped" (make test's counts line).
 dir=$1
 cuda=$2
 prefix=$dir/prefix
@@ -33,5 +33,5 @@ check cmake-configure cmake -S "$src" -B "$dir/cmake" -DCMAKE_PREFIX_PATH="$pref
 check cmake-build cmake --build "$dir/cmake"
 run cmake-run-shared "$dir/cmake/consumer"
 run cmake-run-static "$dir/cmake/consumer_static"
-echo "test-install: $passed passed, $failed failed"
+echo "$passed passed, $failed failed, 0 skipped"
 [ $failed = 0 ]

@@ -26,7 +26,7 @@ def main(argv):
     failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
     skipped = len(result.skipped)
     passed = result.testsRun - failed - skipped - len(result.expectedFailures)
-    print("python: %d passed, %d failed, %d skipped" % (passed, failed, skipped))
+    print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
     return 0 if failed == 0 and result.testsRun > 0 else 1
 
 
