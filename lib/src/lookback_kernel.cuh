@@ -570,9 +570,9 @@ __device__ ColumnWindow<A> column_window(const TileRecords<A>& rec, const Geomet
 // Geometry::aggregates_only: a launch of one round (a block per ticket) of few tiles. Every tile
 // this one needs holds a ticket already, so rather than chain prefixes (row_look_back, then the
 // column windows, which wait for the look-backs of the tiles above), the block adds up their
-// aggregates from L2: the row sums of the tiles to its left (its row carries, warp 0), the column
-// sums of the tiles above (its column carries, every thread) and the whole sums of the tiles
-// above-left (the corner, the next warp). The tiles above come in groups of G = g.group_rows
+// aggregates from L2: the row sums of the tiles to its left (its row carries, a thread a row), the
+// column sums of the tiles above (its column carries, every thread) and the whole sums of the
+// tiles above-left (the corner, the last warp). The tiles above come in groups of G = g.group_rows
 // tile rows of the image: the tiles of its own group one by one (at `partial`), the groups above
 // through the sums their last tiles publish (at `done`), so a tile adds at most
 // G - 1 + tiles_y / G column sums a thread instead of tiles_y - 1. Returns false on a spin
@@ -621,18 +621,20 @@ __device__ bool sum_aggregates(const TileRecords<A>& rec, const Geometry& g, int
     for (int k = tid; ok && k < groups_above * (tx + 1); k += S::threads)
         ok = flags.wait(tile_at(group_last_row(k / (tx + 1)), k % (tx + 1)), done) != invalid;
     if (__syncthreads_or(!ok)) return false;
-    if (warp == 0) {
-        const A* row_sums = rec.row_sum + tile_at(batch_ty, 0) * R;
-        for (int r = lane; r < R; r += 32) {
-            A sum = 0;
-#pragma unroll 1
-            for (int left = 0; left < tx; ++left) sum += __ldcg(row_sums + std::size_t(left) * R + r);
-            s_row_carry[r] = sum;
-        }
+    // The row carries, a thread a row (lanes 0 and 1 of warp 0 took rows 32 and 33 after rows 0
+    // and 1), loads in flight; the corner on the last warp.
+    constexpr int corner_warp = S::warps - 1;
+    static_assert(R <= corner_warp * 32, "the row carries' threads and the corner's warp");
+    if (tid < R) {
+        const A* row_sums = rec.row_sum + tile_at(batch_ty, 0) * R + tid;  // tile 0 of the row, row tid
+        A sum = 0;
+#pragma unroll 4
+        for (int left = 0; left < tx; ++left) sum += __ldcg(row_sums + std::size_t(left) * R);
+        s_row_carry[tid] = sum;
     }
-    if (warp == (S::warps > 1 ? 1 : 0)) {  // the corner: the groups above, then the tiles of this one
+    if (warp == corner_warp) {  // the corner: the groups above, then the tiles of this one
         A part = 0;
-#pragma unroll 1
+#pragma unroll 2
         for (int k = lane; k < (groups_above + in_group) * tx; k += 32) {
             const int q = k / tx, left = k % tx;
             part += __ldcg(q < groups_above ? rec.group_tile_sum + tile_at(group_last_row(q), left)
