@@ -1131,6 +1131,9 @@ GROUPS_BASE = ("the library of 8782bc6 (the kernels of c78b4c0: sum_aggregates a
 GROUPS_THIS = ("the kernel of 6b63944 (sum_aggregates: images of more than 32 tile rows add the tiles above in "
                "groups of 8 tile rows; 4 column sums in flight)")
 GROUPS_EVERY_HEIGHT = "groups of 8 tile rows at every image height, 4 column sums in flight (not kept)"
+ROW_CARRIES_BASE = "the kernel of 6b63944 (sum_aggregates: the row carries on warp 0, one load at a time)"
+ROW_CARRIES_THIS = ("the kernel of 6b2e145 (sum_aggregates: the row carries a thread a row, 4 loads in flight; "
+                    "the corner on the last warp, 2 in flight)")
 
 
 def small_tiles_row(r):
@@ -1145,9 +1148,9 @@ def adds_aggregates_row(r):
     return not (r["rows"] == "2160" and r["type"] == "f64")
 
 
-def groups_ab_table(path, this):
-    """An A/B of bench_ab --set images against GROUPS_BASE: the launches that add up aggregates."""
-    return ab_table(path, GROUPS_BASE, this, adds_aggregates_row,
+def aggregates_ab_table(path, base, this):
+    """An A/B of bench_ab --set images whose builds differ in the launches that add up aggregates."""
+    return ab_table(path, base, this, adds_aggregates_row,
                     bold="the rows that add up aggregates (all but 3840×2160 f64, which takes the "
                          "256-thread tiles)")
 
@@ -1576,14 +1579,20 @@ TABLES = {
                      bold="the rows whose tiles change (f64's keep theirs)"),
                   "rows34_images_ab_h200.csv"),
                  ("ROWS 34 TILE TIMES TABLE", tile_times_table, "tile_times_rows34_h200.csv"),
-                 ("GROUPS AB TABLE", lambda p: groups_ab_table(p, GROUPS_THIS), "groups_images_ab_h200.csv"),
+                 ("GROUPS AB TABLE", lambda p: aggregates_ab_table(p, GROUPS_BASE, GROUPS_THIS),
+                  "groups_images_ab_h200.csv"),
                  ("GROUPS TARGETS AB TABLE", lambda p: one_round_targets_ab_table(p, GROUPS_BASE, GROUPS_THIS),
                   "groups_targets_ab_h200.csv"),
                  ("GROUPS TILE TIMES TABLE", tile_times_table, "tile_times_groups_h200.csv"),
-                 ("GROUPS EVERY HEIGHT AB TABLE", lambda p: groups_ab_table(p, GROUPS_EVERY_HEIGHT),
+                 ("GROUPS EVERY HEIGHT AB TABLE", lambda p: aggregates_ab_table(p, GROUPS_BASE, GROUPS_EVERY_HEIGHT),
                   "groups_every_height_images_ab_h200.csv"),
                  ("GROUPS EVERY HEIGHT TARGETS AB TABLE", lambda p: one_round_targets_ab_table(
                      p, GROUPS_BASE, GROUPS_EVERY_HEIGHT), "groups_every_height_targets_ab_h200.csv"),
+                 ("ROW CARRIES AB TABLE", lambda p: aggregates_ab_table(p, ROW_CARRIES_BASE, ROW_CARRIES_THIS),
+                  "row_carries_images_ab_h200.csv"),
+                 ("ROW CARRIES TARGETS AB TABLE", lambda p: one_round_targets_ab_table(p, ROW_CARRIES_BASE,
+                                                                                        ROW_CARRIES_THIS),
+                  "row_carries_targets_ab_h200.csv"),
                  ("ROWS 36 AB TABLE", lambda p: ab_table(
                      p, SIX_SUMS_THIS, ROWS36_THIS, small_tiles_row,
                      bold="the rows whose tiles change (f64's keep theirs)"),
