@@ -1155,6 +1155,14 @@ def aggregates_ab_table(path, base, this):
                          "256-thread tiles)")
 
 
+def aggregates_ab_tables(name, base, this, stem):
+    """The TABLES entries of an A/B whose builds differ in the launches that add up aggregates: its
+    --set images run (docs/data/STEM_images_ab_h200.csv) and its --set targets run (STEM_targets_...)."""
+    return [(f"{name} AB TABLE", lambda p: aggregates_ab_table(p, base, this), f"{stem}_images_ab_h200.csv"),
+            (f"{name} TARGETS AB TABLE", lambda p: one_round_targets_ab_table(p, base, this),
+             f"{stem}_targets_ab_h200.csv")]
+
+
 def one_1080p_image(r):
     """A row of bench_ab of one 1920×1080 image, which takes the small tiles."""
     return r["rows"] == "1080" and r["batch"] == "1"
@@ -1579,20 +1587,10 @@ TABLES = {
                      bold="the rows whose tiles change (f64's keep theirs)"),
                   "rows34_images_ab_h200.csv"),
                  ("ROWS 34 TILE TIMES TABLE", tile_times_table, "tile_times_rows34_h200.csv"),
-                 ("GROUPS AB TABLE", lambda p: aggregates_ab_table(p, GROUPS_BASE, GROUPS_THIS),
-                  "groups_images_ab_h200.csv"),
-                 ("GROUPS TARGETS AB TABLE", lambda p: one_round_targets_ab_table(p, GROUPS_BASE, GROUPS_THIS),
-                  "groups_targets_ab_h200.csv"),
+                 *aggregates_ab_tables("GROUPS", GROUPS_BASE, GROUPS_THIS, "groups"),
                  ("GROUPS TILE TIMES TABLE", tile_times_table, "tile_times_groups_h200.csv"),
-                 ("GROUPS EVERY HEIGHT AB TABLE", lambda p: aggregates_ab_table(p, GROUPS_BASE, GROUPS_EVERY_HEIGHT),
-                  "groups_every_height_images_ab_h200.csv"),
-                 ("GROUPS EVERY HEIGHT TARGETS AB TABLE", lambda p: one_round_targets_ab_table(
-                     p, GROUPS_BASE, GROUPS_EVERY_HEIGHT), "groups_every_height_targets_ab_h200.csv"),
-                 ("ROW CARRIES AB TABLE", lambda p: aggregates_ab_table(p, ROW_CARRIES_BASE, ROW_CARRIES_THIS),
-                  "row_carries_images_ab_h200.csv"),
-                 ("ROW CARRIES TARGETS AB TABLE", lambda p: one_round_targets_ab_table(p, ROW_CARRIES_BASE,
-                                                                                        ROW_CARRIES_THIS),
-                  "row_carries_targets_ab_h200.csv"),
+                 *aggregates_ab_tables("GROUPS EVERY HEIGHT", GROUPS_BASE, GROUPS_EVERY_HEIGHT, "groups_every_height"),
+                 *aggregates_ab_tables("ROW CARRIES", ROW_CARRIES_BASE, ROW_CARRIES_THIS, "row_carries"),
                  ("ROWS 36 AB TABLE", lambda p: ab_table(
                      p, SIX_SUMS_THIS, ROWS36_THIS, small_tiles_row,
                      bold="the rows whose tiles change (f64's keep theirs)"),
