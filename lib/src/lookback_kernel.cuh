@@ -589,7 +589,7 @@ __device__ bool sum_aggregates(const TileRecords<A>& rec, const Geometry& g, int
     const int ty = batch_ty - first_row;               // tile row within the image
     const int groups_above = ty / G;                   // whole groups above this tile's group
     const int group_top = first_row + groups_above * G;
-    const int in_group = batch_ty - group_top;         // tiles of the group above this one
+    const int in_group = batch_ty - group_top;         // tile rows of its group above this tile
     auto group_last_row = [&](int j) { return first_row + j * G + G - 1; };
 
     // The tiles of the group's rows above this one and of its own row, columns 0..tx, row-major
@@ -599,8 +599,8 @@ __device__ bool sum_aggregates(const TileRecords<A>& rec, const Geometry& g, int
     for (int k = tid; ok && k < waited; k += S::threads)
         ok = flags.wait(tile_at(group_top + k / (tx + 1), k % (tx + 1)), partial) != invalid;
     if (__syncthreads_or(!ok)) return false;  // orders every read below after the flags acquired
-    // Each an L2 round trip: 4 in flight a thread, 2 for the groups (6 and 2 spill in the batches'
-    // kernels of both tables).
+    // Each an L2 round trip: 4 in flight a thread, 2 for the groups below (6 here, or more than 2
+    // there, spill in some small-tile kernels).
 #pragma unroll 4
     for (int row = group_top; row < batch_ty; ++row) add_published(rec.col_sum + tile_at(row, tx) * C + tid * V, carry);
     if (in_group == G - 1) {  // the group's last tile: its sums, for the tiles below (state done)
@@ -621,8 +621,8 @@ __device__ bool sum_aggregates(const TileRecords<A>& rec, const Geometry& g, int
     for (int k = tid; ok && k < groups_above * (tx + 1); k += S::threads)
         ok = flags.wait(tile_at(group_last_row(k / (tx + 1)), k % (tx + 1)), done) != invalid;
     if (__syncthreads_or(!ok)) return false;
-    // The row carries, a thread a row (lanes 0 and 1 of warp 0 took rows 32 and 33 after rows 0
-    // and 1), loads in flight; the corner on the last warp.
+    // The row carries, a thread a row (rows 32 and 33 of a 34-row tile do not wait behind rows 0
+    // and 1 in one warp), loads in flight; the corner on the last warp.
     constexpr int corner_warp = S::warps - 1;
     static_assert(R <= corner_warp * 32, "the row carries' threads and the corner's warp");
     if (tid < R) {
