@@ -18,7 +18,8 @@ enum TileState : unsigned {
     invalid = 0,   // nothing published yet
     partial = 1,   // row_sum and col_sum (the tile's own aggregates)
     row_done = 2,  // + row_prefix and left_sum (after the look-back along the tile row)
-    done = 3,      // + col_prefix and corner_prefix (after the look-back up the tile column)
+    done = 3,      // + col_prefix and corner_prefix (after the look-back up the tile column; the
+                   // library's launches that add up aggregates: a group's sums, from its last tile)
 };
 
 __device__ __forceinline__ unsigned load_acquire(const unsigned* p) {

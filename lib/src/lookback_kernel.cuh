@@ -150,9 +150,12 @@ template <> struct SmallTileShape<float, double> : Shape<12, 20, 5> {};
 // The kernels that may add up aggregates instead of looking back (Geometry::aggregates_only):
 // the small tiles', which the library's launches of one round take (satlib.cu, small_tiles:
 // 256-thread tiles are taken for a round or more of them); in the 256-thread kernels that code
-// costs registers, and f64's spill.
+// costs registers, and f64's spill. sum_aggregates takes a thread a row for the row carries
+// outside the corner's warp (a tuning shape of fewer threads or taller tiles looks back).
 template <class In, class A, class S>
-constexpr bool compiles_aggregates_only() { return std::is_same_v<S, SmallTileShape<In, A>>; }
+constexpr bool compiles_aggregates_only() {
+    return std::is_same_v<S, SmallTileShape<In, A>> && S::R <= (S::warps - 1) * 32;
+}
 template <class S1, class S2>
 constexpr bool same_shape() {
     return S1::RR == S2::RR && S1::RS == S2::RS && S1::min_blocks == S2::min_blocks && S1::threads == S2::threads;
@@ -575,8 +578,9 @@ __device__ ColumnWindow<A> column_window(const TileRecords<A>& rec, const Geomet
 // tiles above-left (the corner, the last warp). The tiles above come in groups of G = g.group_rows
 // tile rows of the image: the tiles of its own group one by one (at `partial`), the groups above
 // through the sums their last tiles publish (at `done`), so a tile adds at most
-// G - 1 + tiles_y / G column sums a thread instead of tiles_y - 1. Returns false on a spin
-// timeout (the same answer in every thread).
+// G - 1 + (tiles_y - 1) / G column sums a thread instead of tiles_y - 1 (G <= 33: the group's
+// last tile reads its group's whole sums a lane each). Returns false on a spin timeout (the same
+// answer in every thread).
 template <class S, class A, int V>
 __device__ bool sum_aggregates(const TileRecords<A>& rec, const Geometry& g, int batch_ty, int first_row, int tx,
                                const A (&col)[V], const A* s_row_sum, A* s_row_carry, A* s_corner, A (&carry)[V],
@@ -599,8 +603,8 @@ __device__ bool sum_aggregates(const TileRecords<A>& rec, const Geometry& g, int
     for (int k = tid; ok && k < waited; k += S::threads)
         ok = flags.wait(tile_at(group_top + k / (tx + 1), k % (tx + 1)), partial) != invalid;
     if (__syncthreads_or(!ok)) return false;  // orders every read below after the flags acquired
-    // Each an L2 round trip: 4 in flight a thread, 2 for the groups below (6 here, or more than 2
-    // there, spill in some small-tile kernels).
+    // Each an L2 round trip: 4 in flight a thread, and 2 for the groups' sums at the end (6 here, or
+    // more than 2 there, spill in some small-tile kernels).
 #pragma unroll 4
     for (int row = group_top; row < batch_ty; ++row) add_published(rec.col_sum + tile_at(row, tx) * C + tid * V, carry);
     if (in_group == G - 1) {  // the group's last tile: its sums, for the tiles below (state done)
@@ -624,7 +628,7 @@ __device__ bool sum_aggregates(const TileRecords<A>& rec, const Geometry& g, int
     // The row carries, a thread a row (rows 32 and 33 of a 34-row tile do not wait behind rows 0
     // and 1 in one warp), loads in flight; the corner on the last warp.
     constexpr int corner_warp = S::warps - 1;
-    static_assert(R <= corner_warp * 32, "the row carries' threads and the corner's warp");
+    static_assert(R <= corner_warp * 32, "the row carries' threads and the corner's warp (compiles_aggregates_only)");
     if (tid < R) {
         const A* row_sums = rec.row_sum + tile_at(batch_ty, 0) * R + tid;  // tile 0 of the row, row tid
         A sum = 0;
@@ -782,7 +786,7 @@ enum TileStamp {
     stamp_row_done,     // lane 0 of warp 0, after its row look-back (the left edge: with partial;
                         // aggregates_only: thread 0 too, when sum_aggregates has every carry)
     stamp_carries,      // thread 0, after its own adds of the column sums (no barrier after it)
-    stamp_done,         // the releasing thread, after releasing done (aggregates_only: where it would)
+    stamp_done,         // the releasing thread, after releasing done (aggregates_only: where a look-back would)
     stamp_written,      // thread 0, its stores issued
     stamp_block_start,  // a block of the first round starts (thread 0)
     stamp_prefetched,   // the first round: thread 0, its L2 prefetch of the tile issued
@@ -834,7 +838,8 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
     constexpr int RR = S::RR, RS = S::RS, R = S::R, warps = S::warps;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     constexpr int poll_warp = warps > 1 ? 1 : 0;  // column window polls while warp 0 looks left
-    constexpr int release_thread = (warps - 1) * 32;   // publishes partial and done (row_done: row_look_back)
+    constexpr int release_thread = (warps - 1) * 32;   // publishes partial and done (row_done: row_look_back;
+                                                        // a group's done: thread 0 in sum_aggregates)
     constexpr int ticket_thread = (warps > 2 ? warps - 2 : 0) * 32;  // takes the next ticket
 
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -977,10 +982,12 @@ lookback_sat_kernel(const In* in, Out* out, Geometry g, TileRecords<sat::Acc<Out
 #pragma unroll
         for (int v = 0; v < V; ++v) carry[v] = 0;
         if (by_aggregates) {
-            if (!sum_aggregates<S, A, V>(rec, g, batch_ty, first_row, tx, col, s_row_sum, s_row_carry, &s_corner,
-                                         carry, status))
-                return;  // a spin timed out
-            corner = s_corner;
+            if constexpr (compiles_aggregates_only<In, A, S>()) {
+                if (!sum_aggregates<S, A, V>(rec, g, batch_ty, first_row, tx, col, s_row_sum, s_row_carry, &s_corner,
+                                             carry, status))
+                    return;  // a spin timed out
+                corner = s_corner;
+            }
             if (tid == 0) stamp_tile(trace, ticket, stamp_row_done);
         } else if (top_strip) {
             __syncthreads();  // the row look-back's s_row_carry, s_left_sum
