@@ -27,10 +27,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from run_tests import last_counts   # tools/run_tests.py: a test binary's counts line
+
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = ROOT / "lib" / "tests" / "delay_mutants.json"
 OUT = ROOT / "build" / "delay-mutants"
-COUNTS = re.compile(r"^(\d+) passed, (\d+) failed, (\d+) skipped\s*$", re.M)
 TIMEOUT = 300  # seconds a spec's tests may run (a hang is a spin timeout: 2 s a tile)
 FIELDS = ("name", "description", "file", "edits", "tests")
 
@@ -73,8 +74,7 @@ def run_tests(binary, tests):
         done = subprocess.run([str(binary), tests], cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT)
     except subprocess.TimeoutExpired as hung:
         return None, None, hung.stdout or ""
-    counts = COUNTS.findall(done.stdout)
-    return done.returncode, (tuple(map(int, counts[-1])) if counts else None), done.stdout
+    return done.returncode, last_counts(done.stdout), done.stdout
 
 
 def outcome(spec, built, baseline):

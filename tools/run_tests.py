@@ -6,9 +6,11 @@
 Each binary runs with its own time limit, so a crash or a hang in one costs only its own count
 (it is counted as one failed test) and the others still run. A hook is a make target whose last
 line is "N passed, N failed, N skipped" (its own counts). A binary or hook that prints no such
-line is counted as one failed test too, whatever its exit status. After each one a line "-- NAME took
-S s" (wall-clock time, for planning runs on a lent GPU). The last line printed is the sum:
-"N passed, N failed, N skipped". Exit status 0 when nothing failed, 1 otherwise.
+line is counted as one failed test too, whatever its exit status. After each one a line
+"-- NAME took S s" (wall-clock time, for planning runs on a lent GPU). The last line printed is
+the sum: "N passed, N failed, N skipped". Exit status 0 when nothing failed, 1 otherwise.
+last_counts() reads that line for other tools (delay_mutants.py; grade.py keeps its own copy, so
+that it runs with only sanitize.py and deps.sh beside it, as in tests/test_grader.cpp's copy).
 """
 import argparse
 import os
@@ -20,7 +22,13 @@ import threading
 import time
 
 # Our own test runners' last line (tests/main.cpp, and every hook by convention).
-COUNTS = re.compile(r"^(\d+) passed, (\d+) failed, (\d+) skipped\s*$")
+COUNTS = re.compile(r"^(\d+) passed, (\d+) failed, (\d+) skipped\s*$", re.M)
+
+
+def last_counts(output):
+    """The last counts line in a test binary's output as (passed, failed, skipped), or None."""
+    found = COUNTS.findall(output)
+    return tuple(map(int, found[-1])) if found else None
 
 
 def run(cmd, timeout):
