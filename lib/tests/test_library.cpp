@@ -1100,10 +1100,15 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
     SAT_REQUIRE_GPU();
     // A launch within the bounds adds up aggregates where it is one round: the default grid of the
     // larger cases is (512 tickets on 132 SMs x 4 blocks, f64's x 5), not on a GPU of fewer SMs.
-    auto check_path = [](bool within_bounds, unsigned tables = 1) {
+    // Images of more than 32 tile rows (of `rows` rows) add the tiles above in groups of 8 tile
+    // rows, the others in one group of 64.
+    auto check_path = [](bool within_bounds, int rows, unsigned tables = 1) {
         const satlib::testing::LaunchLog log = satlib::testing::launch_log();
-        INFO(log.last_tiles << " tiles x " << tables << " tables on " << log.last_grid << " blocks");
+        const int tiles_y = log.last_tile_rows > 0 ? sat::ceil_div(rows, log.last_tile_rows) : 0;
+        INFO(log.last_tiles << " tiles x " << tables << " tables on " << log.last_grid << " blocks, " << tiles_y
+                            << " tile rows an image");
         CHECK(log.last_aggregates_only == (within_bounds && log.last_grid >= log.last_tiles * tables));
+        CHECK(log.last_group_rows == (!log.last_aggregates_only ? 0 : tiles_y > 32 ? 8 : 64));
     };
     struct Bound {
         LibraryCase c;
@@ -1115,6 +1120,8 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
         {{32 * small_tile_rows, 1999, 2000, 2000, 1, 0}, true},      // 4 x 32: no groups
         {{32 * small_tile_rows + 1, 1999, 2000, 2000, 1, 0}, true},  // 4 x 33: 4 groups of 8, then 1 row
         {{40 * small_tile_rows, 1999, 2000, 2000, 1, 0}, true},      // 4 x 40: the last row ends a group
+        // 17 x 33 on 561 blocks: a group's last tile waits for 8 x 17 - 1 tiles, two a thread for some
+        {{33 * small_tile_rows, 16 * 512 + 1, 16 * 512 + 4, 16 * 512 + 4, 1, 0, 17 * 33}, true},
         {{100, 16384, 16384, 16384, 1, 0}, true},        // 32 x 3
         {{100, 16385, 16387, 16389, 1, 1}, false},       // 33 x 3, no vectors
         {{1000, 3000, 3000, 3000, 1, 0, 600}, true},     // 6 x 30 on 600 blocks
@@ -1125,14 +1132,14 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
     };
     for (const Bound& b : bounds) {
         check_library<float, float>(b.c);
-        check_path(b.aggregates);
+        check_path(b.aggregates, b.c.rows);
         CHECK(satlib::testing::launch_log().last_tile_rows == small_tile_rows);
     }
     // 1031 x 1999: 31 tile rows of 4 (34 x 512) or 33 of 8 (32 x 256, the f64 accumulator's).
     for (const LibraryCase& c : {LibraryCase{1031, 1999, 2000, 2000, 1, 0}, LibraryCase{1031, 1999, 2003, 2005, 2, 3}}) {
         auto check = [&](auto in, auto out) {
             check_library<decltype(in), decltype(out)>(c);
-            check_path(true);
+            check_path(true, c.rows);
         };
         check(float{}, float{}), check(double{}, double{}), check(int32_t{}, int32_t{});
         check(uint8_t{}, int32_t{}), check(uint8_t{}, float{}), check(uint16_t{}, double{}), check(float{}, double{});
@@ -1141,7 +1148,7 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
     for (const auto& p : pairs)
         for (const int rows : {1000, 33 * small_tile_rows + 1}) {
             check_abi_batch({p[0], p[1], 2, rows, 1000, 0, 0, 0, 0, true});
-            check_path(true, 2);
+            check_path(true, rows, 2);
             CHECK(satlib::testing::launch_log().last_threads == 128);
         }
 }
