@@ -20,6 +20,8 @@
     docs/data/ncu_h100.csv      Nsight Compute on the library's kernels (DRAM, occupancy, stalls):
                                 docs/tiles.md's Where the time goes
     docs/data/ncu_h200.csv      the same for four f32 rows on an H200: docs/tiles.md
+    docs/data/ncu_targets_h200.csv  tools/ncu_summary.py of Nsight Compute reports of the launches
+                                that miss issue 22's targets (f32): docs/tiles.md
     docs/data/phases_h200.csv   tools/ncu_phases.py --csv (Nsight Compute's warp-state samples of
                                 the 2-D kernel summed per phase of its tile loop): docs/tiles.md;
                                 phases_batch_order_h200.csv the same for batches, the kernels of
@@ -1591,6 +1593,7 @@ TABLES = {
                  ("GROUPS TILE TIMES TABLE", tile_times_table, "tile_times_groups_h200.csv"),
                  *aggregates_ab_tables("GROUPS EVERY HEIGHT", GROUPS_BASE, GROUPS_EVERY_HEIGHT, "groups_every_height"),
                  *aggregates_ab_tables("ROW CARRIES", ROW_CARRIES_BASE, ROW_CARRIES_THIS, "row_carries"),
+                 ("NCU TARGETS TABLE", experiment_table, "ncu_targets_h200.csv"),
                  ("ROWS 36 AB TABLE", lambda p: ab_table(
                      p, SIX_SUMS_THIS, ROWS36_THIS, small_tiles_row,
                      bold="the rows whose tiles change (f64's keep theirs)"),
