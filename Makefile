@@ -158,10 +158,12 @@ $(BUILD)/sat_tests test-bins: $(TEST_BINS)
 TESTS ?= $(if $(filter labs,$(SOL_DIR)),~[skeleton]~[repo])
 TEST_TIMEOUT ?= 3600
 TEST_HOOKS ?=
+# TEST_JOBS=N: up to N binaries at once, the hooks one after another beside them (tools/run_tests.py).
+TEST_JOBS ?= 1
 # Every binary runs (a crash or a time-out in one costs only its own count), then every hook;
 # the last line sums them all.
 test: $(TEST_BINS) refs
-	@$(PYTHON) tools/run_tests.py --timeout $(TEST_TIMEOUT) --filter '$(TESTS)' \
+	@$(PYTHON) tools/run_tests.py --timeout $(TEST_TIMEOUT) --jobs $(TEST_JOBS) --filter '$(TESTS)' \
 	    $(addprefix --hook ,$(TEST_HOOKS)) $(TEST_BINS)
 
 # The labs as JSON (tools read this, not the Makefile): id, reference and student file, GPU or

@@ -369,6 +369,39 @@ TEST_CASE("make test's runner: a crash or a hang costs one count, the others sti
     CHECK(out.substr(out.rfind("passed") - 2) == "7 passed, 4 failed, 2 skipped\n");
 }
 
+TEST_CASE("make test's runner with --jobs: binaries side by side, the hooks in turn beside them, whole blocks",
+          "[cpu][grader]") {
+    // a and b each wait for the other to start, so they pass only side by side; c waits for hook
+    // h1's file (the hooks' lane runs beside the binaries) and h2 fails unless h1 has ended (the
+    // hooks run in turn). Each binary prints two lines 0.2 s apart, which must stay together.
+    std::string out;
+    const std::string d = kDir + "/jobs";
+    REQUIRE(sat_test::run_command("rm -rf " + d + " && mkdir -p " + d, &out) == 0);
+    const std::string counts = "echo '1 passed, 0 failed, 0 skipped'\n";
+    auto binary = [&](const std::string& name, const std::string& waits_for) {
+        std::ofstream(d + "/" + name) << "#!/bin/sh\ncd \"$(dirname \"$0\")\"\ntouch " << name << ".started\n"
+                                      << "i=0; while [ ! -e " << waits_for << " ]; do sleep 0.05; i=$((i+1)); "
+                                      << "[ $i -gt 200 ] && exit 1; done\n"
+                                      << "echo " << name << ": one\nsleep 0.2\necho " << name << ": two\n" << counts;
+    };
+    binary("a", "b.started"), binary("b", "a.started"), binary("c", "h1.done");
+    std::ofstream(d + "/Makefile") << "h1:\n\t@sleep 1; touch h1.done; " << counts << "h2:\n\t@test -e h1.done && "
+                                   << counts.substr(0, counts.size() - 1) << " || echo '0 passed, 1 failed, 0 skipped'\n";
+    REQUIRE(sat_test::run_command("chmod +x " + d + "/a " + d + "/b " + d + "/c", &out) == 0);
+    const std::string runner = "root=$(pwd); cd " + d + " && python3 $root/tools/run_tests.py ";
+    const int rc = sat_test::run_command(runner + "--timeout 20 --jobs 3 --hook h1 --hook h2 ./a ./b ./c", &out);
+    INFO(out);
+    CHECK(rc == 0);
+    for (const std::string name : {"a", "b", "c"})
+        CHECK(has(out, "== ./" + name + "\n" + name + ": one\n" + name + ": two\n"));
+    CHECK(has(out, "-- make h2 took "));
+    CHECK(out.substr(out.rfind("passed") - 2) == "5 passed, 0 failed, 0 skipped\n");
+    // One at a time (the default), a waits for b until its time runs out.
+    REQUIRE(sat_test::run_command("rm -f " + d + "/*.started " + d + "/h1.done", &out) == 0);
+    CHECK(sat_test::run_command(runner + "--timeout 2 ./a ./b", &out) == 1);
+    CHECK(has(out, "./a: timed out after 2 s"));
+}
+
 TEST_CASE("mutants: every spec applies to solutions/ and every category is covered", "[cpu][grader][mutants]") {
     std::string out;
     const int rc = sat_test::run_command("python3 tools/mutants.py check", &out);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run every test binary and every test hook of `make test`; end with one summed line.
 
-    python3 tools/run_tests.py [--timeout S] [--filter SPEC] [--hook TARGET]... BINARY...
+    python3 tools/run_tests.py [--timeout S] [--filter SPEC] [--jobs N] [--hook TARGET]... BINARY...
 
 Each binary runs with its own time limit, so a crash or a hang in one costs only its own count
 (it is counted as one failed test) and the others still run. A hook is a make target whose last
@@ -9,10 +9,14 @@ line is "N passed, N failed, N skipped" (its own counts). A binary or hook that 
 line is counted as one failed test too, whatever its exit status. After each one a line
 "-- NAME took S s" (wall-clock time, for planning runs on a lent GPU). The last line printed is
 the sum: "N passed, N failed, N skipped". Exit status 0 when nothing failed, 1 otherwise.
+With --jobs N (make test TEST_JOBS=N) up to N run at once: each binary on its own, the hooks one
+after another in one lane beside them (they run make in this tree). Each one's output is then
+printed whole when it ends, so the blocks do not interleave; with 1 (the default) it streams.
 last_counts() reads that line for other tools (delay_mutants.py; grade.py keeps its own copy, so
 that it runs with only sanitize.py and deps.sh beside it, as in tests/test_grader.cpp's copy).
 """
 import argparse
+import io
 import os
 import re
 import signal
@@ -20,6 +24,7 @@ import subprocess
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 # Our own test runners' last line (tests/main.cpp, and every hook by convention).
 COUNTS = re.compile(r"^(\d+) passed, (\d+) failed, (\d+) skipped\s*$", re.M)
@@ -31,8 +36,8 @@ def last_counts(output):
     return tuple(map(int, found[-1])) if found else None
 
 
-def run(cmd, timeout):
-    """(exit status or None when timed out, last counts line or None); output streams through."""
+def run(cmd, timeout, out):
+    """(exit status or None when timed out, last counts line or None); output streams to `out`."""
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
                          text=True, errors="replace")
     last, killed = None, []
@@ -49,8 +54,8 @@ def run(cmd, timeout):
     timer.start()
     try:
         for line in p.stdout:
-            sys.stdout.write(line)
-            sys.stdout.flush()
+            out.write(line)
+            out.flush()
             m = COUNTS.match(line)
             if m:
                 last = tuple(map(int, m.groups()))
@@ -60,37 +65,73 @@ def run(cmd, timeout):
     return (None if killed else p.returncode), last
 
 
+def run_step(cmd, name, timeout, out):
+    """One binary or hook, framed by its name and its time: (exit status or None, counts or None)."""
+    out.write(f"== {name}\n")
+    out.flush()
+    started = time.monotonic()
+    if not os.path.exists(cmd[0]) and cmd[0] != "make":
+        rc, counts = 127, None
+    else:
+        rc, counts = run(cmd, timeout, out)
+    out.write(f"-- {name} took {time.monotonic() - started:.1f} s\n")
+    out.flush()
+    return rc, counts
+
+
+def broken_why(rc, counts, timeout):
+    """Why a step counts as one more failed test, or None."""
+    if rc is None:
+        return f"timed out after {timeout:g} s and was killed"
+    if rc < 0:
+        return f"crashed ({signal.Signals(-rc).name})" if -rc in signal.valid_signals() else f"died (signal {-rc})"
+    if not counts:  # a hook that drifts from the convention must not drop its tests from the sum
+        return f"exited with status {rc} without its counts line"
+    if rc != 0 and counts[1] == 0:
+        return f"exited with status {rc}"
+    return None
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--timeout", type=float, default=3600, help="seconds per binary or hook")
     ap.add_argument("--filter", default="", help="a Catch2 test spec for every binary")
+    ap.add_argument("--jobs", type=int, default=1, help="binaries (and the hooks' lane) run at once")
     ap.add_argument("--hook", action="append", default=[], help="a make target that prints its counts")
     ap.add_argument("binaries", nargs="*")
     args = ap.parse_args(argv)
+    if args.jobs < 1:
+        ap.error("--jobs must be at least 1")
+    binaries = [([b] + ([args.filter] if args.filter else []), b) for b in args.binaries]
+    hooks = [(["make", "--no-print-directory", h], f"make {h}") for h in args.hook]
+    steps = binaries + hooks
+    results = [None] * len(steps)  # (exit status, counts) of each step
+    if args.jobs == 1:
+        for i, (cmd, name) in enumerate(steps):
+            results[i] = run_step(cmd, name, args.timeout, sys.stdout)
+    else:
+        printing = threading.Lock()
+
+        def lane(indices):  # steps one after another, each printed whole when it ends
+            for i in indices:
+                out = io.StringIO()
+                results[i] = run_step(*steps[i], args.timeout, out)
+                with printing:
+                    sys.stdout.write(out.getvalue())
+                    sys.stdout.flush()
+
+        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            # The hooks' lane first, so that it starts beside the first binary.
+            hook_lane = [list(range(len(binaries), len(steps)))] if hooks else []
+            lanes = hook_lane + [[i] for i in range(len(binaries))]
+            for done in [pool.submit(lane, indices) for indices in lanes]:
+                done.result()
     total = [0, 0, 0]
     broken = []
-    steps = [([b] + ([args.filter] if args.filter else []), b) for b in args.binaries]
-    steps += [(["make", "--no-print-directory", h], f"make {h}") for h in args.hook]
-    for cmd, name in steps:
-        print(f"== {name}", flush=True)
-        started = time.monotonic()
-        if not os.path.exists(cmd[0]) and cmd[0] != "make":
-            rc, counts = 127, None
-        else:
-            rc, counts = run(cmd, args.timeout)
-        print(f"-- {name} took {time.monotonic() - started:.1f} s", flush=True)
+    for (cmd, name), (rc, counts) in zip(steps, results):  # in the order given, whatever order they ended in
         if counts:
             total = [a + b for a, b in zip(total, counts)]
-        if rc is None:
-            why = f"timed out after {args.timeout:g} s and was killed"
-        elif rc < 0:
-            why = f"crashed ({signal.Signals(-rc).name})" if -rc in signal.valid_signals() else f"died (signal {-rc})"
-        elif not counts:  # a hook that drifts from the convention must not drop its tests from the sum
-            why = f"exited with status {rc} without its counts line"
-        elif rc != 0 and counts[1] == 0:
-            why = f"exited with status {rc}"
-        else:
-            why = None
+        why = broken_why(rc, counts, args.timeout)
         if why:   # counted as one failed test, on top of what it reported
             total[1] += 1
             broken.append(f"{name}: {why}")
