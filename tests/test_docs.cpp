@@ -294,16 +294,17 @@ TEST_CASE("tile_waits.py measures the look-backs from a run's tile stamps", "[cp
 }
 
 // tools/ncu_summary.py (docs/tiles.md's table of the targets that miss): a made-up ncu text
-// report with a flag-clearing kernel and three launches of the 2-D kernel of 10, 20 and 15 µs,
-// each with values of its own, so that the row shows which launch it took (the median: 15 µs).
+// report with a flag-clearing kernel and three launches of the 2-D kernel of 1.01 ms, 500 µs and
+// 990 µs (ncu picks the unit per value), each with values of its own, so that the row shows which
+// launch it took (the median: 990 µs) and which stall reason went to which column.
 namespace {
-std::string ncu_launch(const std::string& kernel, int grid, int block, double us, int tag) {
+std::string ncu_launch(const std::string& kernel, int grid, int block, const std::string& duration, int tag) {
     std::ostringstream s;
     s << "  void " << kernel << "(const T1 *, T2 *, satlib::Geometry) (" << grid << ", 1, 1)x(" << block
       << ", 1, 1), Context 1, Stream 13, Device 0, CC 9.0\n"
       << "    Section: GPU Speed Of Light Throughput\n"
       << "    ----------------------- ----------- ------------\n"
-      << "    Duration                         us        " << us << "\n"
+      << "    Duration                         " << duration << "\n"
       << "    DRAM Throughput                   %        " << 70 + tag << ".3\n"
       << "    Elapsed Cycles                cycle       1,000\n"
       << "    SM Active Cycles              cycle       " << 900 + tag << ".00\n"
@@ -314,8 +315,10 @@ std::string ncu_launch(const std::string& kernel, int grid, int block, double us
       << "    Waves Per SM                                                   1\n"
       << "    Achieved Active Warps Per SM           warp        15.9" << tag << "\n"
       << "    Warp Cycles Per Issued Instruction             cycle        12.0" << tag << "\n";
+    int part = 0;
     for (const char* reason : {"barrier", "long_scoreboard", "wait", "short_scoreboard", "selected"})
-        s << "    smsp__average_warps_issue_stalled_" << reason << "_per_issue_active.ratio      " << tag << ".5\n";
+        s << "    smsp__average_warps_issue_stalled_" << reason << "_per_issue_active.ratio      " << tag << "." << ++part
+          << "\n";
     return s.str();
 }
 }  // namespace
@@ -325,11 +328,12 @@ TEST_CASE("ncu_summary.py makes a CSV row of the median launch of an ncu report"
     sat_test::require_command("rm -rf " + dir + " && mkdir -p " + dir);
     const std::string look_back = "satlib::lookback_sat_kernel<float, float, satlib::TileShape<float, float>, 1, 0, 0>";
     std::ofstream(dir + "/report.txt") << "==PROF== Connected to process 1\n"
-                                       << ncu_launch("lookback::clear_words<unsigned int>", 1, 256, 15, 9)
-                                       << ncu_launch(look_back, 264, 256, 10, 1) << ncu_launch(look_back, 264, 256, 20, 2)
-                                       << ncu_launch(look_back, 264, 256, 15, 3);
-    std::ofstream(dir + "/none.txt") << ncu_launch("lookback::clear_words<unsigned int>", 1, 256, 15, 9);
-    std::string cut = ncu_launch(look_back, 264, 256, 10, 1);
+                                       << ncu_launch("lookback::clear_words<unsigned int>", 1, 256, "us 990", 9)
+                                       << ncu_launch(look_back, 264, 256, "ms 1.01", 1)
+                                       << ncu_launch(look_back, 264, 256, "us 500", 2)
+                                       << ncu_launch(look_back, 264, 256, "us 990", 3);
+    std::ofstream(dir + "/none.txt") << ncu_launch("lookback::clear_words<unsigned int>", 1, 256, "us 15", 9);
+    std::string cut = ncu_launch(look_back, 264, 256, "us 10", 1);
     cut.erase(cut.find("    Waves Per SM"), cut.find("    Achieved") - cut.find("    Waves Per SM"));
     std::ofstream(dir + "/cut.txt") << cut;
     const std::string run = "python3 tools/ncu_summary.py --gpu GPU --driver 1 --cuda 13.0 --date 2026-01-01 ";
@@ -338,12 +342,15 @@ TEST_CASE("ncu_summary.py makes a CSV row of the median launch of an ncu report"
           "gpu,driver,cuda,date,shipped,shape,type,kernel,grid × block,registers,shared KB per block,µs,"
           "DRAM % of peak,SM active % of elapsed,warps per SM (of 64),waves,cycles per issue,barrier,"
           "long scoreboard,wait,short scoreboard\n"
-          "GPU,1,13.0,2026-01-01,n/a,16384²,f32,\"look-back, TileShape, 256 threads\",264 × 256,123,98.8,15.0,"
-          "73.3,90,15.9,1.00,12.03,3.50,3.50,3.50,3.50\n");
+          "GPU,1,13.0,2026-01-01,n/a,16384²,f32,\"look-back, TileShape, 256 threads\",264 × 256,123,98.8,990.0,"
+          "73.3,90,15.9,1.00,12.03,3.10,3.20,3.30,3.40\n");
     // No SAT kernel, or a metric missing: one line, exit 2, no traceback.
     sat_test::check_output(sat_test::require_command(run + "--case 'x,f32," + dir + "/none.txt' " + dir + "/x.csv 2>&1", 2),
                            {"no launch of lookback_sat_kernel or thin_sat_kernel"}, {"Traceback"});
     sat_test::check_output(sat_test::require_command(run + "--case 'x,f32," + dir + "/cut.txt' " + dir + "/x.csv 2>&1", 2),
                            {"no metric 'Waves Per SM'"}, {"Traceback"});
+    std::ofstream(dir + "/unit.txt") << ncu_launch(look_back, 264, 256, "cycle 10", 1);
+    sat_test::check_output(sat_test::require_command(run + "--case 'x,f32," + dir + "/unit.txt' " + dir + "/x.csv 2>&1", 2),
+                           {"Duration in cycle, not one of ns, us, ms, s"}, {"Traceback"});
     sat_test::run_command("rm -rf " + dir);
 }

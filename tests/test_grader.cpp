@@ -385,21 +385,39 @@ TEST_CASE("make test's runner with --jobs: binaries side by side, the hooks in t
                                       << "echo " << name << ": one\nsleep 0.2\necho " << name << ": two\n" << counts;
     };
     binary("a", "b.started"), binary("b", "a.started"), binary("c", "h1.done");
-    std::ofstream(d + "/Makefile") << "h1:\n\t@sleep 1; touch h1.done; " << counts << "h2:\n\t@test -e h1.done && "
+    std::ofstream(d + "/crash") << "#!/bin/sh\nkill -SEGV $$\n";
+    for (const std::string slow : {"s1", "s2"})  // a step that would take 30 s, then leave its .done
+        std::ofstream(d + "/" + slow) << "#!/bin/sh\ncd \"$(dirname \"$0\")\"\ntouch " << slow << ".started\nsleep 30\ntouch "
+                                      << slow << ".done\n";
+    std::ofstream(d + "/Makefile") << "slow:\n\t@sleep 30; touch slow.done\n"
+                                   << "h1:\n\t@sleep 1; touch h1.done; " << counts << "h2:\n\t@test -e h1.done && "
                                    << counts.substr(0, counts.size() - 1) << " || echo '0 passed, 1 failed, 0 skipped'\n";
-    REQUIRE(sat_test::run_command("chmod +x " + d + "/a " + d + "/b " + d + "/c", &out) == 0);
+    REQUIRE(sat_test::run_command("cd " + d + " && chmod +x a b c crash s1 s2", &out) == 0);
     const std::string runner = "root=$(pwd); cd " + d + " && python3 $root/tools/run_tests.py ";
-    const int rc = sat_test::run_command(runner + "--timeout 20 --jobs 3 --hook h1 --hook h2 ./a ./b ./c", &out);
+    // a is named twice and runs once (two copies side by side would share their files).
+    const int rc = sat_test::run_command(runner + "--timeout 20 --jobs 3 --hook h1 --hook h2 ./a ./b ./c ./crash ./a", &out);
     INFO(out);
-    CHECK(rc == 0);
+    CHECK(rc == 1);
     for (const std::string name : {"a", "b", "c"})
         CHECK(has(out, "== ./" + name + "\n" + name + ": one\n" + name + ": two\n"));
     CHECK(has(out, "-- make h2 took "));
-    CHECK(out.substr(out.rfind("passed") - 2) == "5 passed, 0 failed, 0 skipped\n");
+    CHECK(has(out, "crash: crashed (SIGSEGV)"));
+    CHECK(out.substr(out.rfind("passed") - 2) == "5 passed, 1 failed, 0 skipped\n");
     // One at a time (the default), a waits for b until its time runs out.
     REQUIRE(sat_test::run_command("rm -f " + d + "/*.started " + d + "/h1.done", &out) == 0);
     CHECK(sat_test::run_command(runner + "--timeout 2 ./a ./b", &out) == 1);
     CHECK(has(out, "./a: timed out after 2 s"));
+    // Ctrl-C after 2 s, one at a time and two side by side: the slow steps are killed (no .done a
+    // second later), a and the hook after the slow one never start, exit status 130.
+    for (const char* jobs : {"1 ./s1 ./a", "2 --hook slow --hook h1 ./s1 ./s2 ./a"}) {
+        REQUIRE(sat_test::run_command("rm -f " + d + "/*.started " + d + "/h1.done", &out) == 0);
+        CHECK(sat_test::run_command(runner.substr(0, runner.find("python3")) + "timeout -s INT --preserve-status 2 "
+                                    "python3 $root/tools/run_tests.py --jobs " + jobs, &out) == 130);
+        CHECK(has(out, "test: interrupted"));
+        CHECK(sat_test::run_command("cd " + d + " && test -e s1.started && sleep 1 && test ! -e s1.done && "
+                                    "test ! -e s2.done && test ! -e slow.done && test ! -e a.started && test ! -e h1.done",
+                                    &out) == 0);
+    }
 }
 
 TEST_CASE("mutants: every spec applies to solutions/ and every category is covered", "[cpu][grader][mutants]") {

@@ -22,6 +22,9 @@
     docs/data/ncu_h200.csv      the same for four f32 rows on an H200: docs/tiles.md
     docs/data/ncu_targets_h200.csv  tools/ncu_summary.py of Nsight Compute reports of the launches
                                 that miss issue 22's targets (f32): docs/tiles.md
+    docs/data/rows17_images_ab_h200.csv, rows12_images_ab_h200.csv  bench_ab --set images --csv as
+                                written (f32 small tiles of 17 and of 12 rows against 070cc11's
+                                34; not kept): docs/tiles.md
     docs/data/phases_h200.csv   tools/ncu_phases.py --csv (Nsight Compute's warp-state samples of
                                 the 2-D kernel summed per phase of its tile loop): docs/tiles.md;
                                 phases_batch_order_h200.csv the same for batches, the kernels of
@@ -1133,6 +1136,9 @@ GROUPS_BASE = ("the library of 8782bc6 (the kernels of c78b4c0: sum_aggregates a
 GROUPS_THIS = ("the kernel of 6b63944 (sum_aggregates: images of more than 32 tile rows add the tiles above in "
                "groups of 8 tile rows; 4 column sums in flight)")
 GROUPS_EVERY_HEIGHT = "groups of 8 tile rows at every image height, 4 column sums in flight (not kept)"
+ROWS_SHORT_BASE = "the kernels of 070cc11 (f32 small tiles of 34 rows, 16 + 18)"
+ROWS17_THIS = "f32 small tiles of 17 rows, 8 + 9 (not kept)"
+ROWS12_THIS = "f32 small tiles of 12 rows, 4 + 8, and aggregates_tiles_y 96 (not kept)"
 ROW_CARRIES_BASE = "the kernel of 6b63944 (sum_aggregates: the row carries on warp 0, one load at a time)"
 ROW_CARRIES_THIS = ("the kernel of 6b2e145 (sum_aggregates: the row carries a thread a row, 4 loads in flight; "
                     "the corner on the last warp, 2 in flight)")
@@ -1594,6 +1600,12 @@ TABLES = {
                  *aggregates_ab_tables("GROUPS EVERY HEIGHT", GROUPS_BASE, GROUPS_EVERY_HEIGHT, "groups_every_height"),
                  *aggregates_ab_tables("ROW CARRIES", ROW_CARRIES_BASE, ROW_CARRIES_THIS, "row_carries"),
                  ("NCU TARGETS TABLE", experiment_table, "ncu_targets_h200.csv"),
+                 ("ROWS 17 AB TABLE", lambda p: ab_table(p, ROWS_SHORT_BASE, ROWS17_THIS, lambda r: r["type"] == "f32",
+                                                         bold="f32, whose small tiles change"),
+                  "rows17_images_ab_h200.csv"),
+                 ("ROWS 12 AB TABLE", lambda p: ab_table(p, ROWS_SHORT_BASE, ROWS12_THIS, lambda r: r["type"] == "f32",
+                                                         bold="f32, whose small tiles change"),
+                  "rows12_images_ab_h200.csv"),
                  ("ROWS 36 AB TABLE", lambda p: ab_table(
                      p, SIX_SUMS_THIS, ROWS36_THIS, small_tiles_row,
                      bold="the rows whose tiles change (f64's keep theirs)"),

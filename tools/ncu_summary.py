@@ -14,9 +14,10 @@ Each REPORT is ncu's text output (stdout) of
 Of its launches of the library's SAT kernels (the 2-D look-back or sat::thin; not the flag
 clearing, the checks or the page touches), the one of median duration gives the row: grid and
 block, registers, shared memory, time, DRAM throughput, SM active cycles ÷ elapsed cycles, warps
-per SM, waves, cycles per issued instruction and its four largest parts in the 2-D kernel (the
-stall reasons barrier, long scoreboard, wait and short scoreboard: cycles per issue each).
-Exit 2 with one line when a report has no such launch or lacks a metric.
+per SM, waves, cycles per issued instruction and four of its parts, the stall reasons barrier,
+long scoreboard, wait and short scoreboard (cycles per issue each; the other reasons are left out).
+Exit 2 with one line when a report has no such launch, lacks a metric or gives one in a unit
+this does not know.
 """
 import argparse
 import csv
@@ -55,25 +56,36 @@ def launches(path):
     return found
 
 
+MICROSECONDS = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
+KILOBYTES = {"byte/block": 1e-3, "Kbyte/block": 1.0, "Mbyte/block": 1e3}  # ncu's K is 1000
+
+
+def in_units(path, m, name, scale):
+    """Metric `name` of launch metrics `m` in the units of `scale` (ncu picks a unit per value)."""
+    unit, value = m[name]
+    if unit not in scale:
+        fail(f"{path}: {name} in {unit or 'no unit'}, not one of {', '.join(scale)}")
+    return value * scale[unit]
+
+
 def row(shape, type_, path):
     sat = launches(path)
     if not sat:
         fail(f"{path}: no launch of lookback_sat_kernel or thin_sat_kernel")
     if any("Duration" not in m for *_, m in sat):
         fail(f"{path}: a launch without its Duration (SpeedOfLight section)")
-    kernel, args, grid, block, m = sorted(sat, key=lambda k: k[4]["Duration"][1])[(len(sat) - 1) // 2]
+    us = [in_units(path, m, "Duration", MICROSECONDS) for *_, m in sat]
+    median = sorted(range(len(sat)), key=us.__getitem__)[(len(sat) - 1) // 2]
+    kernel, args, grid, block, m = sat[median]
     try:
-        unit, duration = m["Duration"]
-        us = duration / 1000 if unit == "ns" else duration * 1000 if unit == "ms" else duration
-        shared = sum(v * (1 if u.startswith("Kbyte") else 1 / 1000)  # ncu: K = 1000
-                     for u, v in (m["Dynamic Shared Memory Per Block"], m["Static Shared Memory Per Block"]))
+        shared = sum(in_units(path, m, f"{kind} Shared Memory Per Block", KILOBYTES) for kind in ("Dynamic", "Static"))
         out = {"shape": shape, "type": type_,
                "kernel": ("look-back, " + TILE_SHAPE.search(args)[1] if kernel == "lookback_sat_kernel"
                           else "sat::thin") + f", {block} threads",
                "grid × block": f"{grid:,} × {block}",
                "registers": f"{m['Registers Per Thread'][1]:.0f}",
                "shared KB per block": f"{shared:.1f}",
-               "µs": f"{us:.1f}",
+               "µs": f"{us[median]:.1f}",
                "DRAM % of peak": f"{m['DRAM Throughput'][1]:.1f}",
                "SM active % of elapsed": f"{100 * m['SM Active Cycles'][1] / m['Elapsed Cycles'][1]:.0f}",
                "warps per SM (of 64)": f"{m['Achieved Active Warps Per SM'][1]:.1f}",

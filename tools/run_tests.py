@@ -9,9 +9,12 @@ line is "N passed, N failed, N skipped" (its own counts). A binary or hook that 
 line is counted as one failed test too, whatever its exit status. After each one a line
 "-- NAME took S s" (wall-clock time, for planning runs on a lent GPU). The last line printed is
 the sum: "N passed, N failed, N skipped". Exit status 0 when nothing failed, 1 otherwise.
-With --jobs N (make test TEST_JOBS=N) up to N run at once: each binary on its own, the hooks one
-after another in one lane beside them (they run make in this tree). Each one's output is then
-printed whole when it ends, so the blocks do not interleave; with 1 (the default) it streams.
+With --jobs N (make test TEST_JOBS=N) up to N binaries run at once, and the hooks one after
+another beside them (each runs make in this tree, which builds what it needs). Each one's output
+is then printed whole when it ends, so the blocks do not interleave; with 1 (the default) it
+streams. Side by side needs what make test builds first up to date (some tests run make on it),
+and shares the machine among tests that time themselves. Ctrl-C kills the running steps, starts
+no more and exits with status 130.
 last_counts() reads that line for other tools (delay_mutants.py; grade.py keeps its own copy, so
 that it runs with only sanitize.py and deps.sh beside it, as in tests/test_grader.cpp's copy).
 """
@@ -36,21 +39,34 @@ def last_counts(output):
     return tuple(map(int, found[-1])) if found else None
 
 
+# The steps' processes running now, and whether Ctrl-C asked every step to stop: each step runs in
+# a session of its own (a hang is killed with its children), so none sees the Ctrl-C itself.
+live, live_lock, stopping = set(), threading.Lock(), threading.Event()
+
+
+def kill_group(p):
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(p.pid, sig)
+        except ProcessLookupError:
+            return
+
+
 def run(cmd, timeout, out):
     """(exit status or None when timed out, last counts line or None); output streams to `out`."""
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
                          text=True, errors="replace")
+    with live_lock:
+        live.add(p)
+    if stopping.is_set():  # started as Ctrl-C killed the others
+        kill_group(p)
     last, killed = None, []
 
-    def kill():
+    def time_out():
         killed.append(True)
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            try:
-                os.killpg(p.pid, sig)
-            except ProcessLookupError:
-                return
+        kill_group(p)
 
-    timer = threading.Timer(timeout, kill)
+    timer = threading.Timer(timeout, time_out)
     timer.start()
     try:
         for line in p.stdout:
@@ -60,8 +76,13 @@ def run(cmd, timeout, out):
             if m:
                 last = tuple(map(int, m.groups()))
         p.wait()
+    except BaseException:  # Ctrl-C while this step runs in the main thread
+        kill_group(p)
+        raise
     finally:
         timer.cancel()
+        with live_lock:
+            live.discard(p)
     return (None if killed else p.returncode), last
 
 
@@ -96,36 +117,56 @@ def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--timeout", type=float, default=3600, help="seconds per binary or hook")
     ap.add_argument("--filter", default="", help="a Catch2 test spec for every binary")
-    ap.add_argument("--jobs", type=int, default=1, help="binaries (and the hooks' lane) run at once")
+    ap.add_argument("--jobs", type=int, default=1, help="binaries run at once (the hooks in turn beside them)")
     ap.add_argument("--hook", action="append", default=[], help="a make target that prints its counts")
     ap.add_argument("binaries", nargs="*")
     args = ap.parse_args(argv)
     if args.jobs < 1:
         ap.error("--jobs must be at least 1")
-    binaries = [([b] + ([args.filter] if args.filter else []), b) for b in args.binaries]
+    # A binary named twice runs once (side by side, two copies would share their scratch folders).
+    binaries = [([b] + ([args.filter] if args.filter else []), b) for b in dict.fromkeys(args.binaries)]
     hooks = [(["make", "--no-print-directory", h], f"make {h}") for h in args.hook]
     steps = binaries + hooks
     results = [None] * len(steps)  # (exit status, counts) of each step
     if args.jobs == 1:
-        for i, (cmd, name) in enumerate(steps):
-            results[i] = run_step(cmd, name, args.timeout, sys.stdout)
+        try:
+            for i, (cmd, name) in enumerate(steps):
+                results[i] = run_step(cmd, name, args.timeout, sys.stdout)
+        except KeyboardInterrupt:  # run() killed the running step
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the cleanup short
+            print("test: interrupted", flush=True)
+            return 130
     else:
         printing = threading.Lock()
 
         def lane(indices):  # steps one after another, each printed whole when it ends
             for i in indices:
+                if stopping.is_set():
+                    return
                 out = io.StringIO()
                 results[i] = run_step(*steps[i], args.timeout, out)
                 with printing:
                     sys.stdout.write(out.getvalue())
                     sys.stdout.flush()
 
-        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            # The hooks' lane first, so that it starts beside the first binary.
-            hook_lane = [list(range(len(binaries), len(steps)))] if hooks else []
-            lanes = hook_lane + [[i] for i in range(len(binaries))]
+        # N binaries at once, and the hooks' lane beside them (submitted first, so that it starts
+        # beside the first binary).
+        pool = ThreadPoolExecutor(max_workers=args.jobs + bool(hooks))
+        hook_lane = [list(range(len(binaries), len(steps)))] if hooks else []
+        lanes = hook_lane + [[i] for i in range(len(binaries))]
+        try:
             for done in [pool.submit(lane, indices) for indices in lanes]:
                 done.result()
+        except KeyboardInterrupt:  # no step starts, the running ones are killed, their output printed
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the cleanup short
+            stopping.set()
+            with live_lock:
+                for p in live:
+                    kill_group(p)
+            pool.shutdown(cancel_futures=True)
+            print("test: interrupted", flush=True)
+            return 130
+        pool.shutdown()
     total = [0, 0, 0]
     broken = []
     for (cmd, name), (rc, counts) in zip(steps, results):  # in the order given, whatever order they ended in

@@ -296,7 +296,7 @@ std::atomic<bool> last_launch_vector{false};
 std::atomic<satlib::testing::ThinPath> last_thin_path{satlib::testing::ThinPath::none};
 std::atomic<int> last_launch_tile_rows{0};
 std::atomic<bool> last_launch_aggregates_only{false};
-std::atomic<int> last_launch_group_rows{0};
+std::atomic<int> last_launch_aggregate_group_rows{0};
 void log_launch(unsigned grid, unsigned long long tiles, int resident = 0, int threads = 0, bool overlapped = false,
                 int ptx_version = 0, satlib::testing::ThinPath thin_path = satlib::testing::ThinPath::none,
                 bool vector = false, int tile_rows = 0, bool aggregates_only = false, int group_rows = 0) {
@@ -311,7 +311,7 @@ void log_launch(unsigned grid, unsigned long long tiles, int resident = 0, int t
     last_launch_vector.store(vector, std::memory_order_relaxed);
     last_launch_tile_rows.store(tile_rows, std::memory_order_relaxed);
     last_launch_aggregates_only.store(aggregates_only, std::memory_order_relaxed);
-    last_launch_group_rows.store(aggregates_only ? group_rows : 0, std::memory_order_relaxed);
+    last_launch_aggregate_group_rows.store(aggregates_only ? group_rows : 0, std::memory_order_relaxed);
 }
 // A thin call's launches (no tiles or grid of the 2-D kernel's), and the path it took.
 void log_thin_launch(satlib::testing::ThinPath path) { log_launch(0, 0, 0, 0, false, 0, path); }
@@ -320,7 +320,7 @@ LaunchLog launch_log() {
     return {scan_launches.load(), last_launch_tiles.load(), last_launch_grid.load(), last_launch_resident.load(),
             last_launch_threads.load(), last_launch_overlapped.load(), last_launch_ptx_version.load(),
             last_launch_vector.load(), last_thin_path.load(), last_launch_tile_rows.load(),
-            last_launch_aggregates_only.load(), last_launch_group_rows.load()};
+            last_launch_aggregates_only.load(), last_launch_aggregate_group_rows.load()};
 }
 }  // namespace testing
 

@@ -27,7 +27,7 @@ struct LaunchLog {
     int last_tile_rows;             // and the rows R of its tiles (thin: 0)
     bool last_aggregates_only;      // and whether its tiles added up the aggregates of every tile
                                     // left and above instead of looking back (thin: false)
-    int last_group_rows;            // and, if it did, the tile rows of the groups whose column sums
+    int last_aggregate_group_rows;  // and, if it did, the tile rows of the groups whose column sums
                                     // it added as one (sum_aggregates; else 0)
 };
 LaunchLog launch_log();

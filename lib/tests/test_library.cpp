@@ -1101,14 +1101,14 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
     // A launch within the bounds adds up aggregates where it is one round: the default grid of the
     // larger cases is (512 tickets on 132 SMs x 4 blocks, f64's x 5), not on a GPU of fewer SMs.
     // Images of more than 32 tile rows (of `rows` rows) add the tiles above in groups of 8 tile
-    // rows, the others in one group of 64.
+    // rows, the others in one group of aggregates_tiles_y = 64 (satlib.cu, aggregate_group_rows).
     auto check_path = [](bool within_bounds, int rows, unsigned tables = 1) {
         const satlib::testing::LaunchLog log = satlib::testing::launch_log();
         const int tiles_y = log.last_tile_rows > 0 ? sat::ceil_div(rows, log.last_tile_rows) : 0;
         INFO(log.last_tiles << " tiles x " << tables << " tables on " << log.last_grid << " blocks, " << tiles_y
                             << " tile rows an image");
         CHECK(log.last_aggregates_only == (within_bounds && log.last_grid >= log.last_tiles * tables));
-        CHECK(log.last_group_rows == (!log.last_aggregates_only ? 0 : tiles_y > 32 ? 8 : 64));
+        CHECK(log.last_aggregate_group_rows == (!log.last_aggregates_only ? 0 : tiles_y > 32 ? 8 : 64));
     };
     struct Bound {
         LibraryCase c;
