@@ -22,6 +22,9 @@
     docs/data/ncu_h200.csv      the same for four f32 rows on an H200: docs/tiles.md
     docs/data/ncu_targets_h200.csv  tools/ncu_summary.py of Nsight Compute reports of the launches
                                 that miss issue 22's targets (f32): docs/tiles.md
+    docs/data/short_tiles_images_ab_h200.csv, short_tiles_targets_ab_h200.csv  bench_ab --set images
+                                and --set targets --csv as written (f32's short tiles against
+                                e8c01a8): docs/tiles.md
     docs/data/rows17_images_ab_h200.csv, rows12_images_ab_h200.csv  bench_ab --set images --csv as
                                 written (f32 small tiles of 17 and of 12 rows against 070cc11's
                                 34; not kept): docs/tiles.md
@@ -1137,7 +1140,9 @@ GROUPS_THIS = ("the kernel of 6b63944 (sum_aggregates: images of more than 32 ti
                "groups of 8 tile rows; 4 column sums in flight)")
 GROUPS_EVERY_HEIGHT = "groups of 8 tile rows at every image height, 4 column sums in flight (not kept)"
 ROWS_SHORT_BASE = "the kernels of 070cc11 (f32 small tiles of 34 rows, 16 + 18)"
-ROWS17_THIS = "f32 small tiles of 17 rows, 8 + 9 (not kept)"
+ROWS17_THIS = "f32 small tiles of 17 rows, 8 + 9, for every image that takes the small tiles (not kept)"
+SHORT_BASE = "the kernels of e8c01a8 (those of 070cc11)"
+SHORT_THIS = "f32 short tiles of 17 rows, 8 + 9, for one image of at most 64 of them in one round"
 ROWS12_THIS = "f32 small tiles of 12 rows, 4 + 8, and aggregates_tiles_y 96 (not kept)"
 ROW_CARRIES_BASE = "the kernel of 6b63944 (sum_aggregates: the row carries on warp 0, one load at a time)"
 ROW_CARRIES_THIS = ("the kernel of 6b2e145 (sum_aggregates: the row carries a thread a row, 4 loads in flight; "
@@ -1169,6 +1174,12 @@ def aggregates_ab_tables(name, base, this, stem):
     return [(f"{name} AB TABLE", lambda p: aggregates_ab_table(p, base, this), f"{stem}_images_ab_h200.csv"),
             (f"{name} TARGETS AB TABLE", lambda p: one_round_targets_ab_table(p, base, this),
              f"{stem}_targets_ab_h200.csv")]
+
+
+def takes_short_tiles(r):
+    """A row of bench_ab that takes f32's short tiles: one f32 image of at most 64 x 17 rows and
+    32 x 512 columns (satlib.cu, short_tiles)."""
+    return r["type"] == "f32" and r["batch"] == "1" and int(r["rows"]) <= 64 * 17 and int(r["cols"]) <= 32 * 512
 
 
 def one_1080p_image(r):
@@ -1600,6 +1611,12 @@ TABLES = {
                  *aggregates_ab_tables("GROUPS EVERY HEIGHT", GROUPS_BASE, GROUPS_EVERY_HEIGHT, "groups_every_height"),
                  *aggregates_ab_tables("ROW CARRIES", ROW_CARRIES_BASE, ROW_CARRIES_THIS, "row_carries"),
                  ("NCU TARGETS TABLE", experiment_table, "ncu_targets_h200.csv"),
+                 ("SHORT TILES AB TABLE", lambda p: ab_table(p, SHORT_BASE, SHORT_THIS, takes_short_tiles,
+                                                             bold="the rows that take the short tiles"),
+                  "short_tiles_images_ab_h200.csv"),
+                 ("SHORT TILES TARGETS AB TABLE", lambda p: ab_table(p, SHORT_BASE, SHORT_THIS, takes_short_tiles,
+                                                                     bold="the rows that take the short tiles"),
+                  "short_tiles_targets_ab_h200.csv"),
                  ("ROWS 17 AB TABLE", lambda p: ab_table(p, ROWS_SHORT_BASE, ROWS17_THIS, lambda r: r["type"] == "f32",
                                                          bold="f32, whose small tiles change"),
                   "rows17_images_ab_h200.csv"),

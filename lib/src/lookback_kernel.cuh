@@ -147,14 +147,24 @@ template <> struct SmallTileShape<double, double> : Shape<12, 20, 5> {};
 template <> struct SmallTileShape<uint16_t, double> : Shape<12, 20, 5> {};
 template <> struct SmallTileShape<float, double> : Shape<12, 20, 5> {};
 #endif
+// Short images: f32 tiles of 17 rows, 8 + 9 x 4, for one image of at most aggregates_tiles_y of
+// them (satlib.cu, short_tiles): 1920x1080 is 4 x 64 tiles, two blocks on most SMs instead of one
+// (H200, against the 34-row tiles: 1920x1080 0.96 of the time, 1280x720 0.91, 1024^2 0.91;
+// docs/tiles.md, *Short f32 tiles*). The other types' short tiles are their small ones (not
+// measured), and satlib.cu launches no kernel of a short shape that is the small one.
+template <class In, class A> struct ShortTileShape : SmallTileShape<In, A> {};
+#ifndef LAB9_REG_ROWS
+template <> struct ShortTileShape<float, float> : Shape<8, 9, 4> {};
+#endif
 // The kernels that may add up aggregates instead of looking back (Geometry::aggregates_only):
-// the small tiles', which the library's launches of one round take (satlib.cu, small_tiles:
+// the small and short tiles', which the library's launches of one round take (satlib.cu, small_tiles:
 // 256-thread tiles are taken for a round or more of them); in the 256-thread kernels that code
 // costs registers, and f64's spill. sum_aggregates takes a thread a row for the row carries
 // outside the corner's warp (a tuning shape of fewer threads or taller tiles looks back).
 template <class In, class A, class S>
 constexpr bool compiles_aggregates_only() {
-    return std::is_same_v<S, SmallTileShape<In, A>> && S::R <= (S::warps - 1) * 32;
+    return (std::is_same_v<S, SmallTileShape<In, A>> || std::is_same_v<S, ShortTileShape<In, A>>) &&
+           S::R <= (S::warps - 1) * 32;
 }
 template <class S1, class S2>
 constexpr bool same_shape() {

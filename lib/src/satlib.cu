@@ -49,6 +49,7 @@ constexpr int state_header_words = 32;  // ticket, internal status; tile states 
 template <class In, class Out> using LargeTiles = TileShape<In, sat::Acc<Out>>;
 template <class In, class Out> using LanesTiles = LanesTileShape<In, sat::Acc<Out>>;
 template <class In, class Out> using SmallTiles = SmallTileShape<In, sat::Acc<Out>>;
+template <class In, class Out> using ShortTiles = ShortTileShape<In, sat::Acc<Out>>;  // short_tiles
 
 // Tiles of one rows x cols image, in tiles of shape S.
 template <class In, class Out, class S = LargeTiles<In, Out>>
@@ -144,7 +145,10 @@ bool small_tiles(int rows, int cols, int images) {
     }
 }
 
-// Scratch one call of scan_images needs for `batch` images: the most of what its three tile
+template <class In, class Out, Tables T>
+bool short_tiles(int rows, int cols, int images);  // below
+
+// Scratch one call of scan_images needs for `batch` images: the most of what its four tile
 // shapes need, so that the size grows with the batch (the shape a call takes changes with its tile count,
 // and a caller may size once for its largest batch).
 template <class In, class Out, Tables T>
@@ -166,10 +170,14 @@ sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanO
         return size;
     }
     const sat::ScanScratchSize small = shaped_scratch<In, Out, T, SmallTiles<In, Out>>(rows, cols, batch);
+    // One image of this shape may take the short tiles, a call of any batch size then.
+    const sat::ScanScratchSize short_ = short_tiles<In, Out, T>(rows, cols, 1)
+                                            ? shaped_scratch<In, Out, T, ShortTiles<In, Out>>(rows, cols, 1)
+                                            : sat::ScanScratchSize{};
     const sat::ScanScratchSize large = shaped_scratch<In, Out, T, LargeTiles<In, Out>>(rows, cols, batch);
     const sat::ScanScratchSize lanes = shaped_scratch<In, Out, T, LanesTiles<In, Out>>(rows, cols, batch);
-    return {std::max({small.state_bytes, large.state_bytes, lanes.state_bytes}),
-            std::max({small.value_bytes, large.value_bytes, lanes.value_bytes})};
+    return {std::max({small.state_bytes, short_.state_bytes, large.state_bytes, lanes.state_bytes}),
+            std::max({small.value_bytes, short_.value_bytes, large.value_bytes, lanes.value_bytes})};
 }
 
 // Whether a launch's tiles add up the aggregates of every tile left of and above them
@@ -188,6 +196,21 @@ inline bool takes_aggregates_only(const Geometry& g, unsigned grid, int tables) 
 // others one group, no sums published (1280x720's 22 tile rows in groups of 8 took 1.06-1.08:
 // the group's sums are one more hand-over on the way, and few loads are saved).
 inline int aggregate_group_rows(const Geometry& g) { return g.tiles_y > 32 ? 8 : aggregates_tiles_y; }
+
+// Whether a call that takes the small tiles takes the short ones (lookback_kernel.cuh): the pair
+// has short tiles of its own (f32), the call is one image of sums (batches and squares were not
+// measured in them), and its short tiles are one round on a 132-SM GPU that adds up aggregates.
+template <class In, class Out, Tables T>
+bool short_tiles(int rows, int cols, int images) {
+    using S = ShortTiles<In, Out>;
+    if constexpr (same_shape<S, SmallTiles<In, Out>>() || T != Tables::sums) {
+        return false;
+    } else {
+        const int tiles_x = sat::ceil_div(cols, S::threads * vec_of<Out>()), tiles_y = sat::ceil_div(rows, S::R);
+        return images == 1 && tiles_x <= aggregates_tiles_x && tiles_y <= aggregates_tiles_y &&
+               std::size_t(tiles_x) * std::size_t(tiles_y) <= reference_sms * S::min_blocks;
+    }
+}
 
 // Blocks of `kernel` (with `smem` bytes of dynamic shared memory) resident at once on `device`,
 // the current one. The answer depends only on the device and the kernel: asked once per device
@@ -532,15 +555,21 @@ cudaError_t scan_images(const In* in, std::size_t in_pitch, Out* out, std::size_
                         std::size_t sq_pitch = 0) {
     // Vector accesses need aligned rows: base pointers, pitches and batch strides in whole vectors.
     const bool vec = whole_pieces(in, in_pitch, out, out_pitch, im, sq, sq_pitch, T == Tables::both);
-    auto scan_in = [&](auto tiles) {  // tiles: SmallTiles, LargeTiles or LanesTiles
+    auto scan_in = [&](auto tiles) {  // tiles: SmallTiles, ShortTiles, LargeTiles or LanesTiles
         return scan_shaped<In, Out, decltype(tiles), T>(in, in_pitch, out, out_pitch, rows, cols, im, stream, call, opt,
                                                         sq, sq_pitch, state_flags, vec);
+    };
+    // The small tiles, or the short ones where they serve (no kernel of a short shape that is the
+    // small one is compiled).
+    auto scan_in_small = [&] {
+        if constexpr (!same_shape<ShortTiles<In, Out>, SmallTiles<In, Out>>() && T == Tables::sums)
+            if (short_tiles<In, Out, T>(rows, cols, im.count)) return scan_in(ShortTiles<In, Out>{});
+        return scan_in(SmallTiles<In, Out>{});
     };
     // The 256-thread tiles for these rows (LargeTiles where they start on whole pieces), unless
     // the call is small enough for the small ones.
     auto scan_in_large = [&](auto large) {
-        return small_tiles<In, Out, T, decltype(large)>(rows, cols, im.count) ? scan_in(SmallTiles<In, Out>{})
-                                                                             : scan_in(large);
+        return small_tiles<In, Out, T, decltype(large)>(rows, cols, im.count) ? scan_in_small() : scan_in(large);
     };
     // f64's squares always take the 128-thread tiles (small_tiles): the 256-thread kernels for them are not compiled.
     if constexpr (large_tiles_for_one_image_sums_only<In, Out>() && T != Tables::sums)

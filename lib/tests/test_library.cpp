@@ -32,8 +32,9 @@
 namespace {
 
 // The rows of the small images' tiles of f32, i32 and u8 (lookback_kernel.cuh, SmallTileShape;
-// 512 columns); f64's are 32 x 256.
-constexpr int small_tile_rows = 34;
+// 512 columns); f64's are 32 x 256. f32's short tiles (ShortTileShape, satlib.cu short_tiles)
+// are 17 x 512.
+constexpr int small_tile_rows = 34, short_tile_rows = 17;
 
 // Device memory of n elements of T (sat::DeviceBuffer counts bytes).
 template <class T>
@@ -734,6 +735,9 @@ void check_abi(const AbiCase& c) {
     REQUIRE(cudaMemcpy(in.p, host_in.data(), host_in.size(), cudaMemcpyHostToDevice) == cudaSuccess);
     REQUIRE(cudaMemset(out.p, sat::poison_byte, out_elems * ob) == cudaSuccess);
     if (c.squares) REQUIRE(cudaMemset(sq.p, sat::poison_byte, out_elems * ob) == cudaSuccess);
+    // The poison is written on the legacy default stream, which a non-blocking stream does not wait
+    // for: a memset still queued (a busy GPU) would overwrite the call's tables.
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
 
     satlib_integral_args a{};
     a.in = in.p, a.in_type = c.in_type, a.in_pitch = in_pitch, a.in_batch_stride = in_stride;
@@ -1092,11 +1096,12 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
     // A launch of a block per ticket in the small tiles whose images are at most 32 tiles wide and
     // 64 tall adds up the aggregates of every tile left of and above each tile
     // (Geometry::aggregates_only); a wider or taller image, or a grid of fewer blocks than tickets,
-    // looks back. f32's small tiles are 34 x 512: shapes at and one past each bound and past 32
-    // tile rows (where sum_aggregates adds the tiles above in groups of 8 tile rows), grids set
-    // (which also put a 1 x 1 image and a row into the 2-D kernel); ragged primes with and without
-    // vector accesses for every pair; batches of 2 with squares (both tables in one round), with
-    // and without groups.
+    // looks back. i32's small tiles are 34 x 512 (f32's too, where it does not take its short
+    // ones): shapes at and one past each bound and past 32 tile rows (where sum_aggregates adds
+    // the tiles above in groups of 8 tile rows), grids set (which also put a 1 x 1 image and a row
+    // into the 2-D kernel); f32's short tiles at and past their bounds; ragged primes with and
+    // without vector accesses for every pair; batches of 2 with squares (both tables in one
+    // round), with and without groups.
     SAT_REQUIRE_GPU();
     // A launch within the bounds adds up aggregates where it is one round: the default grid of the
     // larger cases is (512 tickets on 132 SMs x 4 blocks, f64's x 5), not on a GPU of fewer SMs.
@@ -1131,11 +1136,35 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
         {{1, 5000, 5000, 5000, 0, 0, 3}, false},
     };
     for (const Bound& b : bounds) {
-        check_library<float, float>(b.c);
+        check_library<int32_t, int32_t>(b.c);
         check_path(b.aggregates, b.c.rows);
         CHECK(satlib::testing::launch_log().last_tile_rows == small_tile_rows);
     }
-    // 1031 x 1999: 31 tile rows of 4 (34 x 512) or 33 of 8 (32 x 256, the f64 accumulator's).
+    // f32's short tiles for one image of sums of at most 64 of them in one round: at and one past
+    // the bound of tile rows (1088 rows: 4 x 64 short tiles, in groups of 8; 1089: 4 x 33 small
+    // ones), 1920x1080, a row of 32 x 6 and one past the bound of tile columns (small tiles, which
+    // look back), a grid of fewer blocks than tickets (the short tiles look back) and a 1 x 1 image.
+    struct ShortBound {
+        LibraryCase c;
+        bool aggregates;
+        int tile_rows;
+    };
+    const ShortBound short_bounds[] = {
+        {{64 * short_tile_rows, 1999, 2000, 2000, 1, 0}, true, short_tile_rows},
+        {{64 * short_tile_rows + 1, 1999, 2000, 2000, 1, 0}, true, small_tile_rows},
+        {{1080, 1920, 1920, 1920, 1, 0}, true, short_tile_rows},
+        {{100, 16384, 16384, 16384, 1, 0}, true, short_tile_rows},
+        {{100, 16385, 16387, 16389, 1, 1}, false, small_tile_rows},
+        {{1000, 3000, 3000, 3000, 1, 0, 5}, false, short_tile_rows},  // 6 x 59 on 5 blocks
+        {{1, 1, 1, 1, 0, 0, 1}, true, short_tile_rows},
+    };
+    for (const ShortBound& b : short_bounds) {
+        check_library<float, float>(b.c);
+        check_path(b.aggregates, b.c.rows);
+        CHECK(satlib::testing::launch_log().last_tile_rows == b.tile_rows);
+    }
+    // 1031 x 1999: 31 tile rows of 4 (34 x 512), f32's 61 of 4 short ones (17 x 512) in groups, or
+    // 33 of 8 (32 x 256, the f64 accumulator's).
     for (const LibraryCase& c : {LibraryCase{1031, 1999, 2000, 2000, 1, 0}, LibraryCase{1031, 1999, 2003, 2005, 2, 3}}) {
         auto check = [&](auto in, auto out) {
             check_library<decltype(in), decltype(out)>(c);
@@ -1569,6 +1598,7 @@ RepeatResult run_repeated(int device, const std::vector<RepeatCase>& cases, int 
                 if (c.squares) SAT_CUDA(cudaMemset(l.sq.back()->p, sat::poison_byte, n * ob));
             }
         }
+        SAT_CUDA(cudaDeviceSynchronize());  // the poison (legacy stream) before the calls (non-blocking streams)
         for (int call = 0; call < repeats; ++call)
             for (std::size_t k = 0; k < cases.size(); ++k) {
                 const RepeatCase& c = cases[k];
@@ -2072,9 +2102,9 @@ TEST_CASE("library spin timeout: a tile whose predecessor never runs sets the st
     SAT_REQUIRE_GPU();
     // Scratch whose ticket starts at 1: tile 0 is never handed out, so tile 1 (to its right)
     // waits for it until the 2 s bound and gives up; every other tile leaves or gives up too.
-    // f32, 1024 columns: 64 rows take the thin kernel's chunks; 96 rows the small images' tiles
-    // of 34 x 512, 2 x 3 of them, which add up the aggregates of the tiles left and above; 65
-    // tile rows 2 x 65 of them, which look back.
+    // f32, 1024 columns: 64 rows take the thin kernel's chunks; 96 rows the short tiles of
+    // 17 x 512, 2 x 6 of them, which add up the aggregates of the tiles left and above; 65 tile
+    // rows of the small images' tiles of 34 x 512, 2 x 65 of them, which look back.
     for (const int rows : {64, 96, 65 * small_tile_rows}) {
         INFO(rows << " rows");
         const int cols = 1024;
