@@ -149,7 +149,7 @@ template <> struct SmallTileShape<float, double> : Shape<12, 20, 5> {};
 #endif
 // Short images: f32 tiles of 17 rows, 8 + 9 x 4, for one image of at most aggregates_tiles_y of
 // them (satlib.cu, short_tiles): 1920x1080 is 4 x 64 tiles, two blocks on most SMs instead of one
-// (H200, against the 34-row tiles: 1920x1080 0.96 of the time, 1280x720 0.91, 1024^2 0.91;
+// (H200, against the 34-row tiles: 1920x1080 0.96 of the time, 1280x720 0.89, 1024^2 0.91;
 // docs/tiles.md, *Short f32 tiles*). The other types' short tiles are their small ones (not
 // measured), and satlib.cu launches no kernel of a short shape that is the small one.
 template <class In, class A> struct ShortTileShape : SmallTileShape<In, A> {};
@@ -276,9 +276,10 @@ __host__ __device__ constexpr bool scan_in_place() { return sizeof(In) == sizeof
 // How a kernel moves a row's pieces between global memory and the threads (each thread owns V
 // adjacent columns of the tile). Rows that start on a whole piece (base pointers, pitches and
 // batch strides checked on the host): 16-byte `vectors`. Others: `lanes` in LanesTileShape's tiles,
-// whose launches run many rounds of tiles, where the bytes per access count; `elements` in
-// SmallTileShape's (calls of less than a round, where each step's latency counts; f64 batches
-// and squares) (docs/tiles.md, Rows that do not start on a whole piece).
+// whose launches run many rounds of tiles, where the bytes per access count, and in f32's
+// ShortTileShape (H200, 1921x1081: 0.85 of the 34-row tiles' time, 0.89 with `elements`);
+// `elements` in SmallTileShape's (calls of less than a round, where each step's latency counts;
+// f64 batches and squares) (docs/tiles.md, Rows that do not start on a whole piece).
 enum class Access {
     vectors,   // one 16-byte access per piece; the piece that the right edge cuts, element by element
     elements,  // each thread its own V elements: each access of a warp spans 32 V elements

@@ -383,10 +383,11 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
     if (rows < 0 || cols < 0 || im.count < 1) return cudaErrorInvalidValue;
     if (rows == 0 || cols == 0) return cudaSuccess;
     constexpr bool both = T == Tables::both;
-    // f64's 256-thread tiles take one image's sums only (scan_images): their batch kernels are not
-    // compiled, and a batch here would be a bug in the routing.
-    constexpr bool one_image_per_launch = large_tiles_for_one_image_sums_only<In, Out>() && is_large<In, Out, S>;
-    static_assert(!one_image_per_launch || T == Tables::sums, "f64's 256-thread tiles: sums only");
+    // f64's 256-thread tiles and f32's short ones take one image's sums only (scan_images): their
+    // batch kernels are not compiled, and a batch here would be a bug in the routing.
+    constexpr bool one_image_per_launch =
+        (large_tiles_for_one_image_sums_only<In, Out>() && is_large<In, Out, S>) || std::is_same_v<S, ShortTiles<In, Out>>;
+    static_assert(!one_image_per_launch || T == Tables::sums, "one image's sums only");
     if (one_image_per_launch && im.count > 1) return cudaErrorInvalidValue;
     if (both && (sq == nullptr || sq_pitch < std::size_t(cols) || opt.trace != nullptr)) return cudaErrorInvalidValue;
     if (in == nullptr || out == nullptr || in_pitch < std::size_t(cols) ||

@@ -1163,6 +1163,10 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
         check_path(b.aggregates, b.c.rows);
         CHECK(satlib::testing::launch_log().last_tile_rows == b.tile_rows);
     }
+    // Squares (one launch of both tables) keep f32's small tiles.
+    check_abi({SATLIB_F32, SATLIB_F32, 1, 1000, 1000, 0, 0, 0, 0, true});
+    check_path(true, 1000, 2);
+    CHECK(satlib::testing::launch_log().last_tile_rows == small_tile_rows);
     // 1031 x 1999: 31 tile rows of 4 (34 x 512), f32's 61 of 4 short ones (17 x 512) in groups, or
     // 33 of 8 (32 x 256, the f64 accumulator's).
     for (const LibraryCase& c : {LibraryCase{1031, 1999, 2000, 2000, 1, 0}, LibraryCase{1031, 1999, 2003, 2005, 2, 3}}) {
@@ -1179,6 +1183,7 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
             check_abi_batch({p[0], p[1], 2, rows, 1000, 0, 0, 0, 0, true});
             check_path(true, rows, 2);
             CHECK(satlib::testing::launch_log().last_threads == 128);
+            CHECK(satlib::testing::launch_log().last_tile_rows != short_tile_rows);  // batches: the small tiles
         }
 }
 
@@ -1249,18 +1254,18 @@ TEST_CASE("library inclusive_scan_2d: packed rows of an odd width in 256-thread 
 
 namespace {
 
-// 88 x 1001 images of every type pair, with and without squares, and batches of 2, whose rows lie
+// 85 x 1001 images of every type pair, with and without squares, and batches of 2, whose rows lie
 // `pad` elements apart beyond the width and whose images `gap` elements apart; each launch must
 // take the 2-D kernel with (`vector`) or without vector accesses.
-void check_abi_88x1001(std::size_t pad, std::size_t gap, bool vector) {
+void check_abi_85x1001(std::size_t pad, std::size_t gap, bool vector) {
     using satlib::testing::ThinPath;
     for (const auto& p : pairs) {
         for (bool squares : {false, true}) {
-            check_abi({p[0], p[1], 1, 88, 1001, pad, pad, 0, 0, squares});
+            check_abi({p[0], p[1], 1, 85, 1001, pad, pad, 0, 0, squares});
             CHECK(satlib::testing::launch_log().last_vector == vector);
             CHECK(satlib::testing::launch_log().last_thin_path == ThinPath::none);
         }
-        check_abi({p[0], p[1], 2, 88, 1001, pad, pad, gap, gap, false});
+        check_abi({p[0], p[1], 2, 85, 1001, pad, pad, gap, gap, false});
         CHECK(satlib::testing::launch_log().last_vector == vector);
     }
 }
@@ -1269,21 +1274,22 @@ void check_abi_88x1001(std::size_t pad, std::size_t gap, bool vector) {
 
 TEST_CASE("library C ABI: inputs that end inside a row's last vector, for compute-sanitizer",
           "[gpu][library][batch][sanitize]") {
-    // Pitches 1004 (whole vectors of 2 or 4 elements, so the vector path): the last row (87: row
-    // 19 of its tile in the 34-row small tiles of f32, i32 and u8, row 23 in f64's 32-row ones, a
-    // shared-memory row in each) ends one element into its last vector, and so does the input. The copies must read none of that vector past the matrix
-    // (memcheck sees a read past the allocation). Batches: strides of whole vectors, so their
-    // allocation ends at a whole vector and only the values are checked there.
+    // Pitches 1004 (whole vectors of 2 or 4 elements, so the vector path): the last row (84: row
+    // 16 of its tile in the 34-row small tiles of i32, u8 and f32's squares and batches and in
+    // f32's 17-row short tiles, row 20 in f64's 32-row ones, a shared-memory row in each) ends one
+    // element into its last vector, and so does the input. The copies must read none of that
+    // vector past the matrix (memcheck sees a read past the allocation). Batches: strides of whole
+    // vectors, so their allocation ends at a whole vector and only the values are checked there.
     SAT_REQUIRE_GPU();
-    check_abi_88x1001(3, 3, true);
+    check_abi_85x1001(3, 3, true);
 }
 
 TEST_CASE("library C ABI: odd pitches (the kernels without vector accesses), for compute-sanitizer",
           "[gpu][library][batch][sanitize]") {
-    // Pitch 1001: every element is copied alone (load_tile's element loop), and the input ends at
-    // the matrix's last element; batches without gaps.
+    // Pitch 1001: every element is copied alone (load_tile's element loop; f32's short tiles lane
+    // by lane), and the input ends at the matrix's last element; batches without gaps.
     SAT_REQUIRE_GPU();
-    check_abi_88x1001(0, 0, false);
+    check_abi_85x1001(0, 0, false);
 }
 
 namespace {
@@ -1921,6 +1927,7 @@ TEST_CASE("library: calls captured in a CUDA graph clear their flags again at ev
                                   {thin_out.p, std::size_t(thin_rows) * cols}, {line_out.p, std::size_t(cols)},
                                   {batch_out.p, n}, {npp_out.p, npp_size}, {npp_sq.p, npp_size}, {box_out.p, image}})
             REQUIRE(cudaMemset(out, sat::poison_byte, count * sizeof(float)) == cudaSuccess);
+        REQUIRE(cudaDeviceSynchronize() == cudaSuccess);  // the poison (legacy stream) before the graph
         REQUIRE(cudaGraphLaunch(capture.exec, stream.s) == cudaSuccess);
         REQUIRE(cudaStreamSynchronize(stream.s) == cudaSuccess);
         auto value = [&](int b) {
@@ -1994,6 +2001,7 @@ TEST_CASE("library: calls on a stream that is not captured leave another stream'
                             {box_out.p, image}})
         REQUIRE(cudaMemset(p, sat::poison_byte, count * sizeof(float)) == cudaSuccess);
     REQUIRE(cudaMemset(marker.p, 0, sizeof(unsigned)) == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);  // the poison (legacy stream) before the calls on `other`
     // The pool's release threshold set to 0 here (the calls in the capture raise it), and put back
     // as it was when the test ends.
     struct ZeroThreshold {
@@ -2021,6 +2029,7 @@ TEST_CASE("library: calls on a stream that is not captured leave another stream'
         CHECK(raised == (std::uint64_t(256) << 20));
         REQUIRE(cudaStreamSynchronize(other.s) == cudaSuccess);
         REQUIRE(cudaMemset(thin_out.p, sat::poison_byte, std::size_t(thin_rows) * cols * sizeof(float)) == cudaSuccess);
+        REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
         REQUIRE(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &zero) == cudaSuccess);
     }
     {
@@ -2136,6 +2145,7 @@ TEST_CASE("library spin timeout: a tile whose predecessor never runs sets the st
         TestStream stream;
         REQUIRE(cudaMemset(state.p, 0, need.state_bytes) == cudaSuccess);
         REQUIRE(cudaMemcpy(state.p, &first_ticket, sizeof first_ticket, cudaMemcpyHostToDevice) == cudaSuccess);
+        REQUIRE(cudaDeviceSynchronize() == cudaSuccess);  // the legacy stream's work before `stream`'s call
         opt.status = nullptr;
         REQUIRE(sat::inclusive_scan_2d(in.p, cols, out.p, cols, rows, cols, stream.s, opt) == cudaSuccess);
         CHECK(satlib_wait(stream.s) == SATLIB_ERR_TIMEOUT);
