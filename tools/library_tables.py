@@ -1177,9 +1177,21 @@ def aggregates_ab_tables(name, base, this, stem):
 
 
 def takes_short_tiles(r):
-    """A row of bench_ab that takes f32's short tiles: one f32 image of at most 64 x 17 rows and
-    32 x 512 columns (satlib.cu, short_tiles)."""
-    return r["type"] == "f32" and r["batch"] == "1" and int(r["rows"]) <= 64 * 17 and int(r["cols"]) <= 32 * 512
+    """A row of bench_ab that takes f32's short tiles (17 x 512): one f32 image of at most 64 x 32
+    of them, and 132 x 4 (satlib.cu, short_tiles)."""
+    tiles_y, tiles_x = -(-int(r["rows"]) // 17), -(-int(r["cols"]) // 512)
+    return (r["type"] == "f32" and r["batch"] == "1" and tiles_y <= 64 and tiles_x <= 32 and
+            tiles_x * tiles_y <= 132 * 4)
+
+
+def short_tiles_ab_table(path):
+    """An A/B of f32's short tiles against the kernels before them."""
+    return ab_table(path, SHORT_BASE, SHORT_THIS, takes_short_tiles, bold="the rows that take the short tiles")
+
+
+def f32_small_tiles_ab_table(path, this):
+    """An A/B of f32 small tiles of other rows (`this`) against 070cc11's 34-row ones."""
+    return ab_table(path, ROWS_SHORT_BASE, this, lambda r: r["type"] == "f32", bold="f32, whose small tiles change")
 
 
 def one_1080p_image(r):
@@ -1611,18 +1623,10 @@ TABLES = {
                  *aggregates_ab_tables("GROUPS EVERY HEIGHT", GROUPS_BASE, GROUPS_EVERY_HEIGHT, "groups_every_height"),
                  *aggregates_ab_tables("ROW CARRIES", ROW_CARRIES_BASE, ROW_CARRIES_THIS, "row_carries"),
                  ("NCU TARGETS TABLE", experiment_table, "ncu_targets_h200.csv"),
-                 ("SHORT TILES AB TABLE", lambda p: ab_table(p, SHORT_BASE, SHORT_THIS, takes_short_tiles,
-                                                             bold="the rows that take the short tiles"),
-                  "short_tiles_images_ab_h200.csv"),
-                 ("SHORT TILES TARGETS AB TABLE", lambda p: ab_table(p, SHORT_BASE, SHORT_THIS, takes_short_tiles,
-                                                                     bold="the rows that take the short tiles"),
-                  "short_tiles_targets_ab_h200.csv"),
-                 ("ROWS 17 AB TABLE", lambda p: ab_table(p, ROWS_SHORT_BASE, ROWS17_THIS, lambda r: r["type"] == "f32",
-                                                         bold="f32, whose small tiles change"),
-                  "rows17_images_ab_h200.csv"),
-                 ("ROWS 12 AB TABLE", lambda p: ab_table(p, ROWS_SHORT_BASE, ROWS12_THIS, lambda r: r["type"] == "f32",
-                                                         bold="f32, whose small tiles change"),
-                  "rows12_images_ab_h200.csv"),
+                 ("SHORT TILES AB TABLE", short_tiles_ab_table, "short_tiles_images_ab_h200.csv"),
+                 ("SHORT TILES TARGETS AB TABLE", short_tiles_ab_table, "short_tiles_targets_ab_h200.csv"),
+                 ("ROWS 17 AB TABLE", lambda p: f32_small_tiles_ab_table(p, ROWS17_THIS), "rows17_images_ab_h200.csv"),
+                 ("ROWS 12 AB TABLE", lambda p: f32_small_tiles_ab_table(p, ROWS12_THIS), "rows12_images_ab_h200.csv"),
                  ("ROWS 36 AB TABLE", lambda p: ab_table(
                      p, SIX_SUMS_THIS, ROWS36_THIS, small_tiles_row,
                      bold="the rows whose tiles change (f64's keep theirs)"),

@@ -203,13 +203,11 @@ inline int aggregate_group_rows(const Geometry& g) { return g.tiles_y > 32 ? 8 :
 template <class In, class Out, Tables T>
 bool short_tiles(int rows, int cols, int images) {
     using S = ShortTiles<In, Out>;
-    if constexpr (same_shape<S, SmallTiles<In, Out>>() || T != Tables::sums) {
+    if constexpr (same_shape<S, SmallTiles<In, Out>>() || T != Tables::sums)
         return false;
-    } else {
-        const int tiles_x = sat::ceil_div(cols, S::threads * vec_of<Out>()), tiles_y = sat::ceil_div(rows, S::R);
-        return images == 1 && tiles_x <= aggregates_tiles_x && tiles_y <= aggregates_tiles_y &&
-               std::size_t(tiles_x) * std::size_t(tiles_y) <= reference_sms * S::min_blocks;
-    }
+    else
+        return images == 1 && takes_aggregates_only(layout_for<In, Out, S>(rows, cols, 1).g,
+                                                    unsigned(reference_sms * S::min_blocks), 1);
 }
 
 // Blocks of `kernel` (with `smem` bytes of dynamic shared memory) resident at once on `device`,

@@ -1118,6 +1118,7 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
     struct Bound {
         LibraryCase c;
         bool aggregates;
+        int tile_rows = small_tile_rows;
     };
     const Bound bounds[] = {
         {{64 * small_tile_rows, 4096, 4096, 4096, 1, 0}, true},       // 8 x 64 tiles
@@ -1138,18 +1139,13 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
     for (const Bound& b : bounds) {
         check_library<int32_t, int32_t>(b.c);
         check_path(b.aggregates, b.c.rows);
-        CHECK(satlib::testing::launch_log().last_tile_rows == small_tile_rows);
+        CHECK(satlib::testing::launch_log().last_tile_rows == b.tile_rows);
     }
     // f32's short tiles for one image of sums of at most 64 of them in one round: at and one past
     // the bound of tile rows (1088 rows: 4 x 64 short tiles, in groups of 8; 1089: 4 x 33 small
     // ones), 1920x1080, a row of 32 x 6 and one past the bound of tile columns (small tiles, which
     // look back), a grid of fewer blocks than tickets (the short tiles look back) and a 1 x 1 image.
-    struct ShortBound {
-        LibraryCase c;
-        bool aggregates;
-        int tile_rows;
-    };
-    const ShortBound short_bounds[] = {
+    const Bound short_bounds[] = {
         {{64 * short_tile_rows, 1999, 2000, 2000, 1, 0}, true, short_tile_rows},
         {{64 * short_tile_rows + 1, 1999, 2000, 2000, 1, 0}, true, small_tile_rows},
         {{1080, 1920, 1920, 1920, 1, 0}, true, short_tile_rows},
@@ -1158,7 +1154,7 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
         {{1000, 3000, 3000, 3000, 1, 0, 5}, false, short_tile_rows},  // 6 x 59 on 5 blocks
         {{1, 1, 1, 1, 0, 0, 1}, true, short_tile_rows},
     };
-    for (const ShortBound& b : short_bounds) {
+    for (const Bound& b : short_bounds) {
         check_library<float, float>(b.c);
         check_path(b.aggregates, b.c.rows);
         CHECK(satlib::testing::launch_log().last_tile_rows == b.tile_rows);
