@@ -155,6 +155,8 @@ template <> struct SmallTileShape<float, double> : Shape<12, 20, 5> {};
 template <class In, class A> struct ShortTileShape : SmallTileShape<In, A> {};
 #ifndef LAB9_REG_ROWS
 template <> struct ShortTileShape<float, float> : Shape<8, 9, 4> {};
+template <> struct ShortTileShape<int32_t, uint32_t> : Shape<8, 9, 4> {};
+template <> struct ShortTileShape<uint8_t, uint32_t> : Shape<4, 13, 6> {};
 #endif
 // The kernels that may add up aggregates instead of looking back (Geometry::aggregates_only):
 // the small and short tiles', which the library's launches of one round take (satlib.cu, small_tiles:

@@ -39,8 +39,9 @@ def instantiations():
     cases = [(p, shape, vec, t, batched)
              for p, (shape, vec), t, batched in itertools.product(FLOAT_INT_PAIRS, shapes, TABLES, (False, True))]
     cases += [(p, shape, vec, "sums", False) for p in F64_PAIRS for shape, vec in shapes[:2]]
-    # f32's short tiles: one image of sums (satlib.cu, short_tiles and scan_shaped's one_image_per_launch).
-    cases += [(FLOAT_INT_PAIRS[0], "ShortTileShape", vec, "sums", False) for vec in (False, True)]
+    # The short tiles of f32, i32 and u8 -> i32: one image of sums (satlib.cu, short_tiles and
+    # scan_shaped's one_image_per_launch).
+    cases += [(p, "ShortTileShape", vec, "sums", False) for p in FLOAT_INT_PAIRS[:3] for vec in (False, True)]
     b = lambda flag: "true" if flag else "false"
     return [f"template __global__ void lookback_sat_kernel<{i}, {o}, {shape}<{i}, {a}>, {b(vec)}, Tables::{t}, "
             f"{b(batched)}>(const {i}*, {o}*, Geometry, TileRecords<sat::Acc<{o}>>, int*, unsigned long long*, {o}*);"

@@ -32,8 +32,8 @@
 namespace {
 
 // The rows of the small images' tiles of f32, i32 and u8 (lookback_kernel.cuh, SmallTileShape;
-// 512 columns); f64's are 32 x 256. f32's short tiles (ShortTileShape, satlib.cu short_tiles)
-// are 17 x 512.
+// 512 columns); f64's are 32 x 256. The short tiles of f32, i32 and u8 -> i32 (ShortTileShape,
+// satlib.cu short_tiles) are 17 x 512.
 constexpr int small_tile_rows = 34, short_tile_rows = 17;
 
 // Device memory of n elements of T (sat::DeviceBuffer counts bytes).
@@ -1096,12 +1096,13 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
     // A launch of a block per ticket in the small tiles whose images are at most 32 tiles wide and
     // 64 tall adds up the aggregates of every tile left of and above each tile
     // (Geometry::aggregates_only); a wider or taller image, or a grid of fewer blocks than tickets,
-    // looks back. i32's small tiles are 34 x 512 (f32's too, where it does not take its short
-    // ones): shapes at and one past each bound and past 32 tile rows (where sum_aggregates adds
-    // the tiles above in groups of 8 tile rows), grids set (which also put a 1 x 1 image and a row
-    // into the 2-D kernel); f32's short tiles at and past their bounds; ragged primes with and
-    // without vector accesses for every pair; batches of 2 with squares (both tables in one
-    // round), with and without groups.
+    // looks back. i32's small tiles are 34 x 512 (f32's and u8's too), in images that do not take
+    // its short ones (more than 64 short tile rows, or more than a round of 528 of them): shapes at
+    // and one past each bound and past 32 tile rows (where sum_aggregates adds the tiles above in
+    // groups of 8 tile rows), grids set; the short tiles of f32, i32 and u8 -> i32 at and past
+    // their bounds, grids set (which also put a 1 x 1 image and a row into the 2-D kernel); ragged
+    // primes with and without vector accesses for every pair; batches of 2 with squares (both
+    // tables in one round), with and without groups.
     SAT_REQUIRE_GPU();
     // A launch within the bounds adds up aggregates where it is one round: the default grid of the
     // larger cases is (512 tickets on 132 SMs x 4 blocks, f64's x 5), not on a GPU of fewer SMs.
@@ -1123,28 +1124,26 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
     const Bound bounds[] = {
         {{64 * small_tile_rows, 4096, 4096, 4096, 1, 0}, true},       // 8 x 64 tiles
         {{64 * small_tile_rows + 1, 1000, 1000, 1000, 1, 0}, false},  // 2 x 65
-        {{32 * small_tile_rows, 1999, 2000, 2000, 1, 0}, true},      // 4 x 32: no groups
+        {{32 * small_tile_rows, 5000, 5000, 5000, 1, 0}, true},      // 10 x 32: no groups (640 short tiles)
         {{32 * small_tile_rows + 1, 1999, 2000, 2000, 1, 0}, true},  // 4 x 33: 4 groups of 8, then 1 row
         {{40 * small_tile_rows, 1999, 2000, 2000, 1, 0}, true},      // 4 x 40: the last row ends a group
         // 17 x 33 on 561 blocks: a group's last tile waits for 8 x 17 - 1 tiles, two a thread for some
         {{33 * small_tile_rows, 16 * 512 + 1, 16 * 512 + 4, 16 * 512 + 4, 1, 0, 17 * 33}, true},
-        {{100, 16384, 16384, 16384, 1, 0}, true},        // 32 x 3
-        {{100, 16385, 16387, 16389, 1, 1}, false},       // 33 x 3, no vectors
-        {{1000, 3000, 3000, 3000, 1, 0, 600}, true},     // 6 x 30 on 600 blocks
-        {{1000, 3000, 3000, 3000, 1, 0, 5}, false},      // on 5
-        {{1, 1, 1, 1, 0, 0, 1}, true},
-        {{1, 5000, 5000, 5000, 0, 0, 16}, true},         // 10 x 1 on 16 blocks
-        {{1, 5000, 5000, 5000, 0, 0, 3}, false},
+        {{300, 16384, 16384, 16384, 1, 0}, true},        // 32 x 9 (576 short tiles)
+        {{300, 16385, 16387, 16389, 1, 1}, false},       // 33 x 9, no vectors
+        {{1100, 3000, 3000, 3000, 1, 0, 600}, true},     // 6 x 33 on 600 blocks
+        {{1100, 3000, 3000, 3000, 1, 0, 5}, false},      // on 5
     };
     for (const Bound& b : bounds) {
         check_library<int32_t, int32_t>(b.c);
         check_path(b.aggregates, b.c.rows);
         CHECK(satlib::testing::launch_log().last_tile_rows == b.tile_rows);
     }
-    // f32's short tiles for one image of sums of at most 64 of them in one round: at and one past
+    // The short tiles for one image of sums of at most 64 of them in one round: at and one past
     // the bound of tile rows (1088 rows: 4 x 64 short tiles, in groups of 8; 1089: 4 x 33 small
     // ones), 1920x1080, a row of 32 x 6 and one past the bound of tile columns (small tiles, which
-    // look back), a grid of fewer blocks than tickets (the short tiles look back) and a 1 x 1 image.
+    // look back), a grid of fewer blocks than tickets (the short tiles look back), a 1 x 1 image
+    // and a row on grids that hold all its tiles or not.
     const Bound short_bounds[] = {
         {{64 * short_tile_rows, 1999, 2000, 2000, 1, 0}, true, short_tile_rows},
         {{64 * short_tile_rows + 1, 1999, 2000, 2000, 1, 0}, true, small_tile_rows},
@@ -1153,18 +1152,23 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
         {{100, 16385, 16387, 16389, 1, 1}, false, small_tile_rows},
         {{1000, 3000, 3000, 3000, 1, 0, 5}, false, short_tile_rows},  // 6 x 59 on 5 blocks
         {{1, 1, 1, 1, 0, 0, 1}, true, short_tile_rows},
+        {{1, 5000, 5000, 5000, 0, 0, 16}, true, short_tile_rows},  // 10 x 1 on 16 blocks
+        {{1, 5000, 5000, 5000, 0, 0, 3}, false, short_tile_rows},
     };
     for (const Bound& b : short_bounds) {
-        check_library<float, float>(b.c);
-        check_path(b.aggregates, b.c.rows);
-        CHECK(satlib::testing::launch_log().last_tile_rows == b.tile_rows);
+        auto check = [&](auto in, auto out) {
+            check_library<decltype(in), decltype(out)>(b.c);
+            check_path(b.aggregates, b.c.rows);
+            CHECK(satlib::testing::launch_log().last_tile_rows == b.tile_rows);
+        };
+        check(float{}, float{}), check(int32_t{}, int32_t{}), check(uint8_t{}, int32_t{});
     }
     // Squares (one launch of both tables) keep f32's small tiles.
     check_abi({SATLIB_F32, SATLIB_F32, 1, 1000, 1000, 0, 0, 0, 0, true});
     check_path(true, 1000, 2);
     CHECK(satlib::testing::launch_log().last_tile_rows == small_tile_rows);
-    // 1031 x 1999: 31 tile rows of 4 (34 x 512), f32's 61 of 4 short ones (17 x 512) in groups, or
-    // 33 of 8 (32 x 256, the f64 accumulator's).
+    // 1031 x 1999: 31 tile rows of 4 (34 x 512), 61 of 4 short ones (17 x 512; f32, i32 and
+    // u8 -> i32) in groups, or 33 of 8 (32 x 256, the f64 accumulator's).
     for (const LibraryCase& c : {LibraryCase{1031, 1999, 2000, 2000, 1, 0}, LibraryCase{1031, 1999, 2003, 2005, 2, 3}}) {
         auto check = [&](auto in, auto out) {
             check_library<decltype(in), decltype(out)>(c);
@@ -1271,8 +1275,8 @@ void check_abi_85x1001(std::size_t pad, std::size_t gap, bool vector) {
 TEST_CASE("library C ABI: inputs that end inside a row's last vector, for compute-sanitizer",
           "[gpu][library][batch][sanitize]") {
     // Pitches 1004 (whole vectors of 2 or 4 elements, so the vector path): the last row (84: row
-    // 16 of its tile in the 34-row small tiles of i32, u8 and f32's squares and batches and in
-    // f32's 17-row short tiles, row 20 in f64's 32-row ones, a shared-memory row in each) ends one
+    // 16 of its tile in the 34-row small tiles of squares and batches and of u8 -> f32 and in the
+    // 17-row short tiles, row 20 in f64's 32-row ones, a shared-memory row in each) ends one
     // element into its last vector, and so does the input. The copies must read none of that
     // vector past the matrix (memcheck sees a read past the allocation). Batches: strides of whole
     // vectors, so their allocation ends at a whole vector and only the values are checked there.
@@ -1282,7 +1286,7 @@ TEST_CASE("library C ABI: inputs that end inside a row's last vector, for comput
 
 TEST_CASE("library C ABI: odd pitches (the kernels without vector accesses), for compute-sanitizer",
           "[gpu][library][batch][sanitize]") {
-    // Pitch 1001: every element is copied alone (load_tile's element loop; f32's short tiles lane
+    // Pitch 1001: every element is copied alone (load_tile's element loop; the short tiles lane
     // by lane), and the input ends at the matrix's last element; batches without gaps.
     SAT_REQUIRE_GPU();
     check_abi_85x1001(0, 0, false);
