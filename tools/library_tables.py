@@ -25,6 +25,9 @@
     docs/data/short_tiles_images_ab_h200.csv, short_tiles_targets_ab_h200.csv  bench_ab --set images
                                 and --set targets --csv as written (f32's short tiles against
                                 e8c01a8): docs/tiles.md
+    docs/data/short_tiles_int_images_ab_h200.csv, short_tiles_int_targets_ab_h200.csv  bench_ab
+                                --set images and --set targets --csv as written (i32's and
+                                u8 -> i32's short tiles against bbdf075): docs/tiles.md
     docs/data/rows17_images_ab_h200.csv, rows12_images_ab_h200.csv  bench_ab --set images --csv as
                                 written (f32 small tiles of 17 and of 12 rows against 070cc11's
                                 34; not kept): docs/tiles.md
@@ -1143,6 +1146,9 @@ ROWS_SHORT_BASE = "the kernels of 070cc11 (f32 small tiles of 34 rows, 16 + 18)"
 ROWS17_THIS = "f32 small tiles of 17 rows, 8 + 9, for every image that takes the small tiles (not kept)"
 SHORT_BASE = "the kernels of e8c01a8 (those of 070cc11)"
 SHORT_THIS = "f32 short tiles of 17 rows, 8 + 9, for one image of at most 64 of them in one round"
+SHORT_INT_BASE = "the kernels of bbdf075 (f32's short tiles)"
+SHORT_INT_THIS = ("i32 and u8 → i32 short tiles of 17 rows, 8 + 9 and 4 + 13, for one image of at most 64 of "
+                  "them in one round")
 ROWS12_THIS = "f32 small tiles of 12 rows, 4 + 8, and aggregates_tiles_y 96 (not kept)"
 ROW_CARRIES_BASE = "the kernel of 6b63944 (sum_aggregates: the row carries on warp 0, one load at a time)"
 ROW_CARRIES_THIS = ("the kernel of 6b2e145 (sum_aggregates: the row carries a thread a row, 4 loads in flight; "
@@ -1176,17 +1182,27 @@ def aggregates_ab_tables(name, base, this, stem):
              f"{stem}_targets_ab_h200.csv")]
 
 
-def takes_short_tiles(r):
-    """A row of bench_ab that takes f32's short tiles (17 x 512): one f32 image of at most 64 x 32
-    of them, and 132 x 4 (satlib.cu, short_tiles)."""
+# The blocks an SM of each type's short tiles (lib/src/lookback_kernel.cuh, ShortTileShape).
+SHORT_TILE_BLOCKS = {"f32": 4, "i32": 4, "u8i32": 6}
+
+
+def takes_short_tiles(r, types=("f32",)):
+    """A row of bench_ab that takes the short tiles (17 x 512) of one of `types`: one image of at
+    most 64 x 32 of them, and of one round of them on 132 SMs (satlib.cu, short_tiles)."""
     tiles_y, tiles_x = -(-int(r["rows"]) // 17), -(-int(r["cols"]) // 512)
-    return (r["type"] == "f32" and r["batch"] == "1" and tiles_y <= 64 and tiles_x <= 32 and
-            tiles_x * tiles_y <= 132 * 4)
+    return (r["type"] in types and r["batch"] == "1" and tiles_y <= 64 and tiles_x <= 32 and
+            tiles_x * tiles_y <= 132 * SHORT_TILE_BLOCKS[r["type"]])
 
 
 def short_tiles_ab_table(path):
     """An A/B of f32's short tiles against the kernels before them."""
     return ab_table(path, SHORT_BASE, SHORT_THIS, takes_short_tiles, bold="the rows that take the short tiles")
+
+
+def int_short_tiles_ab_table(path):
+    """An A/B of i32's and u8 → i32's short tiles against the kernels of f32's alone."""
+    return ab_table(path, SHORT_INT_BASE, SHORT_INT_THIS, lambda r: takes_short_tiles(r, ("i32", "u8i32")),
+                    bold="the rows that take the new short tiles")
 
 
 def f32_small_tiles_ab_table(path, this):
@@ -1625,6 +1641,8 @@ TABLES = {
                  ("NCU TARGETS TABLE", experiment_table, "ncu_targets_h200.csv"),
                  ("SHORT TILES AB TABLE", short_tiles_ab_table, "short_tiles_images_ab_h200.csv"),
                  ("SHORT TILES TARGETS AB TABLE", short_tiles_ab_table, "short_tiles_targets_ab_h200.csv"),
+                 ("INT SHORT TILES AB TABLE", int_short_tiles_ab_table, "short_tiles_int_images_ab_h200.csv"),
+                 ("INT SHORT TILES TARGETS AB TABLE", int_short_tiles_ab_table, "short_tiles_int_targets_ab_h200.csv"),
                  ("ROWS 17 AB TABLE", lambda p: f32_small_tiles_ab_table(p, ROWS17_THIS), "rows17_images_ab_h200.csv"),
                  ("ROWS 12 AB TABLE", lambda p: f32_small_tiles_ab_table(p, ROWS12_THIS), "rows12_images_ab_h200.csv"),
                  ("ROWS 36 AB TABLE", lambda p: ab_table(

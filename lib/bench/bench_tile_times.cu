@@ -52,7 +52,7 @@ enum { ticket_at, scanned_at, partial_at, row_done_at, carries_at, done_at, writ
        block_start_at, prefetched_at, flags_clear_at,  // a first-round block's (0 for later tickets)
        loads_start_at, stamps_per_tile };
 bool first_round_only(int s) { return s >= block_start_at && s <= flags_clear_at; }
-constexpr int min_tile_rows = 17;   // the shortest tile (R is 17 to 40: f32's short tiles), for the trace's size
+constexpr int min_tile_rows = 17;   // the shortest tile (R is 17 to 40: the short tiles), for the trace's size
 constexpr int min_tile_cols = 512;  // the narrowest tile: 128 threads x 4 columns
 
 struct Case {

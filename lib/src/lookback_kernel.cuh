@@ -147,11 +147,12 @@ template <> struct SmallTileShape<double, double> : Shape<12, 20, 5> {};
 template <> struct SmallTileShape<uint16_t, double> : Shape<12, 20, 5> {};
 template <> struct SmallTileShape<float, double> : Shape<12, 20, 5> {};
 #endif
-// Short images: f32 tiles of 17 rows, 8 + 9 x 4, for one image of at most aggregates_tiles_y of
-// them (satlib.cu, short_tiles): 1920x1080 is 4 x 64 tiles, two blocks on most SMs instead of one
-// (H200, against the 34-row tiles: 1920x1080 0.96 of the time, 1280x720 0.89, 1024^2 0.91;
-// docs/tiles.md, *Short f32 tiles*). The other types' short tiles are their small ones (not
-// measured), and satlib.cu launches no kernel of a short shape that is the small one.
+// Short images: tiles of 17 rows, f32 and i32 8 + 9 x 4, u8 -> i32 4 + 13 x 6, for one image of at
+// most aggregates_tiles_y of them (satlib.cu, short_tiles): 1920x1080 is 4 x 64 tiles, two blocks
+// on most SMs instead of one (H200, against the 34-row tiles, 1920x1080: f32 0.96 of the time,
+// i32 0.94, u8 -> i32 0.87-0.90; 1280x720 0.87-0.89; docs/tiles.md, *Short tiles*). The other
+// pairs' short tiles are their small ones (not measured), and satlib.cu launches no kernel of a
+// short shape that is the small one.
 template <class In, class A> struct ShortTileShape : SmallTileShape<In, A> {};
 #ifndef LAB9_REG_ROWS
 template <> struct ShortTileShape<float, float> : Shape<8, 9, 4> {};

@@ -198,8 +198,9 @@ inline bool takes_aggregates_only(const Geometry& g, unsigned grid, int tables) 
 inline int aggregate_group_rows(const Geometry& g) { return g.tiles_y > 32 ? 8 : aggregates_tiles_y; }
 
 // Whether a call that takes the small tiles takes the short ones (lookback_kernel.cuh): the pair
-// has short tiles of its own (f32), the call is one image of sums (batches and squares were not
-// measured in them), and its short tiles are one round on a 132-SM GPU that adds up aggregates.
+// has short tiles of its own (f32, i32, u8 -> i32), the call is one image of sums (batches and
+// squares were not measured in them), and its short tiles are one round on a 132-SM GPU that adds
+// up aggregates.
 template <class In, class Out, Tables T>
 bool short_tiles(int rows, int cols, int images) {
     using S = ShortTiles<In, Out>;
@@ -381,7 +382,7 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
     if (rows < 0 || cols < 0 || im.count < 1) return cudaErrorInvalidValue;
     if (rows == 0 || cols == 0) return cudaSuccess;
     constexpr bool both = T == Tables::both;
-    // f64's 256-thread tiles and f32's short ones take one image's sums only (scan_images): their
+    // f64's 256-thread tiles and the short ones take one image's sums only (scan_images): their
     // batch kernels are not compiled, and a batch here would be a bug in the routing.
     constexpr bool one_image_per_launch =
         (large_tiles_for_one_image_sums_only<In, Out>() && is_large<In, Out, S>) || std::is_same_v<S, ShortTiles<In, Out>>;
