@@ -7,7 +7,8 @@ time, until their register rows were held whole (docs/tiles.md, *Integer registe
 whole*). This compiles, for sm_90 with `-Xptxas -v`, every instantiation of lookback_sat_kernel
 that the library launches for the f32, i32, u8 -> i32 and u8 -> f32 accumulators (the 256-thread
 tiles of rows on whole 16-byte pieces and of the others, the small tiles with and without vector
-accesses; sums, squares or both, one image or a batch) and the
+accesses; sums, squares or both, one image or a batch), the short tiles of f32, i32 and
+u8 -> i32 (one image's sums, with and without vector accesses) and the
 256-thread kernels of the f64 accumulator (one image's sums: lib/src/satlib.cu,
 large_tiles_for_one_image_sums_only), and checks that none spills. f64's 128-thread kernels
 (12 + 20 rows at 5 blocks of 128 threads, 96 registers a thread) spill 12-72 bytes in 23 of 36

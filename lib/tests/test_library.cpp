@@ -187,14 +187,16 @@ void check_large_tiles(const LibraryCase& c, bool vector) {
 template <class In, class Out>
 void check_library_all_cases() {
     // Aligned pitches (16-byte vector path), odd pitches and offsets (no vectors: lanes in the
-    // 256-thread tiles, elements in the small ones), tile edges (with vectors 40 rows x 1024
-    // columns for f32 and i32 and 36 x 1024 for u8, lane by lane 32 x 1024; f64 32 x 512; the
-    // small images of f32, i32 and u8 34 x 512, f64's small images, batches and squares 32 x 256),
-    // one row and one column; 2111 x 4133 has enough tiles for the 256-thread shapes of f32, f64
-    // and i32.
+    // 256-thread tiles and the short ones, elements in the small ones), tile edges (with vectors
+    // 40 rows x 1024 columns for f32 and i32 and 36 x 1024 for u8, lane by lane 32 x 1024; f64
+    // 32 x 512; the small images of f32, i32 and u8 34 x 512, f64's small images, batches and
+    // squares 32 x 256; one image of f32, i32 or u8 -> i32 of at most 64 short tile rows 17 x 512,
+    // so 1200 x 1500 takes the small tiles), one row and one column; 2111 x 4133 has enough tiles
+    // for the 256-thread shapes of f32, f64 and i32.
     const LibraryCase cases[] = {
         {1000, 3000, 4096, 4104, 1, 64},
         {999, 2999, 3011, 3007, 2, 5},
+        {1200, 1500, 1503, 1509, 2, 5},
         {33, 513, 520, 1000, 1, 3},
         {35, 513, 520, 1000, 1, 3},
         {1, 5000, 5003, 5001, 1, 1},
@@ -1032,9 +1034,11 @@ TEST_CASE("library C ABI: a small batch for compute-sanitizer", "[gpu][library][
 }
 
 TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-sanitizer", "[gpu][library][sanitize]") {
-    // One image of 10 tile rows, grids of 1 and 5 blocks: each block takes many tickets and
-    // reuses its shared memory and prefetches its next tile; aligned pitches (vector path) and
-    // odd ones (element path in these small tiles), ragged last tile row and column.
+    // One image of 18 short tile rows (f32, i32 and u8 -> i32; f64's 10 small ones) and one i32
+    // image of 33 small tile rows (1100 rows: 65 short ones, more than they take), grids of 1 and
+    // 5 blocks: each block takes many tickets and reuses its shared memory and prefetches its next
+    // tile; aligned pitches (vector path) and odd ones (lane by lane in the short tiles, element by
+    // element in the small ones), ragged last tile row and column.
     SAT_REQUIRE_GPU();
     for (int grid : {1, 5}) {
         check_library<float, float>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});
@@ -1042,6 +1046,9 @@ TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-
         check_library<double, double>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});
         check_library<uint8_t, int32_t>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});
         check_library<int32_t, int32_t>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});
+        check_library<int32_t, int32_t>(LibraryCase{1100, 1100, 1104, 1112, 1, 4, grid});
+        check_library<int32_t, int32_t>(LibraryCase{1100, 1100, 1103, 1109, 1, 2, grid});
+        CHECK(satlib::testing::launch_log().last_tile_rows == small_tile_rows);
     }
     // One image of 264 tile rows (one round of 132 x 2 blocks), so f32, f64 and i32 take their
     // 256-thread tiles, and one of 396 (132 x 3) for u8's; by the default grid and by 5 blocks
@@ -1163,6 +1170,14 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
         };
         check(float{}, float{}), check(int32_t{}, int32_t{}), check(uint8_t{}, int32_t{});
     }
+    // u8 -> f32 has no short tiles of its own (its short shape is its small one): the 1 x 1 image
+    // and the row take the small tiles.
+    for (const Bound& b : short_bounds)
+        if (b.c.rows == 1) {
+            check_library<uint8_t, float>(b.c);
+            check_path(b.aggregates, b.c.rows);
+            CHECK(satlib::testing::launch_log().last_tile_rows == small_tile_rows);
+        }
     // Squares (one launch of both tables) keep f32's small tiles.
     check_abi({SATLIB_F32, SATLIB_F32, 1, 1000, 1000, 0, 0, 0, 0, true});
     check_path(true, 1000, 2);
