@@ -20,6 +20,8 @@
     docs/data/ncu_h100.csv      Nsight Compute on the library's kernels (DRAM, occupancy, stalls):
                                 docs/tiles.md's Where the time goes
     docs/data/ncu_h200.csv      the same for four f32 rows on an H200: docs/tiles.md
+    docs/data/ncu_short_tiles_h200.csv  tools/ncu_summary.py of Nsight Compute reports of one
+                                1920x1080 image in the short tiles (f32, i32, u8 -> i32): docs/tiles.md
     docs/data/ncu_targets_h200.csv  tools/ncu_summary.py of Nsight Compute reports of the launches
                                 that miss issue 22's targets (f32): docs/tiles.md
     docs/data/short_tiles_images_ab_h200.csv, short_tiles_targets_ab_h200.csv  bench_ab --set images
@@ -1639,6 +1641,7 @@ TABLES = {
                  *aggregates_ab_tables("GROUPS EVERY HEIGHT", GROUPS_BASE, GROUPS_EVERY_HEIGHT, "groups_every_height"),
                  *aggregates_ab_tables("ROW CARRIES", ROW_CARRIES_BASE, ROW_CARRIES_THIS, "row_carries"),
                  ("NCU TARGETS TABLE", experiment_table, "ncu_targets_h200.csv"),
+                 ("NCU SHORT TILES TABLE", experiment_table, "ncu_short_tiles_h200.csv"),
                  ("SHORT TILES AB TABLE", short_tiles_ab_table, "short_tiles_images_ab_h200.csv"),
                  ("SHORT TILES TARGETS AB TABLE", short_tiles_ab_table, "short_tiles_targets_ab_h200.csv"),
                  ("INT SHORT TILES AB TABLE", int_short_tiles_ab_table, "short_tiles_int_images_ab_h200.csv"),
