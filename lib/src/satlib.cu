@@ -145,6 +145,13 @@ bool small_tiles(int rows, int cols, int images) {
     }
 }
 
+// Whether a call of this pair and these tables may take short tiles of their own: one image's sums
+// of a pair whose short shape is not its small one (lookback_kernel.cuh). Without them no kernel of
+// the short shape is compiled.
+template <class In, class Out, Tables T>
+constexpr bool has_short_tiles() {
+    return !same_shape<ShortTiles<In, Out>, SmallTiles<In, Out>>() && T == Tables::sums;
+}
 template <class In, class Out, Tables T>
 bool short_tiles(int rows, int cols, int images);  // below
 
@@ -204,7 +211,7 @@ inline int aggregate_group_rows(const Geometry& g) { return g.tiles_y > 32 ? 8 :
 template <class In, class Out, Tables T>
 bool short_tiles(int rows, int cols, int images) {
     using S = ShortTiles<In, Out>;
-    if constexpr (same_shape<S, SmallTiles<In, Out>>() || T != Tables::sums)
+    if constexpr (!has_short_tiles<In, Out, T>())
         return false;
     else
         return images == 1 && takes_aggregates_only(layout_for<In, Out, S>(rows, cols, 1).g,
@@ -559,10 +566,9 @@ cudaError_t scan_images(const In* in, std::size_t in_pitch, Out* out, std::size_
         return scan_shaped<In, Out, decltype(tiles), T>(in, in_pitch, out, out_pitch, rows, cols, im, stream, call, opt,
                                                         sq, sq_pitch, state_flags, vec);
     };
-    // The small tiles, or the short ones where they serve (no kernel of a short shape that is the
-    // small one is compiled).
+    // The small tiles, or the short ones where they serve.
     auto scan_in_small = [&] {
-        if constexpr (!same_shape<ShortTiles<In, Out>, SmallTiles<In, Out>>() && T == Tables::sums)
+        if constexpr (has_short_tiles<In, Out, T>())
             if (short_tiles<In, Out, T>(rows, cols, im.count)) return scan_in(ShortTiles<In, Out>{});
         return scan_in(SmallTiles<In, Out>{});
     };

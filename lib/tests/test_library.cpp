@@ -1128,6 +1128,12 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
         bool aggregates;
         int tile_rows = small_tile_rows;
     };
+    // One bound's case in the pair (In, Out): its result, its path and its tiles' rows.
+    auto check_bound = [&](auto in, auto out, const Bound& b, int tile_rows) {
+        check_library<decltype(in), decltype(out)>(b.c);
+        check_path(b.aggregates, b.c.rows);
+        CHECK(satlib::testing::launch_log().last_tile_rows == tile_rows);
+    };
     const Bound bounds[] = {
         {{64 * small_tile_rows, 4096, 4096, 4096, 1, 0}, true},       // 8 x 64 tiles
         {{64 * small_tile_rows + 1, 1000, 1000, 1000, 1, 0}, false},  // 2 x 65
@@ -1141,11 +1147,7 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
         {{1100, 3000, 3000, 3000, 1, 0, 600}, true},     // 6 x 33 on 600 blocks
         {{1100, 3000, 3000, 3000, 1, 0, 5}, false},      // on 5
     };
-    for (const Bound& b : bounds) {
-        check_library<int32_t, int32_t>(b.c);
-        check_path(b.aggregates, b.c.rows);
-        CHECK(satlib::testing::launch_log().last_tile_rows == b.tile_rows);
-    }
+    for (const Bound& b : bounds) check_bound(int32_t{}, int32_t{}, b, b.tile_rows);
     // The short tiles for one image of sums of at most 64 of them in one round: at and one past
     // the bound of tile rows (1088 rows: 4 x 64 short tiles, in groups of 8; 1089: 4 x 33 small
     // ones), 1920x1080, a row of 32 x 6 and one past the bound of tile columns (small tiles, which
@@ -1162,22 +1164,14 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
         {{1, 5000, 5000, 5000, 0, 0, 16}, true, short_tile_rows},  // 10 x 1 on 16 blocks
         {{1, 5000, 5000, 5000, 0, 0, 3}, false, short_tile_rows},
     };
-    for (const Bound& b : short_bounds) {
-        auto check = [&](auto in, auto out) {
-            check_library<decltype(in), decltype(out)>(b.c);
-            check_path(b.aggregates, b.c.rows);
-            CHECK(satlib::testing::launch_log().last_tile_rows == b.tile_rows);
-        };
-        check(float{}, float{}), check(int32_t{}, int32_t{}), check(uint8_t{}, int32_t{});
-    }
     // u8 -> f32 has no short tiles of its own (its short shape is its small one): the 1 x 1 image
     // and the row take the small tiles.
-    for (const Bound& b : short_bounds)
-        if (b.c.rows == 1) {
-            check_library<uint8_t, float>(b.c);
-            check_path(b.aggregates, b.c.rows);
-            CHECK(satlib::testing::launch_log().last_tile_rows == small_tile_rows);
-        }
+    for (const Bound& b : short_bounds) {
+        check_bound(float{}, float{}, b, b.tile_rows);
+        check_bound(int32_t{}, int32_t{}, b, b.tile_rows);
+        check_bound(uint8_t{}, int32_t{}, b, b.tile_rows);
+        if (b.c.rows == 1) check_bound(uint8_t{}, float{}, b, small_tile_rows);
+    }
     // Squares (one launch of both tables) keep f32's small tiles.
     check_abi({SATLIB_F32, SATLIB_F32, 1, 1000, 1000, 0, 0, 0, 0, true});
     check_path(true, 1000, 2);
