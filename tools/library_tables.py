@@ -30,6 +30,10 @@
     docs/data/short_tiles_int_images_ab_h200.csv, short_tiles_int_targets_ab_h200.csv  bench_ab
                                 --set images and --set targets --csv as written (i32's and
                                 u8 -> i32's short tiles against bbdf075): docs/tiles.md
+    docs/data/short_tiles_pairs_images_ab_h200.csv (and _run2), short_tiles_pairs_targets_ab_h200.csv,
+                                short_tiles_pairs_squares_ab_h200.csv  bench_ab --set images,
+                                --set targets and --set squares --csv as written (the short tiles
+                                of u8 -> f32 and the f64 accumulator against 18742d3): docs/tiles.md
     docs/data/rows17_images_ab_h200.csv, rows12_images_ab_h200.csv  bench_ab --set images --csv as
                                 written (f32 small tiles of 17 and of 12 rows against 070cc11's
                                 34; not kept): docs/tiles.md
@@ -423,7 +427,7 @@ def batch_shape(r):
 
 def type_label(t):
     """A type pair as the handouts write it (u8i32 -> u8→i32)."""
-    return {"u8i32": "u8→i32"}.get(t, t)
+    return {"u8i32": "u8→i32", "u8f32": "u8→f32", "u16f64": "u16→f64", "f32f64": "f32→f64"}.get(t, t)
 
 
 def one_image(rows):
@@ -1151,6 +1155,9 @@ SHORT_THIS = "f32 short tiles of 17 rows, 8 + 9, for one image of at most 64 of 
 SHORT_INT_BASE = "the kernels of bbdf075 (f32's short tiles)"
 SHORT_INT_THIS = ("i32 and u8 → i32 short tiles of 17 rows, 8 + 9 and 4 + 13, for one image of at most 64 of "
                   "them in one round")
+SHORT_PAIRS_BASE = "the kernels of 18742d3 (the short tiles of f32, i32 and u8 → i32)"
+SHORT_PAIRS_THIS = ("short tiles of 17 rows for u8 → f32 (4 + 13 × 6, 512 columns) and for f64, u16 → f64 and "
+                    "f32 → f64 (8 + 9 × 5, 256 columns), for one image of at most 64 of them in one round")
 ROWS12_THIS = "f32 small tiles of 12 rows, 4 + 8, and aggregates_tiles_y 96 (not kept)"
 ROW_CARRIES_BASE = "the kernel of 6b63944 (sum_aggregates: the row carries on warp 0, one load at a time)"
 ROW_CARRIES_THIS = ("the kernel of 6b2e145 (sum_aggregates: the row carries a thread a row, 4 loads in flight; "
@@ -1185,13 +1192,16 @@ def aggregates_ab_tables(name, base, this, stem):
 
 
 # The blocks an SM of each type's short tiles (lib/src/lookback_kernel.cuh, ShortTileShape).
-SHORT_TILE_BLOCKS = {"f32": 4, "i32": 4, "u8i32": 6}
+SHORT_TILE_BLOCKS = {"f32": 4, "i32": 4, "u8i32": 6, "u8f32": 6, "f64": 5, "u16f64": 5, "f32f64": 5}
+F64_ACCUMULATOR = ("f64", "u16f64", "f32f64")  # 128 threads of 2 sums: 256 columns a tile
 
 
 def takes_short_tiles(r, types=("f32",)):
-    """A row of bench_ab that takes the short tiles (17 x 512) of one of `types`: one image of at
-    most 64 x 32 of them, and of one round of them on 132 SMs (satlib.cu, short_tiles)."""
-    tiles_y, tiles_x = -(-int(r["rows"]) // 17), -(-int(r["cols"]) // 512)
+    """A row of bench_ab that takes the short tiles (17 x 512, the f64 accumulator's 17 x 256) of
+    one of `types`: one image of at most 64 x 32 of them, and of one round of them on 132 SMs
+    (satlib.cu, short_tiles)."""
+    cols = 256 if r["type"] in F64_ACCUMULATOR else 512
+    tiles_y, tiles_x = -(-int(r["rows"]) // 17), -(-int(r["cols"]) // cols)
     return (r["type"] in types and r["batch"] == "1" and tiles_y <= 64 and tiles_x <= 32 and
             tiles_x * tiles_y <= 132 * SHORT_TILE_BLOCKS[r["type"]])
 
@@ -1204,6 +1214,13 @@ def short_tiles_ab_table(path):
 def int_short_tiles_ab_table(path):
     """An A/B of i32's and u8 → i32's short tiles against the kernels of f32's alone."""
     return ab_table(path, SHORT_INT_BASE, SHORT_INT_THIS, lambda r: takes_short_tiles(r, ("i32", "u8i32")),
+                    bold="the rows that take the new short tiles")
+
+
+def pairs_short_tiles_ab_table(path):
+    """An A/B of the short tiles of u8 → f32 and of the f64 accumulator against the kernels before them."""
+    return ab_table(path, SHORT_PAIRS_BASE, SHORT_PAIRS_THIS,
+                    lambda r: takes_short_tiles(r, ("u8f32",) + F64_ACCUMULATOR),
                     bold="the rows that take the new short tiles")
 
 
@@ -1646,6 +1663,9 @@ TABLES = {
                  ("SHORT TILES TARGETS AB TABLE", short_tiles_ab_table, "short_tiles_targets_ab_h200.csv"),
                  ("INT SHORT TILES AB TABLE", int_short_tiles_ab_table, "short_tiles_int_images_ab_h200.csv"),
                  ("INT SHORT TILES TARGETS AB TABLE", int_short_tiles_ab_table, "short_tiles_int_targets_ab_h200.csv"),
+                 ("PAIRS SHORT TILES AB TABLE", pairs_short_tiles_ab_table, "short_tiles_pairs_images_ab_h200.csv"),
+                 ("PAIRS SHORT TILES TARGETS AB TABLE", pairs_short_tiles_ab_table,
+                  "short_tiles_pairs_targets_ab_h200.csv"),
                  ("ROWS 17 AB TABLE", lambda p: f32_small_tiles_ab_table(p, ROWS17_THIS), "rows17_images_ab_h200.csv"),
                  ("ROWS 12 AB TABLE", lambda p: f32_small_tiles_ab_table(p, ROWS12_THIS), "rows12_images_ab_h200.csv"),
                  ("ROWS 36 AB TABLE", lambda p: ab_table(

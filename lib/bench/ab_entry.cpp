@@ -34,6 +34,9 @@ cudaError_t scan(const AbCall& c) {
     case AbType::f64: return scan_as<double, double>(c);
     case AbType::i32: return scan_as<int32_t, int32_t>(c);
     case AbType::u8i32: return scan_as<uint8_t, int32_t>(c);
+    case AbType::u8f32: return scan_as<uint8_t, float>(c);
+    case AbType::u16f64: return scan_as<uint16_t, double>(c);
+    case AbType::f32f64: return scan_as<float, double>(c);
     }
     return cudaErrorInvalidValue;
 }
@@ -44,6 +47,9 @@ AbScratch scratch(AbType type, int rows, int cols, int batch) {
     case AbType::f64: return scratch_as<double, double>(rows, cols, batch);
     case AbType::i32: return scratch_as<int32_t, int32_t>(rows, cols, batch);
     case AbType::u8i32: return scratch_as<uint8_t, int32_t>(rows, cols, batch);
+    case AbType::u8f32: return scratch_as<uint8_t, float>(rows, cols, batch);
+    case AbType::u16f64: return scratch_as<uint16_t, double>(rows, cols, batch);
+    case AbType::f32f64: return scratch_as<float, double>(rows, cols, batch);
     }
     return {};
 }

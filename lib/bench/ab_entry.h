@@ -6,7 +6,9 @@
 
 #include <cstddef>
 
-enum class AbType { f32, f64, i32, u8i32 };  // f32 -> f32, f64 -> f64, i32 -> i32, u8 -> i32
+// f32 -> f32, f64 -> f64, i32 -> i32, u8 -> i32, and the library's other pairs: u8 -> f32, u16 -> f64,
+// f32 -> f64
+enum class AbType { f32, f64, i32, u8i32, u8f32, u16f64, f32f64 };
 
 struct AbCall {
     AbType type;

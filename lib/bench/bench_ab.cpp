@@ -9,8 +9,8 @@
 // width is not a whole number of pieces, which take the kernels without vector accesses (--set odd),
 // on u8 -> i32, f32, f64 and i32 images of 2 and 3 rows from 1920 to 40,000,000 wide (--set rows),
 // on u8 -> i32 images of 2 and 3 contiguous columns from 1920 to 40,000,000 tall (--set columns),
-// or on single images from 1280x720 to 3840x2160 and small batches of them, launches of one round
-// of tiles (--set images).
+// or on single images from 1280x720 to 3840x2160 (of every pair the library takes) and small
+// batches of them, launches of one round of tiles (--set images).
 //
 //     build/lib/ab-base/<DIR>/bench_ab [--reps N] [--quick] [--seed S]
 //                                      [--set targets|squares|thin|lines|widths|same-type|pitches|tall|odd|
@@ -48,14 +48,26 @@ struct Case {
     int batch, rows, cols;
 };
 
-sat::DType dtype_of(AbType t) {
+// What bench_ab needs of a type pair: its name, its bytes per element, and how its inputs are
+// drawn (generate_input's exact data of `drawn`, over `drawn_cols_per_col` as many columns: u16
+// values are two u8 draws).
+struct TypeInfo {
+    const char* name;
+    std::size_t in_bytes, out_bytes;
+    sat::DType drawn;
+    int drawn_cols_per_col;
+};
+TypeInfo info(AbType t) {
     switch (t) {
-    case AbType::f32: return sat::DType::f32;
-    case AbType::f64: return sat::DType::f64;
-    case AbType::i32: return sat::DType::i32;
-    case AbType::u8i32: return sat::DType::u8i32;
+    case AbType::f32: return {"f32", 4, 4, sat::DType::f32, 1};
+    case AbType::f64: return {"f64", 8, 8, sat::DType::f64, 1};
+    case AbType::i32: return {"i32", 4, 4, sat::DType::i32, 1};
+    case AbType::u8i32: return {"u8i32", 1, 4, sat::DType::u8i32, 1};
+    case AbType::u8f32: return {"u8f32", 1, 4, sat::DType::u8i32, 1};
+    case AbType::u16f64: return {"u16f64", 2, 8, sat::DType::u8i32, 2};
+    case AbType::f32f64: return {"f32f64", 4, 8, sat::DType::f32, 1};
     }
-    return sat::DType::f32;
+    return {"?", 0, 0, sat::DType::f32, 1};
 }
 
 // Whether two device buffers hold the same bytes, compared in pieces of at most 256 MiB.
@@ -84,16 +96,22 @@ struct Version {
 // One row: the two versions and the copy on one case. Returns false when a check failed.
 bool run_case(const Case& c, int reps, std::uint64_t seed, cudaStream_t stream, sat::L2Flusher& flusher,
               std::FILE* csv, const std::string& run) {
-    const sat::DType t = dtype_of(c.type);
+    const TypeInfo t = info(c.type);
     const std::size_t n = std::size_t(c.batch) * c.rows * c.cols;
-    const std::size_t in_bytes = n * sat::input_bytes(t), out_bytes = n * sat::output_bytes(t);
+    const std::size_t in_bytes = n * t.in_bytes, out_bytes = n * t.out_bytes;
     const std::string shape = (c.batch > 1 ? std::to_string(c.batch) + " x " : std::string()) + std::to_string(c.rows) +
                               "x" + std::to_string(c.cols);
     std::string why;  // the first check that failed
     double b = 0, m = 0, cp = 0;
     try {
         std::vector<unsigned char> host_in(in_bytes);
-        sat::generate_input(t, sat::Shape{c.batch * c.rows, c.cols}, seed, host_in.data());
+        sat::generate_input(t.drawn, sat::Shape{c.batch * c.rows, c.cols * t.drawn_cols_per_col}, seed, host_in.data());
+        if (c.type == AbType::u8f32) {
+            // f32 sums of u8 values are exact, and so the same in any order of addition, while no
+            // sum passes 2^24: values up to 2^24 / (rows x cols) each.
+            const std::size_t top = std::clamp<std::size_t>((std::size_t(1) << 24) / (std::size_t(c.rows) * c.cols), 1, 255);
+            for (unsigned char& v : host_in) v = static_cast<unsigned char>(v % (top + 1));
+        }
         sat::DeviceBuffer in(in_bytes), copy_dst(copy_reference_bytes(in_bytes, out_bytes));
         SAT_CUDA(cudaMemcpy(in.ptr, host_in.data(), in_bytes, cudaMemcpyHostToDevice));
         Version base(ab_base::scan, ab_base::scratch(c.type, c.rows, c.cols, c.batch), out_bytes);
@@ -139,11 +157,11 @@ bool run_case(const Case& c, int reps, std::uint64_t seed, cudaStream_t stream, 
         cudaGetLastError();  // the next case starts clean where the error was not sticky
     }
     const bool ok = why.empty();
-    std::printf("%-18s %-6s %9.4f %9.4f %9.4f %7.3f %7.3f %7.3f  %s\n", shape.c_str(), sat::dtype_name(t), b, m, cp,
+    std::printf("%-18s %-6s %9.4f %9.4f %9.4f %7.3f %7.3f %7.3f  %s\n", shape.c_str(), t.name, b, m, cp,
                 cp > 0 ? b / cp : 0, cp > 0 ? m / cp : 0, b > 0 ? m / b : 0, ok ? "ok" : ("FAIL: " + why).c_str());
     if (csv != nullptr)
         std::fprintf(csv, "%s,%d,%d,%d,%s,%.5f,%.5f,%.5f,%.4f,%.4f,%.4f,%s\n", run.c_str(), c.batch, c.rows, c.cols,
-                     sat::dtype_name(t), b, m, cp, cp > 0 ? b / cp : 0, cp > 0 ? m / cp : 0, b > 0 ? m / b : 0,
+                     t.name, b, m, cp, cp > 0 ? b / cp : 0, cp > 0 ? m / cp : 0, b > 0 ? m / b : 0,
                      ok ? "PASS" : "FAIL");
     return ok;
 }
@@ -229,7 +247,7 @@ int main(int argc, char** argv) {
                     for (const int cols : {1920, 16384, 262144, 1048576, 4000000, 12000000, 40000000})
                         cases.push_back({type, 1, k, cols});
         } else if (set == "images") {  // single images and small batches: one round of tiles
-            for (T type : {T::f32, T::f64, T::i32, T::u8i32})
+            for (T type : {T::f32, T::f64, T::i32, T::u8i32, T::u8f32, T::u16f64, T::f32f64})
                 for (const Case shape : {Case{type, 1, 720, 1280}, Case{type, 1, 1080, 1920}, Case{type, 1, 1920, 1080},
                                          Case{type, 1, 1081, 1921}, Case{type, 1, 1440, 2560}, Case{type, 1, 2160, 3840}})
                     cases.push_back(shape);

@@ -147,17 +147,21 @@ template <> struct SmallTileShape<double, double> : Shape<12, 20, 5> {};
 template <> struct SmallTileShape<uint16_t, double> : Shape<12, 20, 5> {};
 template <> struct SmallTileShape<float, double> : Shape<12, 20, 5> {};
 #endif
-// Short images: tiles of 17 rows, f32 and i32 8 + 9 x 4, u8 -> i32 4 + 13 x 6, for one image of at
-// most aggregates_tiles_y of them (satlib.cu, short_tiles): 1920x1080 is 4 x 64 tiles, two blocks
-// on most SMs instead of one (H200, against the 34-row tiles, 1920x1080: f32 0.96 of the time,
-// i32 0.94, u8 -> i32 0.87-0.90; 1280x720 0.87-0.89; docs/tiles.md, *Short tiles*). The other
-// pairs' short tiles are their small ones (not measured), and satlib.cu launches no kernel of a
-// short shape that is the small one.
+// Short images: tiles of 17 rows, for one image of at most aggregates_tiles_y of them (satlib.cu,
+// short_tiles): f32 and i32 8 + 9 x 4 (512 columns), u8 -> i32 and u8 -> f32 4 + 13 x 6 (512),
+// f64 and the pairs that follow it 8 + 9 x 5 (256). 1920x1080 is 4 x 64 f32 tiles, two blocks on
+// most SMs instead of one, and 8 x 64 f64 tiles, four instead of two (H200, 1920x1080 against the
+// small tiles: f32 0.96 of the time, i32 0.94, u8 -> i32 0.87-0.90, u8 -> f32 0.89-0.91, f64 0.87,
+// u16 -> f64 0.85, f32 -> f64 0.84-0.85; docs/tiles.md, *Short tiles*).
 template <class In, class A> struct ShortTileShape : SmallTileShape<In, A> {};
 #ifndef LAB9_REG_ROWS
 template <> struct ShortTileShape<float, float> : Shape<8, 9, 4> {};
 template <> struct ShortTileShape<int32_t, uint32_t> : Shape<8, 9, 4> {};
 template <> struct ShortTileShape<uint8_t, uint32_t> : Shape<4, 13, 6> {};
+template <> struct ShortTileShape<uint8_t, float> : Shape<4, 13, 6> {};
+template <> struct ShortTileShape<double, double> : Shape<8, 9, 5> {};
+template <> struct ShortTileShape<uint16_t, double> : Shape<8, 9, 5> {};
+template <> struct ShortTileShape<float, double> : Shape<8, 9, 5> {};
 #endif
 // The kernels that may add up aggregates instead of looking back (Geometry::aggregates_only):
 // the small and short tiles', which the library's launches of one round take (satlib.cu, small_tiles:
@@ -280,8 +284,8 @@ __host__ __device__ constexpr bool scan_in_place() { return sizeof(In) == sizeof
 // adjacent columns of the tile). Rows that start on a whole piece (base pointers, pitches and
 // batch strides checked on the host): 16-byte `vectors`. Others: `lanes` in LanesTileShape's tiles,
 // whose launches run many rounds of tiles, where the bytes per access count, and in
-// ShortTileShape's (H200, 1921x1081 against the 34-row tiles' time: f32 0.85, 0.89 with
-// `elements`; i32 0.83, u8 -> i32 0.89);
+// ShortTileShape's (H200, 1921x1081 against the small tiles' time: f32 0.85, 0.89 with
+// `elements`; i32 0.83, u8 -> i32 0.89, u8 -> f32 0.92, f64 0.86, u16 -> f64 0.88, f32 -> f64 0.82);
 // `elements` in SmallTileShape's (calls of less than a round, where each step's latency counts;
 // f64 batches and squares) (docs/tiles.md, Rows that do not start on a whole piece).
 enum class Access {

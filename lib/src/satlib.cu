@@ -205,9 +205,9 @@ inline bool takes_aggregates_only(const Geometry& g, unsigned grid, int tables) 
 inline int aggregate_group_rows(const Geometry& g) { return g.tiles_y > 32 ? 8 : aggregates_tiles_y; }
 
 // Whether a call that takes the small tiles takes the short ones (lookback_kernel.cuh): the pair
-// has short tiles of its own (f32, i32, u8 -> i32), the call is one image of sums (batches and
-// squares were not measured in them), and its short tiles are one round on a 132-SM GPU that adds
-// up aggregates.
+// has short tiles of its own (every pair, unless a tuning build gives every kernel one shape), the
+// call is one image of sums (batches and squares were not measured in them), and its short tiles
+// are one round on a 132-SM GPU that adds up aggregates.
 template <class In, class Out, Tables T>
 bool short_tiles(int rows, int cols, int images) {
     using S = ShortTiles<In, Out>;

@@ -7,11 +7,11 @@ time, until their register rows were held whole (docs/tiles.md, *Integer registe
 whole*). This compiles, for sm_90 with `-Xptxas -v`, every instantiation of lookback_sat_kernel
 that the library launches for the f32, i32, u8 -> i32 and u8 -> f32 accumulators (the 256-thread
 tiles of rows on whole 16-byte pieces and of the others, the small tiles with and without vector
-accesses; sums, squares or both, one image or a batch), the short tiles of f32, i32 and
-u8 -> i32 (one image's sums, with and without vector accesses) and the
-256-thread kernels of the f64 accumulator (one image's sums: lib/src/satlib.cu,
-large_tiles_for_one_image_sums_only), and checks that none spills. f64's 128-thread kernels
-(12 + 20 rows at 5 blocks of 128 threads, 96 registers a thread) spill 12-72 bytes in 23 of 36
+accesses; sums, squares or both, one image or a batch), the short tiles of every pair (one
+image's sums, with and without vector accesses; the f64 accumulator's 8 + 9 rows at 5 blocks of
+128 threads too) and the 256-thread kernels of the f64 accumulator (one image's sums:
+lib/src/satlib.cu, large_tiles_for_one_image_sums_only), and checks that none spills. f64's small
+tiles (12 + 20 rows at 5 blocks of 128 threads, 96 registers a thread) spill 12-72 bytes in 23 of 36
 (docs/tiles.md, *The shared-memory rows' output pointer stepped by the pitch*) and are not checked. No GPU needed.
 Prints "kernel_spills: all checks passed" or FAIL lines; exit 1 on a failure.
 """
@@ -40,9 +40,9 @@ def instantiations():
     cases = [(p, shape, vec, t, batched)
              for p, (shape, vec), t, batched in itertools.product(FLOAT_INT_PAIRS, shapes, TABLES, (False, True))]
     cases += [(p, shape, vec, "sums", False) for p in F64_PAIRS for shape, vec in shapes[:2]]
-    # The short tiles of f32, i32 and u8 -> i32: one image of sums (satlib.cu, short_tiles and
-    # scan_shaped's one_image_per_launch).
-    cases += [(p, "ShortTileShape", vec, "sums", False) for p in FLOAT_INT_PAIRS[:3] for vec in (False, True)]
+    # The short tiles of every pair: one image of sums (satlib.cu, short_tiles and scan_shaped's
+    # one_image_per_launch).
+    cases += [(p, "ShortTileShape", vec, "sums", False) for p in FLOAT_INT_PAIRS + F64_PAIRS for vec in (False, True)]
     b = lambda flag: "true" if flag else "false"
     return [f"template __global__ void lookback_sat_kernel<{i}, {o}, {shape}<{i}, {a}>, {b(vec)}, Tables::{t}, "
             f"{b(batched)}>(const {i}*, {o}*, Geometry, TileRecords<sat::Acc<{o}>>, int*, unsigned long long*, {o}*);"

@@ -32,9 +32,9 @@
 namespace {
 
 // The rows of the small images' tiles of f32, i32 and u8 (lookback_kernel.cuh, SmallTileShape;
-// 512 columns); f64's are 32 x 256. The short tiles of f32, i32 and u8 -> i32 (ShortTileShape,
-// satlib.cu short_tiles) are 17 x 512.
-constexpr int small_tile_rows = 34, short_tile_rows = 17;
+// 512 columns); f64's are 32 x 256. The short tiles of every pair (ShortTileShape, satlib.cu
+// short_tiles) are 17 x 512, the f64 accumulator's 17 x 256.
+constexpr int small_tile_rows = 34, f64_small_tile_rows = 32, short_tile_rows = 17;
 
 // Device memory of n elements of T (sat::DeviceBuffer counts bytes).
 template <class T>
@@ -190,8 +190,8 @@ void check_library_all_cases() {
     // 256-thread tiles and the short ones, elements in the small ones), tile edges (with vectors
     // 40 rows x 1024 columns for f32 and i32 and 36 x 1024 for u8, lane by lane 32 x 1024; f64
     // 32 x 512; the small images of f32, i32 and u8 34 x 512, f64's small images, batches and
-    // squares 32 x 256; one image of f32, i32 or u8 -> i32 of at most 64 short tile rows 17 x 512,
-    // so 1200 x 1500 takes the small tiles), one row and one column; 2111 x 4133 has enough tiles
+    // squares 32 x 256; one image of at most 64 short tile rows 17 x 512, f64's 17 x 256, so
+    // 1200 x 1500 takes the small tiles), one row and one column; 2111 x 4133 has enough tiles
     // for the 256-thread shapes of f32, f64 and i32.
     const LibraryCase cases[] = {
         {1000, 3000, 4096, 4104, 1, 64},
@@ -1034,21 +1034,27 @@ TEST_CASE("library C ABI: a small batch for compute-sanitizer", "[gpu][library][
 }
 
 TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-sanitizer", "[gpu][library][sanitize]") {
-    // One image of 18 short tile rows (f32, i32 and u8 -> i32; f64's 10 small ones) and one i32
-    // image of 33 small tile rows (1100 rows: 65 short ones, more than they take), grids of 1 and
-    // 5 blocks: each block takes many tickets and reuses its shared memory and prefetches its next
-    // tile; aligned pitches (vector path) and odd ones (lane by lane in the short tiles, element by
-    // element in the small ones), ragged last tile row and column.
+    // One image of 18 short tile rows (every pair takes its short tiles) and one i32 and one f64
+    // image of 33 and 35 small tile rows (1100 rows: 65 short ones, more than they take), grids of
+    // 1 and 5 blocks: each block takes many tickets and reuses its shared memory and prefetches
+    // its next tile; aligned pitches (vector path) and odd ones (lane by lane in the short tiles,
+    // element by element in the small ones), ragged last tile row and column.
     SAT_REQUIRE_GPU();
     for (int grid : {1, 5}) {
         check_library<float, float>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});
         check_library<float, float>(LibraryCase{300, 1100, 1103, 1109, 1, 2, grid});
         check_library<double, double>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});
+        check_library<double, double>(LibraryCase{300, 1100, 1103, 1109, 1, 2, grid});
         check_library<uint8_t, int32_t>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});
+        check_library<uint16_t, double>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});
         check_library<int32_t, int32_t>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});
+        CHECK(satlib::testing::launch_log().last_tile_rows == short_tile_rows);
         check_library<int32_t, int32_t>(LibraryCase{1100, 1100, 1104, 1112, 1, 4, grid});
         check_library<int32_t, int32_t>(LibraryCase{1100, 1100, 1103, 1109, 1, 2, grid});
         CHECK(satlib::testing::launch_log().last_tile_rows == small_tile_rows);
+        check_library<double, double>(LibraryCase{1100, 1100, 1104, 1112, 1, 4, grid});
+        check_library<double, double>(LibraryCase{1100, 1100, 1103, 1109, 1, 2, grid});
+        CHECK(satlib::testing::launch_log().last_tile_rows == f64_small_tile_rows);
     }
     // One image of 264 tile rows (one round of 132 x 2 blocks), so f32, f64 and i32 take their
     // 256-thread tiles, and one of 396 (132 x 3) for u8's; by the default grid and by 5 blocks
@@ -1106,8 +1112,8 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
     // looks back. i32's small tiles are 34 x 512 (f32's and u8's too), in images that do not take
     // its short ones (more than 64 short tile rows, or more than a round of 528 of them): shapes at
     // and one past each bound and past 32 tile rows (where sum_aggregates adds the tiles above in
-    // groups of 8 tile rows), grids set; the short tiles of f32, i32 and u8 -> i32 at and past
-    // their bounds, grids set (which also put a 1 x 1 image and a row into the 2-D kernel); ragged
+    // groups of 8 tile rows), grids set; the short tiles of every pair at and past their bounds,
+    // grids set (which also put a 1 x 1 image and a row into the 2-D kernel); ragged
     // primes with and without vector accesses for every pair; batches of 2 with squares (both
     // tables in one round), with and without groups.
     SAT_REQUIRE_GPU();
@@ -1164,20 +1170,39 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
         {{1, 5000, 5000, 5000, 0, 0, 16}, true, short_tile_rows},  // 10 x 1 on 16 blocks
         {{1, 5000, 5000, 5000, 0, 0, 3}, false, short_tile_rows},
     };
-    // u8 -> f32 has no short tiles of its own (its short shape is its small one): the 1 x 1 image
-    // and the row take the small tiles.
     for (const Bound& b : short_bounds) {
         check_bound(float{}, float{}, b, b.tile_rows);
         check_bound(int32_t{}, int32_t{}, b, b.tile_rows);
         check_bound(uint8_t{}, int32_t{}, b, b.tile_rows);
-        if (b.c.rows == 1) check_bound(uint8_t{}, float{}, b, small_tile_rows);
+        check_bound(uint8_t{}, float{}, b, b.tile_rows);
+    }
+    // The f64 accumulator's short tiles, 17 x 256, one round of 132 x 5: 1088 x 2560 (10 x 64
+    // tiles, 640) and one row and one column past it (65 short tile rows; 11 x 64, 704 tiles: the
+    // 32 x 256 small tiles), 1920x1080 (8 x 64), 32 x 6 tiles and one tile column past them (small
+    // tiles, which look back), 8 x 59 on 5 blocks, a 1 x 1 image and a row of 10 tiles on 16 and 3.
+    const Bound f64_short_bounds[] = {
+        {{64 * short_tile_rows, 2560, 2560, 2560, 1, 0}, true, short_tile_rows},
+        {{64 * short_tile_rows + 1, 2560, 2560, 2560, 1, 0}, true, f64_small_tile_rows},
+        {{64 * short_tile_rows, 2561, 2562, 2562, 1, 0}, true, f64_small_tile_rows},
+        {{1080, 1920, 1920, 1920, 1, 0}, true, short_tile_rows},
+        {{100, 8192, 8192, 8192, 1, 0}, true, short_tile_rows},
+        {{100, 8193, 8195, 8197, 1, 1}, false, f64_small_tile_rows},
+        {{1000, 2000, 2000, 2000, 1, 0, 5}, false, short_tile_rows},
+        {{1, 1, 1, 1, 0, 0, 1}, true, short_tile_rows},
+        {{1, 2500, 2500, 2500, 0, 0, 16}, true, short_tile_rows},
+        {{1, 2500, 2500, 2500, 0, 0, 3}, false, short_tile_rows},
+    };
+    for (const Bound& b : f64_short_bounds) {
+        check_bound(double{}, double{}, b, b.tile_rows);
+        check_bound(uint16_t{}, double{}, b, b.tile_rows);
+        check_bound(float{}, double{}, b, b.tile_rows);
     }
     // Squares (one launch of both tables) keep f32's small tiles.
     check_abi({SATLIB_F32, SATLIB_F32, 1, 1000, 1000, 0, 0, 0, 0, true});
     check_path(true, 1000, 2);
     CHECK(satlib::testing::launch_log().last_tile_rows == small_tile_rows);
-    // 1031 x 1999: 31 tile rows of 4 (34 x 512), 61 of 4 short ones (17 x 512; f32, i32 and
-    // u8 -> i32) in groups, or 33 of 8 (32 x 256, the f64 accumulator's).
+    // 1031 x 1999: 61 tile rows of 4 short ones (17 x 512) or of 8 (17 x 256, the f64
+    // accumulator's), in groups.
     for (const LibraryCase& c : {LibraryCase{1031, 1999, 2000, 2000, 1, 0}, LibraryCase{1031, 1999, 2003, 2005, 2, 3}}) {
         auto check = [&](auto in, auto out) {
             check_library<decltype(in), decltype(out)>(c);
@@ -1284,8 +1309,8 @@ void check_abi_85x1001(std::size_t pad, std::size_t gap, bool vector) {
 TEST_CASE("library C ABI: inputs that end inside a row's last vector, for compute-sanitizer",
           "[gpu][library][batch][sanitize]") {
     // Pitches 1004 (whole vectors of 2 or 4 elements, so the vector path): the last row (84: row
-    // 16 of its tile in the 34-row small tiles of squares and batches and of u8 -> f32 and in the
-    // 17-row short tiles, row 20 in f64's 32-row ones, a shared-memory row in each) ends one
+    // 16 of its tile in the 34-row small tiles of squares and batches and in the 17-row short
+    // tiles, row 20 in f64's 32-row ones, a shared-memory row in each) ends one
     // element into its last vector, and so does the input. The copies must read none of that
     // vector past the matrix (memcheck sees a read past the allocation). Batches: strides of whole
     // vectors, so their allocation ends at a whole vector and only the values are checked there.
