@@ -34,6 +34,12 @@
                                 short_tiles_pairs_squares_ab_h200.csv  bench_ab --set images,
                                 --set targets and --set squares --csv as written (the short tiles
                                 of u8 -> f32 and the f64 accumulator against 18742d3): docs/tiles.md
+    docs/data/even_rounds_targets_ab_h200.csv (and _run2), even_rounds_squares_ab_h200.csv,
+                                rounds_ab_h200.csv (and _run2), rounds_targets_ab_h200.csv  bench_ab
+                                --set targets, squares and rounds --csv as written (two rounds of
+                                tiles evened out or not): docs/tiles.md
+    docs/data/ncu_two_rounds_h200.csv  tools/ncu_summary.py of an Nsight Compute report of u8 -> i32
+                                4096^2 on half its tiles' blocks: docs/tiles.md
     docs/data/rows17_images_ab_h200.csv, rows12_images_ab_h200.csv  bench_ab --set images --csv as
                                 written (f32 small tiles of 17 and of 12 rows against 070cc11's
                                 34; not kept): docs/tiles.md
@@ -1158,6 +1164,11 @@ SHORT_INT_THIS = ("i32 and u8 → i32 short tiles of 17 rows, 8 + 9 and 4 + 13, 
 SHORT_PAIRS_BASE = "the kernels of 18742d3 (the short tiles of f32, i32 and u8 → i32)"
 SHORT_PAIRS_THIS = ("short tiles of 17 rows for u8 → f32 (4 + 13 × 6, 512 columns) and for f64, u16 → f64 and "
                     "f32 → f64 (8 + 9 × 5, 256 columns), for one image of at most 64 of them in one round")
+ROUNDS_BASE = "the kernels of 51bc593 (a launch of exactly two rounds of tiles takes a block per two tiles)"
+ROUNDS_THIS = ("a block per two tiles only where the second round is at least half full; a smaller second round "
+               "runs on every resident block")
+EVEN_BASE = "the kernels of 51bc593 with every launch on every resident block (not kept)"
+EVEN_THIS = "the kernels of 51bc593 (a launch of exactly two rounds of tiles takes a block per two tiles)"
 ROWS12_THIS = "f32 small tiles of 12 rows, 4 + 8, and aggregates_tiles_y 96 (not kept)"
 ROW_CARRIES_BASE = "the kernel of 6b63944 (sum_aggregates: the row carries on warp 0, one load at a time)"
 ROW_CARRIES_THIS = ("the kernel of 6b2e145 (sum_aggregates: the row carries a thread a row, 4 loads in flight; "
@@ -1222,6 +1233,34 @@ def pairs_short_tiles_ab_table(path):
     return ab_table(path, SHORT_PAIRS_BASE, SHORT_PAIRS_THIS,
                     lambda r: takes_short_tiles(r, ("u8f32",) + F64_ACCUMULATOR),
                     bold="the rows that take the new short tiles")
+
+
+# The 256-thread tiles of one image's sums whose rows start on whole pieces, as (rows, columns, blocks
+# resident on 132 SMs) per type (lib/src/lookback_kernel.cuh, TileShape).
+LARGE_TILES = {"f32": (40, 1024, 264), "i32": (40, 1024, 264), "u8i32": (36, 1024, 396), "f64": (32, 512, 264)}
+
+
+def second_round(r):
+    """The part of a round of blocks that a bench_ab row's second round of 256-thread tiles fills on
+    132 SMs, or None where its tiles are not exactly two rounds (one image only)."""
+    if r["batch"] != "1" or r["type"] not in LARGE_TILES:
+        return None
+    tile_rows, tile_cols, resident = LARGE_TILES[r["type"]]
+    tiles = -(-int(r["rows"]) // tile_rows) * -(-int(r["cols"]) // tile_cols)
+    return (tiles - resident) / resident if resident < tiles <= 2 * resident else None
+
+
+def rounds_ab_table(path):
+    """An A/B of two rounds run on every resident block where the second is less than half full
+    against two rounds always evened out."""
+    return ab_table(path, ROUNDS_BASE, ROUNDS_THIS, lambda r: (second_round(r) or 1) < 0.5,
+                    bold="the rows of two rounds whose second is less than half full (132 SMs), whose grids differ")
+
+
+def even_rounds_ab_table(path):
+    """An A/B of two rounds always evened out against every resident block."""
+    return ab_table(path, EVEN_BASE, EVEN_THIS, lambda r: second_round(r) is not None,
+                    bold="the rows of exactly two rounds of tiles on 132 SMs, whose grids differ")
 
 
 def f32_small_tiles_ab_table(path, this):
@@ -1664,6 +1703,10 @@ TABLES = {
                  ("INT SHORT TILES AB TABLE", int_short_tiles_ab_table, "short_tiles_int_images_ab_h200.csv"),
                  ("INT SHORT TILES TARGETS AB TABLE", int_short_tiles_ab_table, "short_tiles_int_targets_ab_h200.csv"),
                  ("PAIRS SHORT TILES AB TABLE", pairs_short_tiles_ab_table, "short_tiles_pairs_images_ab_h200.csv"),
+                 ("EVEN ROUNDS AB TABLE", even_rounds_ab_table, "even_rounds_targets_ab_h200.csv"),
+                 ("ROUNDS AB TABLE", rounds_ab_table, "rounds_ab_h200.csv"),
+                 ("ROUNDS TARGETS AB TABLE", rounds_ab_table, "rounds_targets_ab_h200.csv"),
+                 ("NCU TWO ROUNDS TABLE", experiment_table, "ncu_two_rounds_h200.csv"),
                  ("PAIRS SHORT TILES TARGETS AB TABLE", pairs_short_tiles_ab_table,
                   "short_tiles_pairs_targets_ab_h200.csv"),
                  ("ROWS 17 AB TABLE", lambda p: f32_small_tiles_ab_table(p, ROWS17_THIS), "rows17_images_ab_h200.csv"),

@@ -9,12 +9,13 @@
 // width is not a whole number of pieces, which take the kernels without vector accesses (--set odd),
 // on u8 -> i32, f32, f64 and i32 images of 2 and 3 rows from 1920 to 40,000,000 wide (--set rows),
 // on u8 -> i32 images of 2 and 3 contiguous columns from 1920 to 40,000,000 tall (--set columns),
-// or on single images from 1280x720 to 3840x2160 (of every pair the library takes) and small
-// batches of them, launches of one round of tiles (--set images).
+// on single images from 1280x720 to 3840x2160 (of every pair the library takes) and small
+// batches of them, launches of one round of tiles (--set images), or on f32 and u8 -> i32 images
+// 4096 wide whose 256-thread tiles are between one and two rounds on an H200 (--set rounds).
 //
 //     build/lib/ab-base/<DIR>/bench_ab [--reps N] [--quick] [--seed S]
 //                                      [--set targets|squares|thin|lines|widths|same-type|pitches|tall|odd|
-//                                             rows|columns|images]
+//                                             rows|columns|images|rounds]
 //                                      [--csv FILE]
 //
 // Each version gets its own output and scratch, kept between calls as a caller keeps them; each
@@ -108,7 +109,8 @@ bool run_case(const Case& c, int reps, std::uint64_t seed, cudaStream_t stream, 
         sat::generate_input(t.drawn, sat::Shape{c.batch * c.rows, c.cols * t.drawn_cols_per_col}, seed, host_in.data());
         if (c.type == AbType::u8f32) {
             // f32 sums of u8 values are exact, and so the same in any order of addition, while no
-            // sum passes 2^24: values up to 2^24 / (rows x cols) each.
+            // sum passes 2^24: values up to 2^24 / (rows x cols) each (exact for images of at most
+            // 2^24 elements, as every u8 -> f32 case here).
             const std::size_t top = std::clamp<std::size_t>((std::size_t(1) << 24) / (std::size_t(c.rows) * c.cols), 1, 255);
             for (unsigned char& v : host_in) v = static_cast<unsigned char>(v % (top + 1));
         }
@@ -173,7 +175,7 @@ int main(int argc, char** argv) {
     std::uint64_t seed = std::random_device{}();
     std::string set = "targets";
     const std::vector<std::string> sets = {"targets", "squares", "thin",  "lines", "widths", "same-type",
-                                           "pitches", "tall",    "odd",   "rows",  "columns", "images"};
+                                           "pitches", "tall",    "odd",   "rows",  "columns", "images", "rounds"};
     if (!parse_bench_options(argc, argv, "bench_ab", o, &seed, &set, &sets)) return 2;
     if (!have_device("bench_ab")) return 2;
     std::FILE* csv = nullptr;
@@ -246,6 +248,10 @@ int main(int argc, char** argv) {
                 for (const int k : {2, 3})
                     for (const int cols : {1920, 16384, 262144, 1048576, 4000000, 12000000, 40000000})
                         cases.push_back({type, 1, k, cols});
+        } else if (set == "rounds") {  // 1.15 to 1.8 rounds of 256-thread tiles on 132 SMs
+            // f32: 40-row tiles, 264 resident; u8 -> i32: 36-row tiles, 396 resident (4 tile columns).
+            for (const int rows : {3040, 3440, 3840, 4096, 4760}) cases.push_back({T::f32, 1, rows, 4096});
+            for (const int rows : {4096, 4644, 5184, 5724, 6444}) cases.push_back({T::u8i32, 1, rows, 4096});
         } else if (set == "images") {  // single images and small batches: one round of tiles
             for (T type : {T::f32, T::f64, T::i32, T::u8i32, T::u8f32, T::u16f64, T::f32f64})
                 for (const Case shape : {Case{type, 1, 720, 1280}, Case{type, 1, 1080, 1920}, Case{type, 1, 1920, 1080},

@@ -79,7 +79,8 @@ using sat::vec_of;  // each thread owns V = vec_of<Out>() adjacent columns of th
 //             of 1.33 for 28 + 36 x 3, 16384^2 1.13 instead of 1.18; H200, i32 against 16 + 16 x 4
 //             0.915-0.936 of the time from 4096^2 to 32768^2.
 //   f64:      16 + 16 rows of 256 threads (512 columns), 2 blocks per SM (H100, against 12 + 20 x 5
-//             of 128 threads, which f64's small images, batches and squares take: 8192^2 1.17
+//             of 128 threads, which f64's batches and squares take and its images too tall for the
+//             short tiles: 8192^2 1.17
 //             instead of 1.25, 16384^2 1.12 instead of 1.22; 16 + 24 gave 0.99-1.01 on an H200)
 //   u8->i32:   4 + 32 rows of 256 threads, 3 blocks per SM (H200, against 4 + 28: 0.977-0.990 of
 //             the time from 8192^2 to 32768^2; 4 + 28 x 3 against 4 + 28 x 6 of 128 threads:
@@ -285,7 +286,7 @@ __host__ __device__ constexpr bool scan_in_place() { return sizeof(In) == sizeof
 // batch strides checked on the host): 16-byte `vectors`. Others: `lanes` in LanesTileShape's tiles,
 // whose launches run many rounds of tiles, where the bytes per access count, and in
 // ShortTileShape's (H200, 1921x1081 against the small tiles' time: f32 0.85, 0.89 with
-// `elements`; i32 0.83, u8 -> i32 0.89, u8 -> f32 0.92, f64 0.86, u16 -> f64 0.88, f32 -> f64 0.82);
+// `elements`; i32 0.83, u8 -> i32 0.89, u8 -> f32 0.92, f64 0.85, u16 -> f64 0.88, f32 -> f64 0.82-0.83);
 // `elements` in SmallTileShape's (calls of less than a round, where each step's latency counts;
 // f64 batches and squares) (docs/tiles.md, Rows that do not start on a whole piece).
 enum class Access {

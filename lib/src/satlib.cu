@@ -520,14 +520,17 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
         // The shared memory limit is set once per device and kernel; the grid is sized after it.
         auto launch = [&] {
             if (opt.grid_blocks <= 0) {
-                // As many blocks as fit. If that makes two rounds, the second would run part full
-                // (4096^2 f32: 412 tiles of 40 rows on 264 blocks): a block per two tiles instead
-                // (measured with 128-thread tiles of 64 rows, 396 blocks, on an H200: 0.068 instead of
-                // 0.074 ms). With more rounds every block is needed (8192^2 was 5 % slower evened out).
+                // As many blocks as fit. If that makes two rounds whose second is at least half
+                // full (4096^2 f32: 412 tiles of 40 rows on 264 blocks), a block per two tiles
+                // instead (H200: 0.97-0.99 of the time); a second round of fewer tiles runs on every
+                // block (4096^2 u8 -> i32: 456 tiles on 396 blocks, 0.94 of the time of 228 blocks;
+                // docs/tiles.md, *Two rounds evened out*). With more rounds every block is needed
+                // (8192^2 was 5 % slower evened out).
                 const unsigned tickets = g.tiles * tables_of(T);
                 resident = std::max(1, resident_blocks(k, S::threads, smem, device));
                 const unsigned rounds = (tickets + unsigned(resident) - 1) / unsigned(resident);
-                grid = int(rounds == 2 ? (tickets + 1) / 2 : std::min(tickets, unsigned(resident)));
+                const bool even_out = rounds == 2 && 2 * (tickets - unsigned(resident)) >= unsigned(resident);
+                grid = int(even_out ? (tickets + 1) / 2 : std::min(tickets, unsigned(resident)));
             }
             g.aggregates_only = compiles_aggregates_only<In, A, S>() && takes_aggregates_only(g, unsigned(grid), tables_of(T));
             g.group_rows = aggregate_group_rows(g);

@@ -189,8 +189,8 @@ void check_library_all_cases() {
     // Aligned pitches (16-byte vector path), odd pitches and offsets (no vectors: lanes in the
     // 256-thread tiles and the short ones, elements in the small ones), tile edges (with vectors
     // 40 rows x 1024 columns for f32 and i32 and 36 x 1024 for u8, lane by lane 32 x 1024; f64
-    // 32 x 512; the small images of f32, i32 and u8 34 x 512, f64's small images, batches and
-    // squares 32 x 256; one image of at most 64 short tile rows 17 x 512, f64's 17 x 256, so
+    // 32 x 512; the small images of f32, i32 and u8 34 x 512, f64's batches, squares and images
+    // too tall for the short tiles 32 x 256; one image of at most 64 short tile rows 17 x 512, f64's 17 x 256, so
     // 1200 x 1500 takes the small tiles), one row and one column; 2111 x 4133 has enough tiles
     // for the 256-thread shapes of f32, f64 and i32.
     const LibraryCase cases[] = {
@@ -1034,8 +1034,8 @@ TEST_CASE("library C ABI: a small batch for compute-sanitizer", "[gpu][library][
 }
 
 TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-sanitizer", "[gpu][library][sanitize]") {
-    // One image of 18 short tile rows (every pair takes its short tiles) and one i32 and one f64
-    // image of 33 and 35 small tile rows (1100 rows: 65 short ones, more than they take), grids of
+    // One image of 18 short tile rows (f32, f64, u8 -> i32, u16 -> f64 and i32 take their short
+    // tiles) and one i32 and one f64 image of 33 and 35 small tile rows (1100 rows: 65 short ones, more than they take), grids of
     // 1 and 5 blocks: each block takes many tickets and reuses its shared memory and prefetches
     // its next tile; aligned pitches (vector path) and odd ones (lane by lane in the short tiles,
     // element by element in the small ones), ragged last tile row and column.
@@ -1045,8 +1045,10 @@ TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-
         check_library<float, float>(LibraryCase{300, 1100, 1103, 1109, 1, 2, grid});
         check_library<double, double>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});
         check_library<double, double>(LibraryCase{300, 1100, 1103, 1109, 1, 2, grid});
+        CHECK(satlib::testing::launch_log().last_tile_rows == short_tile_rows);
         check_library<uint8_t, int32_t>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});
         check_library<uint16_t, double>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});
+        CHECK(satlib::testing::launch_log().last_tile_rows == short_tile_rows);
         check_library<int32_t, int32_t>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});
         CHECK(satlib::testing::launch_log().last_tile_rows == short_tile_rows);
         check_library<int32_t, int32_t>(LibraryCase{1100, 1100, 1104, 1112, 1, 4, grid});
@@ -1207,6 +1209,7 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
         auto check = [&](auto in, auto out) {
             check_library<decltype(in), decltype(out)>(c);
             check_path(true, c.rows);
+            CHECK(satlib::testing::launch_log().last_tile_rows == short_tile_rows);
         };
         check(float{}, float{}), check(double{}, double{}), check(int32_t{}, int32_t{});
         check(uint8_t{}, int32_t{}), check(uint8_t{}, float{}), check(uint16_t{}, double{}), check(float{}, double{});
@@ -1762,6 +1765,35 @@ TEST_CASE("library: each kernel sizes its grid from its own resident blocks", "[
     CHECK(large <= 3 * sms);
     CHECK(resident_of(1) == small);  // in either order
     CHECK(resident_of(batch) == large);
+}
+
+TEST_CASE("library: two rounds of tiles are evened out where the second is at least half full", "[gpu][library]") {
+    // The default grid is every resident block, or half the tickets where they make two rounds of
+    // which the second is at least half full (satlib.cu). On 132 SMs: i32 4096^2 is 412 tiles of
+    // 40 x 1024 on 2 x 132 blocks (the second round 148 tiles): 206 blocks; 3040 x 4096 i32 304
+    // tiles (40): 264 blocks; u8 -> i32 4096^2 456 tiles of 36 x 1024 on 3 x 132 (60): 396 blocks,
+    // and 6444 x 4096 716 tiles (320): 358 blocks. Every result is checked against the CPU (i32,
+    // not f32, whose sums of these sizes would pass 2^24 and round).
+    SAT_REQUIRE_GPU();
+    const int sms = current_device_attribute(cudaDevAttrMultiProcessorCount);
+    auto check_grid = [&](unsigned expected_on_132_sms) {
+        const satlib::testing::LaunchLog log = satlib::testing::launch_log();
+        const unsigned long long tickets = log.last_tiles, resident = unsigned(log.last_resident);
+        INFO(tickets << " tiles, " << resident << " resident blocks, a grid of " << log.last_grid << " on " << sms
+                     << " SMs");
+        REQUIRE(resident > 0);
+        const bool even_out = tickets > resident && tickets <= 2 * resident && 2 * (tickets - resident) >= resident;
+        CHECK(log.last_grid == (even_out ? (tickets + 1) / 2 : std::min(tickets, resident)));
+        if (sms == 132) CHECK(log.last_grid == expected_on_132_sms);
+    };
+    check_library<int32_t, int32_t>(LibraryCase{4096, 4096, 4096, 4096, 0, 0});
+    check_grid(206);
+    check_library<int32_t, int32_t>(LibraryCase{3040, 4096, 4096, 4096, 0, 0});
+    check_grid(264);
+    check_library<uint8_t, int32_t>(LibraryCase{4096, 4096, 4096, 4096, 0, 0});
+    check_grid(396);
+    check_library<uint8_t, int32_t>(LibraryCase{6444, 4096, 4096, 4096, 0, 0});
+    check_grid(358);
 }
 
 TEST_CASE("library: a launch overlaps the clearing of its flags on sm_90 and later", "[gpu][library]") {
