@@ -522,10 +522,12 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
             if (opt.grid_blocks <= 0) {
                 // As many blocks as fit. If that makes two rounds whose second is at least half
                 // full (4096^2 f32: 412 tiles of 40 rows on 264 blocks), a block per two tiles
-                // instead (H200: 0.97-0.99 of the time); a second round of fewer tiles runs on every
-                // block (4096^2 u8 -> i32: 456 tiles on 396 blocks, 0.94 of the time of 228 blocks;
-                // docs/tiles.md, *Two rounds evened out*). With more rounds every block is needed
-                // (8192^2 was 5 % slower evened out).
+                // instead (H200: 0.97-0.99 of the time); a second round less than half full runs on
+                // every block (4096^2 u8 -> i32: 456 tiles on 396 blocks, 0.91-0.94 of the time of
+                // 228 blocks). The half is measured for f32 and i32; u8 -> i32 may gain on every
+                // block above it too (docs/tiles.md, *Two rounds evened out*). With more rounds
+                // every block is needed (8192^2 in 128-thread tiles of 64 rows was 5 % slower
+                // evened out).
                 const unsigned tickets = g.tiles * tables_of(T);
                 resident = std::max(1, resident_blocks(k, S::threads, smem, device));
                 const unsigned rounds = (tickets + unsigned(resident) - 1) / unsigned(resident);

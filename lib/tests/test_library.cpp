@@ -1769,31 +1769,36 @@ TEST_CASE("library: each kernel sizes its grid from its own resident blocks", "[
 
 TEST_CASE("library: two rounds of tiles are evened out where the second is at least half full", "[gpu][library]") {
     // The default grid is every resident block, or half the tickets where they make two rounds of
-    // which the second is at least half full (satlib.cu). On 132 SMs: i32 4096^2 is 412 tiles of
-    // 40 x 1024 on 2 x 132 blocks (the second round 148 tiles): 206 blocks; 3040 x 4096 i32 304
-    // tiles (40): 264 blocks; u8 -> i32 4096^2 456 tiles of 36 x 1024 on 3 x 132 (60): 396 blocks,
-    // and 6444 x 4096 716 tiles (320): 358 blocks. Every result is checked against the CPU (i32,
-    // not f32, whose sums of these sizes would pass 2^24 and round).
+    // which the second is at least half full (satlib.cu). On 132 SMs, in the 256-thread tiles of
+    // vector accesses: i32 4096^2 is 412 tiles of 40 x 1024 on 2 x 132 blocks (a second round of
+    // 148 tiles): 206 blocks; 3960 x 4096 396 tiles (132, exactly half a round): 198; 3920 x 4096
+    // 392 (128): 264; 3040 x 4096 304 (40): 264; u8 -> i32 4096^2 456 tiles of 36 x 1024 on
+    // 3 x 132 (60): 396, and 6444 x 4096 716 (320): 358. Every result is checked against the CPU
+    // (i32, not f32, whose sums of these sizes would pass 2^24 and round).
     SAT_REQUIRE_GPU();
     const int sms = current_device_attribute(cudaDevAttrMultiProcessorCount);
-    auto check_grid = [&](unsigned expected_on_132_sms) {
+    auto check_grid = [&](int tile_rows, unsigned expected_on_132_sms) {
         const satlib::testing::LaunchLog log = satlib::testing::launch_log();
         const unsigned long long tickets = log.last_tiles, resident = unsigned(log.last_resident);
         INFO(tickets << " tiles, " << resident << " resident blocks, a grid of " << log.last_grid << " on " << sms
                      << " SMs");
+        CHECK(log.last_threads == 256);
+        CHECK(log.last_vector == true);
+        CHECK(log.last_tile_rows == tile_rows);
         REQUIRE(resident > 0);
         const bool even_out = tickets > resident && tickets <= 2 * resident && 2 * (tickets - resident) >= resident;
         CHECK(log.last_grid == (even_out ? (tickets + 1) / 2 : std::min(tickets, resident)));
         if (sms == 132) CHECK(log.last_grid == expected_on_132_sms);
     };
-    check_library<int32_t, int32_t>(LibraryCase{4096, 4096, 4096, 4096, 0, 0});
-    check_grid(206);
-    check_library<int32_t, int32_t>(LibraryCase{3040, 4096, 4096, 4096, 0, 0});
-    check_grid(264);
+    const std::pair<int, unsigned> i32_cases[] = {{4096, 206}, {3960, 198}, {3920, 264}, {3040, 264}};
+    for (const auto& [rows, grid] : i32_cases) {
+        check_library<int32_t, int32_t>(LibraryCase{rows, 4096, 4096, 4096, 0, 0});
+        check_grid(40, grid);
+    }
     check_library<uint8_t, int32_t>(LibraryCase{4096, 4096, 4096, 4096, 0, 0});
-    check_grid(396);
+    check_grid(36, 396);
     check_library<uint8_t, int32_t>(LibraryCase{6444, 4096, 4096, 4096, 0, 0});
-    check_grid(358);
+    check_grid(36, 358);
 }
 
 TEST_CASE("library: a launch overlaps the clearing of its flags on sm_90 and later", "[gpu][library]") {
