@@ -80,8 +80,8 @@ using sat::vec_of;  // each thread owns V = vec_of<Out>() adjacent columns of th
 //             0.915-0.936 of the time from 4096^2 to 32768^2.
 //   f64:      16 + 16 rows of 256 threads (512 columns), 2 blocks per SM (H100, against 12 + 20 x 5
 //             of 128 threads, which f64's batches and squares take and its images too tall for the
-//             short tiles: 8192^2 1.17
-//             instead of 1.25, 16384^2 1.12 instead of 1.22; 16 + 24 gave 0.99-1.01 on an H200)
+//             short tiles: 8192^2 1.17 instead of 1.25, 16384^2 1.12 instead of 1.22; 16 + 24 gave
+//             0.99-1.01 on an H200)
 //   u8->i32:   4 + 32 rows of 256 threads, 3 blocks per SM (H200, against 4 + 28: 0.977-0.990 of
 //             the time from 8192^2 to 32768^2; 4 + 28 x 3 against 4 + 28 x 6 of 128 threads:
 //             0.905-0.986 of the time from 4096^2 to 32768^2)
