@@ -59,11 +59,12 @@ struct TypeInfo {
     int drawn_cols_per_col;
 };
 TypeInfo info(AbType t) {
+    auto of = [](sat::DType d) { return TypeInfo{sat::dtype_name(d), sat::input_bytes(d), sat::output_bytes(d), d, 1}; };
     switch (t) {
-    case AbType::f32: return {"f32", 4, 4, sat::DType::f32, 1};
-    case AbType::f64: return {"f64", 8, 8, sat::DType::f64, 1};
-    case AbType::i32: return {"i32", 4, 4, sat::DType::i32, 1};
-    case AbType::u8i32: return {"u8i32", 1, 4, sat::DType::u8i32, 1};
+    case AbType::f32: return of(sat::DType::f32);
+    case AbType::f64: return of(sat::DType::f64);
+    case AbType::i32: return of(sat::DType::i32);
+    case AbType::u8i32: return of(sat::DType::u8i32);
     case AbType::u8f32: return {"u8f32", 1, 4, sat::DType::u8i32, 1};
     case AbType::u16f64: return {"u16f64", 2, 8, sat::DType::u8i32, 2};
     case AbType::f32f64: return {"f32f64", 4, 8, sat::DType::f32, 1};
