@@ -159,10 +159,11 @@ template <class In, class A> struct ShortTileShape : SmallTileShape<In, A> {};
 template <> struct ShortTileShape<float, float> : Shape<8, 9, 4> {};
 template <> struct ShortTileShape<int32_t, uint32_t> : Shape<8, 9, 4> {};
 template <> struct ShortTileShape<uint8_t, uint32_t> : Shape<4, 13, 6> {};
-template <> struct ShortTileShape<uint8_t, float> : Shape<4, 13, 6> {};
 template <> struct ShortTileShape<double, double> : Shape<8, 9, 5> {};
-template <> struct ShortTileShape<uint16_t, double> : Shape<8, 9, 5> {};
-template <> struct ShortTileShape<float, double> : Shape<8, 9, 5> {};
+// u8 -> f32 as u8 -> i32; u16 -> f64 and f32 -> f64 as f64 (each measured in its own short tiles).
+template <> struct ShortTileShape<uint8_t, float> : ShortTileShape<uint8_t, uint32_t> {};
+template <> struct ShortTileShape<uint16_t, double> : ShortTileShape<double, double> {};
+template <> struct ShortTileShape<float, double> : ShortTileShape<double, double> {};
 #endif
 // The kernels that may add up aggregates instead of looking back (Geometry::aggregates_only):
 // the small and short tiles', which the library's launches of one round take (satlib.cu, small_tiles:

@@ -1035,28 +1035,30 @@ TEST_CASE("library C ABI: a small batch for compute-sanitizer", "[gpu][library][
 
 TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-sanitizer", "[gpu][library][sanitize]") {
     // One image of 18 short tile rows (f32, f64, u8 -> i32, u16 -> f64 and i32 take their short
-    // tiles) and one i32 and one f64 image of 33 and 35 small tile rows (1100 rows: 65 short ones, more than they take), grids of
-    // 1 and 5 blocks: each block takes many tickets and reuses its shared memory and prefetches
-    // its next tile; aligned pitches (vector path) and odd ones (lane by lane in the short tiles,
+    // tiles) and one i32 and one f64 image of 33 and 35 small tile rows (1100 rows: 65 short ones,
+    // more than they take), grids of 1 and 5 blocks: each block takes many tickets and reuses its
+    // shared memory and prefetches its next tile; aligned pitches (vector path) and odd ones (lane by lane in the short tiles,
     // element by element in the small ones), ragged last tile row and column.
     SAT_REQUIRE_GPU();
+    // One case of the pair (In, Out), and the rows of the tiles it took.
+    auto check_tiles = [](auto in, auto out, const LibraryCase& c, int tile_rows) {
+        check_library<decltype(in), decltype(out)>(c);
+        CHECK(satlib::testing::launch_log().last_tile_rows == tile_rows);
+    };
     for (int grid : {1, 5}) {
-        check_library<float, float>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});
-        check_library<float, float>(LibraryCase{300, 1100, 1103, 1109, 1, 2, grid});
-        check_library<double, double>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});
-        check_library<double, double>(LibraryCase{300, 1100, 1103, 1109, 1, 2, grid});
-        CHECK(satlib::testing::launch_log().last_tile_rows == short_tile_rows);
-        check_library<uint8_t, int32_t>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});
-        check_library<uint16_t, double>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});
-        CHECK(satlib::testing::launch_log().last_tile_rows == short_tile_rows);
-        check_library<int32_t, int32_t>(LibraryCase{300, 1100, 1104, 1112, 1, 4, grid});
-        CHECK(satlib::testing::launch_log().last_tile_rows == short_tile_rows);
-        check_library<int32_t, int32_t>(LibraryCase{1100, 1100, 1104, 1112, 1, 4, grid});
-        check_library<int32_t, int32_t>(LibraryCase{1100, 1100, 1103, 1109, 1, 2, grid});
-        CHECK(satlib::testing::launch_log().last_tile_rows == small_tile_rows);
-        check_library<double, double>(LibraryCase{1100, 1100, 1104, 1112, 1, 4, grid});
-        check_library<double, double>(LibraryCase{1100, 1100, 1103, 1109, 1, 2, grid});
-        CHECK(satlib::testing::launch_log().last_tile_rows == f64_small_tile_rows);
+        const LibraryCase short_vector{300, 1100, 1104, 1112, 1, 4, grid}, short_odd{300, 1100, 1103, 1109, 1, 2, grid};
+        const LibraryCase small_vector{1100, 1100, 1104, 1112, 1, 4, grid}, small_odd{1100, 1100, 1103, 1109, 1, 2, grid};
+        check_tiles(float{}, float{}, short_vector, short_tile_rows);
+        check_tiles(float{}, float{}, short_odd, short_tile_rows);
+        check_tiles(double{}, double{}, short_vector, short_tile_rows);
+        check_tiles(double{}, double{}, short_odd, short_tile_rows);
+        check_tiles(uint8_t{}, int32_t{}, short_vector, short_tile_rows);
+        check_tiles(uint16_t{}, double{}, short_vector, short_tile_rows);
+        check_tiles(int32_t{}, int32_t{}, short_vector, short_tile_rows);
+        check_tiles(int32_t{}, int32_t{}, small_vector, small_tile_rows);
+        check_tiles(int32_t{}, int32_t{}, small_odd, small_tile_rows);
+        check_tiles(double{}, double{}, small_vector, f64_small_tile_rows);
+        check_tiles(double{}, double{}, small_odd, f64_small_tile_rows);
     }
     // One image of 264 tile rows (one round of 132 x 2 blocks), so f32, f64 and i32 take their
     // 256-thread tiles, and one of 396 (132 x 3) for u8's; by the default grid and by 5 blocks
