@@ -40,6 +40,16 @@
                                 tiles evened out or not): docs/tiles.md
     docs/data/ncu_two_rounds_h200.csv  tools/ncu_summary.py of an Nsight Compute report of u8 -> i32
                                 4096^2 on half its tiles' blocks: docs/tiles.md
+    docs/data/short_tiles_128_images_ab_h200.csv (and _run2), rounds_u8_ab_h200.csv (and _run2)
+                                bench_ab --set images and --set rounds --csv as written (the short
+                                tiles to 128 tile rows; u8 inputs never evened out; against
+                                9267540): docs/tiles.md
+    docs/data/prefetch_ahead_targets_ab_h200.csv, prefetch_ahead_squares_ab_h200.csv,
+                                evict_first_targets_ab_h200.csv, evict_first_squares_ab_h200.csv,
+                                evict_first_ahead_targets_ab_h200.csv  bench_ab --set targets and
+                                --set squares --csv as written (an L2 prefetch a round ahead, tile
+                                loads marked evict-first in L2, and both; against 9267540; not
+                                kept): docs/tiles.md
     docs/data/rows17_images_ab_h200.csv, rows12_images_ab_h200.csv  bench_ab --set images --csv as
                                 written (f32 small tiles of 17 and of 12 rows against 070cc11's
                                 34; not kept): docs/tiles.md
@@ -1207,14 +1217,27 @@ SHORT_TILE_BLOCKS = {"f32": 4, "i32": 4, "u8i32": 6, "u8f32": 6, "f64": 5, "u16f
 F64_ACCUMULATOR = ("f64", "u16f64", "f32f64")  # 128 threads of 2 sums: 256 columns a tile
 
 
-def takes_short_tiles(r, types=("f32",)):
+def takes_short_tiles(r, types=("f32",), max_tiles_y=64):
     """A row of bench_ab that takes the short tiles (17 x 512, the f64 accumulator's 17 x 256) of
-    one of `types`: one image of at most 64 x 32 of them, and of one round of them on 132 SMs
-    (satlib.cu, short_tiles)."""
+    one of `types`: one image of at most max_tiles_y x 32 of them (64 in the builds before the
+    short tiles went to 128 tile rows), and of one round of them on 132 SMs (satlib.cu,
+    short_tiles)."""
     cols = 256 if r["type"] in F64_ACCUMULATOR else 512
     tiles_y, tiles_x = -(-int(r["rows"]) // 17), -(-int(r["cols"]) // cols)
-    return (r["type"] in types and r["batch"] == "1" and tiles_y <= 64 and tiles_x <= 32 and
+    return (r["type"] in types and r["batch"] == "1" and tiles_y <= max_tiles_y and tiles_x <= 32 and
             tiles_x * tiles_y <= 132 * SHORT_TILE_BLOCKS[r["type"]])
+
+
+SHORT_128_BASE = "the kernels of 9267540 (short tiles for images of at most 64 of them tall)"
+SHORT_128_THIS = "short tiles for images of at most 128 of them tall"
+
+
+def short_tiles_128_ab_table(path):
+    """An A/B of the short tiles to 128 tile rows against 64."""
+    types = tuple(SHORT_TILE_BLOCKS)
+    return ab_table(path, SHORT_128_BASE, SHORT_128_THIS,
+                    lambda r: takes_short_tiles(r, types, 128) and not takes_short_tiles(r, types, 64),
+                    bold="the images of 65 to 128 short tile rows, which take the short tiles only in this build")
 
 
 def short_tiles_ab_table(path):
@@ -1255,6 +1278,30 @@ def rounds_ab_table(path):
     against two rounds always evened out."""
     return ab_table(path, ROUNDS_BASE, ROUNDS_THIS, lambda r: (second_round(r) or 1) < 0.5,
                     bold="the rows of two rounds whose second is less than half full (132 SMs), whose grids differ")
+
+
+ROUNDS_U8_BASE = "the kernels of 9267540 (two rounds evened out where the second is at least half full)"
+ROUNDS_U8_THIS = "the same, but u8 inputs run on every resident block at any fill"
+
+
+def rounds_u8_ab_table(path):
+    """An A/B of u8 inputs never evened out against evened out from half a second round."""
+    return ab_table(path, ROUNDS_U8_BASE, ROUNDS_U8_THIS,
+                    lambda r: r["type"] == "u8i32" and (second_round(r) or 0) >= 0.5,
+                    bold="u8 → i32 with a second round at least half full (132 SMs), whose grids differ")
+
+
+AHEAD_BASE = "the kernels of 9267540"
+AHEAD_THIS = ("an L2 prefetch of the tile of ticket + gridDim.x (its first rows, as the next ticket's) "
+              "while the look-backs wait (not kept)")
+EVICT_FIRST_THIS = ("the 256-thread tiles of f32, f64 and i32 sums loaded with an L2 evict-first policy "
+                    "(`createpolicy`, `ld.global.nc.L2::cache_hint`, `cp.async.cg ... L2::cache_hint`; not kept)")
+
+
+def more_than_a_round_row(r):
+    """A 2-D row of bench_ab --set targets or squares of more than one round of tiles: all but the
+    thin rows and one 1920×1080 image (one round of short tiles)."""
+    return targets_2d_row(r) and not (r["batch"] == "1" and r["rows"] == "1080")
 
 
 def even_rounds_ab_table(path):
@@ -1707,6 +1754,16 @@ TABLES = {
                   "short_tiles_pairs_targets_ab_h200.csv"),
                  ("NCU TWO ROUNDS TABLE", experiment_table, "ncu_two_rounds_h200.csv"),
                  ("EVEN ROUNDS AB TABLE", even_rounds_ab_table, "even_rounds_targets_ab_h200.csv"),
+                 ("SHORT 128 AB TABLE", short_tiles_128_ab_table, "short_tiles_128_images_ab_h200.csv"),
+                 ("ROUNDS U8 AB TABLE", rounds_u8_ab_table, "rounds_u8_ab_h200.csv"),
+                 ("PREFETCH AHEAD AB TABLE", lambda p: ab_table(
+                     p, AHEAD_BASE, AHEAD_THIS, more_than_a_round_row,
+                     bold="the 2-D rows of more than one round of tiles, whose kernels differ"),
+                  "prefetch_ahead_targets_ab_h200.csv"),
+                 ("EVICT FIRST AB TABLE", lambda p: ab_table(
+                     p, AHEAD_BASE, EVICT_FIRST_THIS, lambda r: more_than_a_round_row(r) and r["type"] != "u8i32",
+                     bold="the f32, f64 and i32 rows of more than one round of tiles, whose kernels differ"),
+                  "evict_first_targets_ab_h200.csv"),
                  ("ROUNDS AB TABLE", rounds_ab_table, "rounds_ab_h200.csv"),
                  ("ROUNDS TARGETS AB TABLE", rounds_ab_table, "rounds_targets_ab_h200.csv"),
                  ("ROWS 17 AB TABLE", lambda p: f32_small_tiles_ab_table(p, ROWS17_THIS), "rows17_images_ab_h200.csv"),

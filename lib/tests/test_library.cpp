@@ -190,9 +190,9 @@ void check_library_all_cases() {
     // 256-thread tiles and the short ones, elements in the small ones), tile edges (with vectors
     // 40 rows x 1024 columns for f32 and i32 and 36 x 1024 for u8, lane by lane 32 x 1024; f64
     // 32 x 512; the small images of f32, i32 and u8 34 x 512, f64's batches, squares and images
-    // too tall for the short tiles 32 x 256; one image of at most 64 short tile rows 17 x 512, f64's 17 x 256, so
-    // 1200 x 1500 takes the small tiles), one row and one column; 2111 x 4133 has enough tiles
-    // for the 256-thread shapes of f32, f64 and i32.
+    // too tall for the short tiles 32 x 256; one image of at most 128 short tile rows 17 x 512, f64's
+    // 17 x 256, so 1200 x 1500 takes the short tiles, 71 tile rows in groups of 8), one row and one
+    // column; 2111 x 4133 has enough tiles for the 256-thread shapes of f32, f64 and i32.
     const LibraryCase cases[] = {
         {1000, 3000, 4096, 4104, 1, 64},
         {999, 2999, 3011, 3007, 2, 5},
@@ -1035,10 +1035,12 @@ TEST_CASE("library C ABI: a small batch for compute-sanitizer", "[gpu][library][
 
 TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-sanitizer", "[gpu][library][sanitize]") {
     // One image of 18 short tile rows (f32, f64, u8 -> i32, u16 -> f64 and i32 take their short
-    // tiles) and one i32 and one f64 image of 33 and 35 small tile rows (1100 rows: 65 short ones,
+    // tiles) and one i32 and one f64 image of 65 and 69 small tile rows (2200 rows: 130 short ones,
     // more than they take), grids of 1 and 5 blocks: each block takes many tickets and reuses its
     // shared memory and prefetches its next tile; aligned pitches (vector path) and odd ones (lane by lane in the short tiles,
-    // element by element in the small ones), ragged last tile row and column.
+    // element by element in the small ones), ragged last tile row and column. Then one f32 and one
+    // f64 image of 113 short tile rows by the default grid: one round that adds up the aggregates, in
+    // groups of 8 tile rows.
     SAT_REQUIRE_GPU();
     // One case of the pair (In, Out), and the rows of the tiles it took.
     auto check_tiles = [](auto in, auto out, const LibraryCase& c, int tile_rows) {
@@ -1047,7 +1049,7 @@ TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-
     };
     for (int grid : {1, 5}) {
         const LibraryCase short_vector{300, 1100, 1104, 1112, 1, 4, grid}, short_odd{300, 1100, 1103, 1109, 1, 2, grid};
-        const LibraryCase small_vector{1100, 1100, 1104, 1112, 1, 4, grid}, small_odd{1100, 1100, 1103, 1109, 1, 2, grid};
+        const LibraryCase small_vector{2200, 1100, 1104, 1112, 1, 4, grid}, small_odd{2200, 1100, 1103, 1109, 1, 2, grid};
         check_tiles(float{}, float{}, short_vector, short_tile_rows);
         check_tiles(float{}, float{}, short_odd, short_tile_rows);
         check_tiles(double{}, double{}, short_vector, short_tile_rows);
@@ -1060,6 +1062,11 @@ TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-
         check_tiles(double{}, double{}, small_vector, f64_small_tile_rows);
         check_tiles(double{}, double{}, small_odd, f64_small_tile_rows);
     }
+    const LibraryCase portrait{1920, 1080, 1084, 1092, 1, 4, 0};  // 3 x 113 short tiles (f64: 5 x 113)
+    check_tiles(float{}, float{}, portrait, short_tile_rows);
+    CHECK(satlib::testing::launch_log().last_aggregate_group_rows == 8);
+    check_tiles(double{}, double{}, portrait, short_tile_rows);
+    CHECK(satlib::testing::launch_log().last_aggregate_group_rows == 8);
     // One image of 264 tile rows (one round of 132 x 2 blocks), so f32, f64 and i32 take their
     // 256-thread tiles, and one of 396 (132 x 3) for u8's; by the default grid and by 5 blocks
     // that each take 53 to 80 tickets; aligned pitches (vectors: tiles of 40 rows for f32 and
@@ -1114,7 +1121,7 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
     // 64 tall adds up the aggregates of every tile left of and above each tile
     // (Geometry::aggregates_only); a wider or taller image, or a grid of fewer blocks than tickets,
     // looks back. i32's small tiles are 34 x 512 (f32's and u8's too), in images that do not take
-    // its short ones (more than 64 short tile rows, or more than a round of 528 of them): shapes at
+    // its short ones (more than 128 short tile rows, or more than a round of 528 of them): shapes at
     // and one past each bound and past 32 tile rows (where sum_aggregates adds the tiles above in
     // groups of 8 tile rows), grids set; the short tiles of every pair at and past their bounds,
     // grids set (which also put a 1 x 1 image and a row into the 2-D kernel); ragged
@@ -1148,25 +1155,29 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
         {{64 * small_tile_rows, 4096, 4096, 4096, 1, 0}, true},       // 8 x 64 tiles
         {{64 * small_tile_rows + 1, 1000, 1000, 1000, 1, 0}, false},  // 2 x 65
         {{32 * small_tile_rows, 5000, 5000, 5000, 1, 0}, true},      // 10 x 32: no groups (640 short tiles)
-        {{32 * small_tile_rows + 1, 1999, 2000, 2000, 1, 0}, true},  // 4 x 33: 4 groups of 8, then 1 row
-        {{40 * small_tile_rows, 1999, 2000, 2000, 1, 0}, true},      // 4 x 40: the last row ends a group
+        {{32 * small_tile_rows + 1, 4500, 4500, 4500, 1, 0}, true},  // 9 x 33: 4 groups of 8, then 1 row
+        {{40 * small_tile_rows, 4500, 4500, 4500, 1, 0}, true},      // 9 x 40: the last row ends a group
         // 17 x 33 on 561 blocks: a group's last tile waits for 8 x 17 - 1 tiles, two a thread for some
         {{33 * small_tile_rows, 16 * 512 + 1, 16 * 512 + 4, 16 * 512 + 4, 1, 0, 17 * 33}, true},
         {{300, 16384, 16384, 16384, 1, 0}, true},        // 32 x 9 (576 short tiles)
         {{300, 16385, 16387, 16389, 1, 1}, false},       // 33 x 9, no vectors
-        {{1100, 3000, 3000, 3000, 1, 0, 600}, true},     // 6 x 33 on 600 blocks
-        {{1100, 3000, 3000, 3000, 1, 0, 5}, false},      // on 5
+        {{1100, 5000, 5000, 5000, 1, 0, 600}, true},     // 10 x 33 on 600 blocks (650 short tiles)
+        {{1100, 5000, 5000, 5000, 1, 0, 5}, false},      // on 5
     };
     for (const Bound& b : bounds) check_bound(int32_t{}, int32_t{}, b, b.tile_rows);
-    // The short tiles for one image of sums of at most 64 of them in one round: at and one past
-    // the bound of tile rows (1088 rows: 4 x 64 short tiles, in groups of 8; 1089: 4 x 33 small
-    // ones), 1920x1080, a row of 32 x 6 and one past the bound of tile columns (small tiles, which
-    // look back), a grid of fewer blocks than tickets (the short tiles look back), a 1 x 1 image
-    // and a row on grids that hold all its tiles or not.
+    // The short tiles for one image of sums of at most 128 of them tall in one round: 64 and 65
+    // tile rows (in groups of 8 either way), at and one past the bound of tile rows (2176 rows:
+    // 4 x 128 short tiles; 2177: 4 x 65 small ones, which look back), 1920x1080 and 1080x1920 (3 x
+    // 113), a row of 32 x 6 and one past the bound of tile columns (small tiles, which look back),
+    // a grid of fewer blocks than tickets (the short tiles look back), a 1 x 1 image and a row on
+    // grids that hold all its tiles or not.
     const Bound short_bounds[] = {
         {{64 * short_tile_rows, 1999, 2000, 2000, 1, 0}, true, short_tile_rows},
-        {{64 * short_tile_rows + 1, 1999, 2000, 2000, 1, 0}, true, small_tile_rows},
+        {{64 * short_tile_rows + 1, 1999, 2000, 2000, 1, 0}, true, short_tile_rows},
+        {{128 * short_tile_rows, 1999, 2000, 2000, 1, 0}, true, short_tile_rows},
+        {{128 * short_tile_rows + 1, 1999, 2000, 2000, 1, 0}, false, small_tile_rows},
         {{1080, 1920, 1920, 1920, 1, 0}, true, short_tile_rows},
+        {{1920, 1080, 1080, 1080, 1, 0}, true, short_tile_rows},
         {{100, 16384, 16384, 16384, 1, 0}, true, short_tile_rows},
         {{100, 16385, 16387, 16389, 1, 1}, false, small_tile_rows},
         {{1000, 3000, 3000, 3000, 1, 0, 5}, false, short_tile_rows},  // 6 x 59 on 5 blocks
@@ -1180,15 +1191,20 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
         check_bound(uint8_t{}, int32_t{}, b, b.tile_rows);
         check_bound(uint8_t{}, float{}, b, b.tile_rows);
     }
-    // The f64 accumulator's short tiles, 17 x 256, one round of 132 x 5: 1088 x 2560 (10 x 64
-    // tiles, 640) and one row and one column past it (65 short tile rows; 11 x 64, 704 tiles: the
-    // 32 x 256 small tiles), 1920x1080 (8 x 64), 32 x 6 tiles and one tile column past them (small
-    // tiles, which look back), 8 x 59 on 5 blocks, a 1 x 1 image and a row of 10 tiles on 16 and 3.
+    // The f64 accumulator's short tiles, 17 x 256, one round of 132 x 5 (660): 1122 x 2560 (10 x 66
+    // tiles, 660) and one row past it (670 short tiles: 10 x 36 of the 32 x 256 small tiles),
+    // 1088 x 2561 (11 x 64, 704: small tiles), 2176 x 1280 (5 x 128) and one row past it (129 short
+    // tile rows: 69 small ones, which look back), 1920x1080 (8 x 64) and 1080x1920 (5 x 113), 32 x 6
+    // tiles and one tile column past them (small tiles, which look back), 8 x 59 on 5 blocks, a
+    // 1 x 1 image and a row of 10 tiles on 16 and 3.
     const Bound f64_short_bounds[] = {
-        {{64 * short_tile_rows, 2560, 2560, 2560, 1, 0}, true, short_tile_rows},
-        {{64 * short_tile_rows + 1, 2560, 2560, 2560, 1, 0}, true, f64_small_tile_rows},
+        {{66 * short_tile_rows, 2560, 2560, 2560, 1, 0}, true, short_tile_rows},
+        {{66 * short_tile_rows + 1, 2560, 2560, 2560, 1, 0}, true, f64_small_tile_rows},
         {{64 * short_tile_rows, 2561, 2562, 2562, 1, 0}, true, f64_small_tile_rows},
+        {{128 * short_tile_rows, 1280, 1280, 1280, 1, 0}, true, short_tile_rows},
+        {{128 * short_tile_rows + 1, 1280, 1280, 1280, 1, 0}, false, f64_small_tile_rows},
         {{1080, 1920, 1920, 1920, 1, 0}, true, short_tile_rows},
+        {{1920, 1080, 1080, 1080, 1, 0}, true, short_tile_rows},
         {{100, 8192, 8192, 8192, 1, 0}, true, short_tile_rows},
         {{100, 8193, 8195, 8197, 1, 1}, false, f64_small_tile_rows},
         {{1000, 2000, 2000, 2000, 1, 0, 5}, false, short_tile_rows},
@@ -1769,17 +1785,19 @@ TEST_CASE("library: each kernel sizes its grid from its own resident blocks", "[
     CHECK(resident_of(batch) == large);
 }
 
-TEST_CASE("library: two rounds of tiles are evened out where the second is at least half full", "[gpu][library]") {
+TEST_CASE("library: two rounds of tiles are evened out where the second is at least half full, u8 never",
+          "[gpu][library]") {
     // The default grid is every resident block, or half the tickets where they make two rounds of
-    // which the second is at least half full (satlib.cu). On 132 SMs, in the 256-thread tiles of
-    // vector accesses: i32 4096^2 is 412 tiles of 40 x 1024 on 2 x 132 blocks (a second round of
-    // 148 tiles): 206 blocks; 3960 x 4096 396 tiles (132, exactly half a round): 198; 3920 x 4096
-    // 392 (128): 264; 3040 x 4096 304 (40): 264; u8 -> i32 4096^2 456 tiles of 36 x 1024 on
-    // 3 x 132 (60): 396, and 6444 x 4096 716 (320): 358. Every result is checked against the CPU
-    // (i32, not f32, whose sums of these sizes would pass 2^24 and round).
+    // which the second is at least half full and the input is wider than a byte (satlib.cu). On 132
+    // SMs, in the 256-thread tiles of vector accesses: i32 4096^2 is 412 tiles of 40 x 1024 on
+    // 2 x 132 blocks (a second round of 148 tiles): 206 blocks; 3960 x 4096 396 tiles (132, exactly
+    // half a round): 198; 3920 x 4096 392 (128): 264; 3040 x 4096 304 (40): 264; u8 -> i32 4096^2
+    // 456 tiles of 36 x 1024 on 3 x 132 (60): 396, and 6444 x 4096 716 (320): 396 too (u8 inputs
+    // are never evened out). Every result is checked against the CPU (i32, not f32, whose sums of
+    // these sizes would pass 2^24 and round).
     SAT_REQUIRE_GPU();
     const int sms = current_device_attribute(cudaDevAttrMultiProcessorCount);
-    auto check_grid = [&](int tile_rows, unsigned expected_on_132_sms) {
+    auto check_grid = [&](int tile_rows, unsigned expected_on_132_sms, bool u8 = false) {
         const satlib::testing::LaunchLog log = satlib::testing::launch_log();
         const unsigned long long tickets = log.last_tiles, resident = unsigned(log.last_resident);
         INFO(tickets << " tiles, " << resident << " resident blocks, a grid of " << log.last_grid << " on " << sms
@@ -1788,7 +1806,7 @@ TEST_CASE("library: two rounds of tiles are evened out where the second is at le
         CHECK(log.last_vector == true);
         CHECK(log.last_tile_rows == tile_rows);
         REQUIRE(resident > 0);
-        const bool even_out = tickets > resident && tickets <= 2 * resident && 2 * (tickets - resident) >= resident;
+        const bool even_out = !u8 && tickets > resident && tickets <= 2 * resident && 2 * (tickets - resident) >= resident;
         CHECK(log.last_grid == (even_out ? (tickets + 1) / 2 : std::min(tickets, resident)));
         if (sms == 132) CHECK(log.last_grid == expected_on_132_sms);
     };
@@ -1798,9 +1816,9 @@ TEST_CASE("library: two rounds of tiles are evened out where the second is at le
         check_grid(40, grid);
     }
     check_library<uint8_t, int32_t>(LibraryCase{4096, 4096, 4096, 4096, 0, 0});
-    check_grid(36, 396);
+    check_grid(36, 396, true);
     check_library<uint8_t, int32_t>(LibraryCase{6444, 4096, 4096, 4096, 0, 0});
-    check_grid(36, 358);
+    check_grid(36, 396, true);
 }
 
 TEST_CASE("library: a launch overlaps the clearing of its flags on sm_90 and later", "[gpu][library]") {
