@@ -44,6 +44,8 @@
                                 bench_ab --set images and --set rounds --csv as written (the short
                                 tiles to 128 tile rows; u8 inputs never evened out; against
                                 9267540): docs/tiles.md
+    docs/data/small_tiles_128_images_ab_h200.csv (and _run2)  bench_ab --set images --csv as written
+                                (the small tiles to 128 tile rows, against 8afe23f): docs/tiles.md
     docs/data/prefetch_ahead_targets_ab_h200.csv, prefetch_ahead_squares_ab_h200.csv,
                                 evict_first_targets_ab_h200.csv, evict_first_squares_ab_h200.csv,
                                 evict_first_ahead_targets_ab_h200.csv  bench_ab --set targets and
@@ -1230,6 +1232,29 @@ def takes_short_tiles(r, types=("f32",), max_tiles_y=64):
 
 SHORT_128_BASE = "the kernels of 9267540 (short tiles for images of at most 64 of them tall)"
 SHORT_128_THIS = "short tiles for images of at most 128 of them tall"
+SMALL_128_BASE = "the kernels of 8afe23f (small tiles add up aggregates in images of at most 64 of them tall)"
+SMALL_128_THIS = "small tiles add up aggregates in images of at most 128 of them tall"
+# Per type: the small tiles (rows, columns, blocks an SM) and the 256-thread tiles of one image
+# whose rows start on whole pieces (rows, columns, blocks on 132 SMs), lib/src/lookback_kernel.cuh.
+SMALL_TILES = {"f32": (34, 512, 4), "i32": (34, 512, 4), "u8i32": (34, 512, 6), "u8f32": (34, 512, 6),
+               "f64": (32, 256, 5), "u16f64": (32, 256, 5), "f32f64": (32, 256, 5)}
+LARGE_OF = {"f32": (40, 1024, 264), "i32": (40, 1024, 264), "u8i32": (36, 1024, 396), "u8f32": (36, 1024, 396),
+            "f64": (32, 512, 264), "u16f64": (32, 512, 264), "f32f64": (32, 512, 264)}
+
+
+def small_tiles_rows_65_to_128(r):
+    """A row of bench_ab --set images that adds up aggregates in one round of 65 to 128 small tile
+    rows: one image with fewer 256-thread tiles than a round of them (satlib.cu, small_tiles), too
+    many short tiles for them (short_tiles), and one round of small tiles at most 32 wide."""
+    if r["batch"] != "1" or takes_short_tiles(r, tuple(SHORT_TILE_BLOCKS), 128):
+        return False
+    rows, cols = int(r["rows"]), int(r["cols"])
+    large_rows, large_cols, large_round = LARGE_OF[r["type"]]
+    if -(-rows // large_rows) * -(-cols // large_cols) >= large_round:
+        return False
+    tile_rows, tile_cols, blocks = SMALL_TILES[r["type"]]
+    tiles_y, tiles_x = -(-rows // tile_rows), -(-cols // tile_cols)
+    return 64 < tiles_y <= 128 and tiles_x <= 32 and tiles_x * tiles_y <= 132 * blocks
 
 
 def short_tiles_128_ab_table(path):
@@ -1755,6 +1780,10 @@ TABLES = {
                  ("NCU TWO ROUNDS TABLE", experiment_table, "ncu_two_rounds_h200.csv"),
                  ("EVEN ROUNDS AB TABLE", even_rounds_ab_table, "even_rounds_targets_ab_h200.csv"),
                  ("SHORT 128 AB TABLE", short_tiles_128_ab_table, "short_tiles_128_images_ab_h200.csv"),
+                 ("SMALL 128 AB TABLE", lambda p: ab_table(
+                     p, SMALL_128_BASE, SMALL_128_THIS, small_tiles_rows_65_to_128,
+                     bold="the images of one round of 65 to 128 small tile rows, which look back in the base"),
+                  "small_tiles_128_images_ab_h200.csv"),
                  ("ROUNDS U8 AB TABLE", rounds_u8_ab_table, "rounds_u8_ab_h200.csv"),
                  ("PREFETCH AHEAD AB TABLE", lambda p: ab_table(
                      p, AHEAD_BASE, AHEAD_THIS, more_than_a_round_row,

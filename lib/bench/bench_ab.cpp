@@ -256,7 +256,8 @@ int main(int argc, char** argv) {
         } else if (set == "images") {  // single images and small batches: one round of tiles
             for (T type : {T::f32, T::f64, T::i32, T::u8i32, T::u8f32, T::u16f64, T::f32f64})
                 for (const Case shape : {Case{type, 1, 720, 1280}, Case{type, 1, 1080, 1920}, Case{type, 1, 1920, 1080},
-                                         Case{type, 1, 1081, 1921}, Case{type, 1, 1440, 2560}, Case{type, 1, 2160, 3840}})
+                                         Case{type, 1, 1081, 1921}, Case{type, 1, 1440, 2560}, Case{type, 1, 2160, 3840},
+                                         Case{type, 1, 3840, 2160}, Case{type, 1, 4096, 2048}})
                     cases.push_back(shape);
             cases.push_back({T::f32, 1, 1024, 1024});
             cases.push_back({T::f32, 1, 2048, 2048});

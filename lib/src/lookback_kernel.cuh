@@ -148,7 +148,7 @@ template <> struct SmallTileShape<double, double> : Shape<12, 20, 5> {};
 template <> struct SmallTileShape<uint16_t, double> : Shape<12, 20, 5> {};
 template <> struct SmallTileShape<float, double> : Shape<12, 20, 5> {};
 #endif
-// Short images: tiles of 17 rows, for one image of at most short_aggregates_tiles_y (128) of them
+// Short images: tiles of 17 rows, for one image of at most aggregates_tiles_y (128) of them
 // (satlib.cu, short_tiles): f32 and i32 8 + 9 x 4 (512 columns), u8 -> i32 and u8 -> f32 4 + 13 x 6 (512),
 // f64 and the pairs that follow it 8 + 9 x 5 (256). 1920x1080 is 4 x 64 f32 tiles, two blocks on
 // most SMs instead of one, and 8 x 64 f64 tiles, four instead of two (H200, 1920x1080 against the

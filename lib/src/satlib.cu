@@ -193,17 +193,13 @@ sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanO
 // that it waits for their loads only: a block per ticket (one round). And images of at most
 // aggregates_tiles_x x aggregates_tiles_y tiles, so that a tile's sums to add stay a few loads a
 // thread (1920x1080 f32 in 128-thread tiles: 4 x 32; 3840x2160 8 x 64, whose lowest tiles add 7
-// column sums of their group and 7 of the groups above). The short tiles go to 128 tile rows
-// (2176 rows), whose lowest tiles add 7 + 15: 1080x1920 (1080 columns) is 3 x 113 of them, one
-// round, instead of 3 x 57 small tiles (H200: 0.86-0.97 of the time; 2560x1440 0.92-0.98;
-// docs/tiles.md, *Short tiles to 128 tile rows*).
-constexpr int aggregates_tiles_x = 32, aggregates_tiles_y = 64, short_aggregates_tiles_y = 128;
-template <class In, class Out, class S>
-constexpr int aggregates_tiles_y_of() {
-    return std::is_same_v<S, ShortTiles<In, Out>> ? short_aggregates_tiles_y : aggregates_tiles_y;
-}
-inline bool takes_aggregates_only(const Geometry& g, unsigned grid, int tables, int max_tiles_y) {
-    return grid >= g.tiles * unsigned(tables) && g.tiles_x <= aggregates_tiles_x && g.tiles_y <= max_tiles_y;
+// column sums of their group and 7 of the groups above; 128 tile rows: 7 + 15). Images of 65 to
+// 128 tile rows add up aggregates too (H200: 1080x1920 in 3 x 113 short tiles 0.86-0.97 of the
+// time of 3 x 57 small tiles; 2048x4096 in 4 x 121 small tiles 0.79-0.86 of the time of their
+// look-back; docs/tiles.md, *Up to 128 tile rows adding up aggregates*).
+constexpr int aggregates_tiles_x = 32, aggregates_tiles_y = 128;
+inline bool takes_aggregates_only(const Geometry& g, unsigned grid, int tables) {
+    return grid >= g.tiles * unsigned(tables) && g.tiles_x <= aggregates_tiles_x && g.tiles_y <= aggregates_tiles_y;
 }
 // The tile rows of sum_aggregates' groups: images of more than 32 tile rows take groups of 8 (a
 // tile adds at most 7 + 7 column sums, not 63; H200: 3840x2160 0.85-0.95 of the time), the
@@ -222,8 +218,7 @@ bool short_tiles(int rows, int cols, int images) {
         return false;
     else
         return images == 1 && takes_aggregates_only(layout_for<In, Out, S>(rows, cols, 1).g,
-                                                    unsigned(reference_sms * S::min_blocks), 1,
-                                                    short_aggregates_tiles_y);
+                                                    unsigned(reference_sms * S::min_blocks), 1);
 }
 
 // Blocks of `kernel` (with `smem` bytes of dynamic shared memory) resident at once on `device`,
@@ -543,9 +538,7 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
                                       2 * (tickets - unsigned(resident)) >= unsigned(resident);
                 grid = int(even_out ? (tickets + 1) / 2 : std::min(tickets, unsigned(resident)));
             }
-            g.aggregates_only =
-                compiles_aggregates_only<In, A, S>() &&
-                takes_aggregates_only(g, unsigned(grid), tables_of(T), aggregates_tiles_y_of<In, Out, S>());
+            g.aggregates_only = compiles_aggregates_only<In, A, S>() && takes_aggregates_only(g, unsigned(grid), tables_of(T));
             g.group_rows = aggregate_group_rows(g);
             overlap = overlaps_clear(k, device, flags);
             return sat::launch_kernel(overlap, k.kernel, unsigned(grid), S::threads, smem, stream,

@@ -1118,7 +1118,7 @@ TEST_CASE("library: the 40- and 36-row tiles of vector accesses: ragged last til
 TEST_CASE("library: a round of small tiles adds up the aggregates left and above: the bounds, every pair, batches",
           "[gpu][library]") {
     // A launch of a block per ticket in the small tiles whose images are at most 32 tiles wide and
-    // 64 tall adds up the aggregates of every tile left of and above each tile
+    // 128 tall adds up the aggregates of every tile left of and above each tile
     // (Geometry::aggregates_only); a wider or taller image, or a grid of fewer blocks than tickets,
     // looks back. i32's small tiles are 34 x 512 (f32's and u8's too), in images that do not take
     // its short ones (more than 128 short tile rows, or more than a round of 528 of them): shapes at
@@ -1131,14 +1131,14 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
     // A launch within the bounds adds up aggregates where it is one round: the default grid of the
     // larger cases is (512 tickets on 132 SMs x 4 blocks, f64's x 5), not on a GPU of fewer SMs.
     // Images of more than 32 tile rows (of `rows` rows) add the tiles above in groups of 8 tile
-    // rows, the others in one group of aggregates_tiles_y = 64 (satlib.cu, aggregate_group_rows).
+    // rows, the others in one group of aggregates_tiles_y = 128 (satlib.cu, aggregate_group_rows).
     auto check_path = [](bool within_bounds, int rows, unsigned tables = 1) {
         const satlib::testing::LaunchLog log = satlib::testing::launch_log();
         const int tiles_y = log.last_tile_rows > 0 ? sat::ceil_div(rows, log.last_tile_rows) : 0;
         INFO(log.last_tiles << " tiles x " << tables << " tables on " << log.last_grid << " blocks, " << tiles_y
                             << " tile rows an image");
         CHECK(log.last_aggregates_only == (within_bounds && log.last_grid >= log.last_tiles * tables));
-        CHECK(log.last_aggregate_group_rows == (!log.last_aggregates_only ? 0 : tiles_y > 32 ? 8 : 64));
+        CHECK(log.last_aggregate_group_rows == (!log.last_aggregates_only ? 0 : tiles_y > 32 ? 8 : 128));
     };
     struct Bound {
         LibraryCase c;
@@ -1153,7 +1153,9 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
     };
     const Bound bounds[] = {
         {{64 * small_tile_rows, 4096, 4096, 4096, 1, 0}, true},       // 8 x 64 tiles
-        {{64 * small_tile_rows + 1, 1000, 1000, 1000, 1, 0}, false},  // 2 x 65
+        {{64 * small_tile_rows + 1, 1000, 1000, 1000, 1, 0}, true},   // 2 x 65
+        {{128 * small_tile_rows, 1000, 1000, 1000, 1, 0}, true},      // 2 x 128
+        {{128 * small_tile_rows + 1, 1000, 1000, 1000, 1, 0}, false}, // 2 x 129
         {{32 * small_tile_rows, 5000, 5000, 5000, 1, 0}, true},      // 10 x 32: no groups (640 short tiles)
         {{32 * small_tile_rows + 1, 4500, 4500, 4500, 1, 0}, true},  // 9 x 33: 4 groups of 8, then 1 row
         {{40 * small_tile_rows, 4500, 4500, 4500, 1, 0}, true},      // 9 x 40: the last row ends a group
@@ -1167,7 +1169,7 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
     for (const Bound& b : bounds) check_bound(int32_t{}, int32_t{}, b, b.tile_rows);
     // The short tiles for one image of sums of at most 128 of them tall in one round: 64 and 65
     // tile rows (in groups of 8 either way), at and one past the bound of tile rows (2176 rows:
-    // 4 x 128 short tiles; 2177: 4 x 65 small ones, which look back), 1920x1080 and 1080x1920 (3 x
+    // 4 x 128 short tiles; 2177: 4 x 65 small ones), 1920x1080 and 1080x1920 (3 x
     // 113), a row of 32 x 6 and one past the bound of tile columns (small tiles, which look back),
     // a grid of fewer blocks than tickets (the short tiles look back), a 1 x 1 image and a row on
     // grids that hold all its tiles or not.
@@ -1175,7 +1177,7 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
         {{64 * short_tile_rows, 1999, 2000, 2000, 1, 0}, true, short_tile_rows},
         {{64 * short_tile_rows + 1, 1999, 2000, 2000, 1, 0}, true, short_tile_rows},
         {{128 * short_tile_rows, 1999, 2000, 2000, 1, 0}, true, short_tile_rows},
-        {{128 * short_tile_rows + 1, 1999, 2000, 2000, 1, 0}, false, small_tile_rows},
+        {{128 * short_tile_rows + 1, 1999, 2000, 2000, 1, 0}, true, small_tile_rows},
         {{1080, 1920, 1920, 1920, 1, 0}, true, short_tile_rows},
         {{1920, 1080, 1080, 1080, 1, 0}, true, short_tile_rows},
         {{100, 16384, 16384, 16384, 1, 0}, true, short_tile_rows},
@@ -1194,7 +1196,7 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
     // The f64 accumulator's short tiles, 17 x 256, one round of 132 x 5 (660): 1122 x 2560 (10 x 66
     // tiles, 660) and one row past it (670 short tiles: 10 x 36 of the 32 x 256 small tiles),
     // 1088 x 2561 (11 x 64, 704: small tiles), 2176 x 1280 (5 x 128) and one row past it (129 short
-    // tile rows: 69 small ones, which look back), 1920x1080 (8 x 64) and 1080x1920 (5 x 113), 32 x 6
+    // tile rows: 5 x 69 small ones), 1920x1080 (8 x 64) and 1080x1920 (5 x 113), 32 x 6
     // tiles and one tile column past them (small tiles, which look back), 8 x 59 on 5 blocks, a
     // 1 x 1 image and a row of 10 tiles on 16 and 3.
     const Bound f64_short_bounds[] = {
@@ -1202,7 +1204,7 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
         {{66 * short_tile_rows + 1, 2560, 2560, 2560, 1, 0}, true, f64_small_tile_rows},
         {{64 * short_tile_rows, 2561, 2562, 2562, 1, 0}, true, f64_small_tile_rows},
         {{128 * short_tile_rows, 1280, 1280, 1280, 1, 0}, true, short_tile_rows},
-        {{128 * short_tile_rows + 1, 1280, 1280, 1280, 1, 0}, false, f64_small_tile_rows},
+        {{128 * short_tile_rows + 1, 1280, 1280, 1280, 1, 0}, true, f64_small_tile_rows},
         {{1080, 1920, 1920, 1920, 1, 0}, true, short_tile_rows},
         {{1920, 1080, 1080, 1080, 1, 0}, true, short_tile_rows},
         {{100, 8192, 8192, 8192, 1, 0}, true, short_tile_rows},
@@ -2203,9 +2205,9 @@ TEST_CASE("library spin timeout: a tile whose predecessor never runs sets the st
     // Scratch whose ticket starts at 1: tile 0 is never handed out, so tile 1 (to its right)
     // waits for it until the 2 s bound and gives up; every other tile leaves or gives up too.
     // f32, 1024 columns: 64 rows take the thin kernel's chunks; 96 rows the short tiles of
-    // 17 x 512, 2 x 6 of them, which add up the aggregates of the tiles left and above; 65 tile
-    // rows of the small images' tiles of 34 x 512, 2 x 65 of them, which look back.
-    for (const int rows : {64, 96, 65 * small_tile_rows}) {
+    // 17 x 512, 2 x 6 of them, which add up the aggregates of the tiles left and above; 129 tile
+    // rows of the small images' tiles of 34 x 512, 2 x 129 of them, which look back.
+    for (const int rows : {64, 96, 129 * small_tile_rows}) {
         INFO(rows << " rows");
         const int cols = 1024;
         const sat::ScanScratchSize need = sat::inclusive_scan_2d_scratch<float, float>(rows, cols);
