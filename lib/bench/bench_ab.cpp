@@ -9,8 +9,9 @@
 // width is not a whole number of pieces, which take the kernels without vector accesses (--set odd),
 // on u8 -> i32, f32, f64 and i32 images of 2 and 3 rows from 1920 to 40,000,000 wide (--set rows),
 // on u8 -> i32 images of 2 and 3 contiguous columns from 1920 to 40,000,000 tall (--set columns),
-// on single images from 1280x720 to 3840x2160 (of every pair the library takes) and small
-// batches of them, launches of one round of tiles (--set images), or on f32 and u8 -> i32 images
+// on single images from 1280x720 to 3840x2160, 2160x3840 and 2048x4096 (of every pair the
+// library takes) and small batches of them, launches of one round of tiles (--set images; the
+// tall ones, of 65 to 128 tile rows, for some pairs only), or on f32 and u8 -> i32 images
 // 4096 wide whose 256-thread tiles are between one and two rounds on an H200 (--set rounds).
 //
 //     build/lib/ab-base/<DIR>/bench_ab [--reps N] [--quick] [--seed S]
