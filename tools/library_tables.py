@@ -1221,9 +1221,8 @@ F64_ACCUMULATOR = ("f64", "u16f64", "f32f64")  # 128 threads of 2 sums: 256 colu
 
 def takes_short_tiles(r, types=("f32",), max_tiles_y=64):
     """A row of bench_ab that takes the short tiles (17 x 512, the f64 accumulator's 17 x 256) of
-    one of `types`: one image of at most max_tiles_y x 32 of them (64 in the builds before the
-    short tiles went to 128 tile rows), and of one round of them on 132 SMs (satlib.cu,
-    short_tiles)."""
+    one of `types`: one image of at most max_tiles_y x 32 of them (64 in 9267540 and earlier, 128
+    from 8afe23f), and of one round of them on 132 SMs (satlib.cu, short_tiles)."""
     cols = 256 if r["type"] in F64_ACCUMULATOR else 512
     tiles_y, tiles_x = -(-int(r["rows"]) // 17), -(-int(r["cols"]) // cols)
     return (r["type"] in types and r["batch"] == "1" and tiles_y <= max_tiles_y and tiles_x <= 32 and
@@ -1234,13 +1233,13 @@ SHORT_128_BASE = "the kernels of 9267540 (short tiles for images of at most 64 o
 SHORT_128_THIS = "short tiles for images of at most 128 of them tall"
 SMALL_128_BASE = "the kernels of 8afe23f (small tiles add up aggregates in images of at most 64 of them tall)"
 SMALL_128_THIS = "small tiles add up aggregates in images of at most 128 of them tall"
-# Per type: the small tiles (rows, columns, blocks an SM) and the 256-thread tiles of one image
-# whose rows start on whole pieces (rows, columns, blocks on 132 SMs), lib/src/lookback_kernel.cuh.
+# The 256-thread tiles of one image's sums whose rows start on whole pieces, as (rows, columns, blocks
+# resident on 132 SMs) per type (lib/src/lookback_kernel.cuh, TileShape).
+LARGE_TILES = {"f32": (40, 1024, 264), "i32": (40, 1024, 264), "u8i32": (36, 1024, 396), "u8f32": (36, 1024, 396),
+               "f64": (32, 512, 264), "u16f64": (32, 512, 264), "f32f64": (32, 512, 264)}
+# Per type: the small tiles (rows, columns, blocks an SM), lib/src/lookback_kernel.cuh, SmallTileShape.
 SMALL_TILES = {"f32": (34, 512, 4), "i32": (34, 512, 4), "u8i32": (34, 512, 6), "u8f32": (34, 512, 6),
                "f64": (32, 256, 5), "u16f64": (32, 256, 5), "f32f64": (32, 256, 5)}
-LARGE_OF = {"f32": (40, 1024, 264), "i32": (40, 1024, 264), "u8i32": (36, 1024, 396), "u8f32": (36, 1024, 396),
-            "f64": (32, 512, 264), "u16f64": (32, 512, 264), "f32f64": (32, 512, 264)}
-
 
 def small_tiles_rows_65_to_128(r):
     """A row of bench_ab --set images that adds up aggregates in one round of 65 to 128 small tile
@@ -1249,7 +1248,7 @@ def small_tiles_rows_65_to_128(r):
     if r["batch"] != "1" or takes_short_tiles(r, tuple(SHORT_TILE_BLOCKS), 128):
         return False
     rows, cols = int(r["rows"]), int(r["cols"])
-    large_rows, large_cols, large_round = LARGE_OF[r["type"]]
+    large_rows, large_cols, large_round = LARGE_TILES[r["type"]]
     if -(-rows // large_rows) * -(-cols // large_cols) >= large_round:
         return False
     tile_rows, tile_cols, blocks = SMALL_TILES[r["type"]]
@@ -1283,9 +1282,6 @@ def pairs_short_tiles_ab_table(path):
                     bold="the rows that take the new short tiles")
 
 
-# The 256-thread tiles of one image's sums whose rows start on whole pieces, as (rows, columns, blocks
-# resident on 132 SMs) per type (lib/src/lookback_kernel.cuh, TileShape).
-LARGE_TILES = {"f32": (40, 1024, 264), "i32": (40, 1024, 264), "u8i32": (36, 1024, 396), "f64": (32, 512, 264)}
 
 
 def second_round(r):
@@ -1323,9 +1319,10 @@ EVICT_FIRST_THIS = ("the 256-thread tiles of f32, f64 and i32 sums loaded with a
                     "(`createpolicy`, `ld.global.nc.L2::cache_hint`, `cp.async.cg ... L2::cache_hint`; not kept)")
 
 
-def more_than_a_round_row(r):
-    """A 2-D row of bench_ab --set targets or squares of more than one round of tiles: all but the
-    thin rows and one 1920×1080 image (one round of short tiles)."""
+def targets_row_of_rounds(r):
+    """A 2-D row of bench_ab --set targets or --set squares of more than one round of tiles: all but
+    the thin rows and one 1920×1080 image (one round of short tiles), the only one-round 2-D shape
+    of those sets."""
     return targets_2d_row(r) and not (r["batch"] == "1" and r["rows"] == "1080")
 
 
@@ -1786,11 +1783,11 @@ TABLES = {
                   "small_tiles_128_images_ab_h200.csv"),
                  ("ROUNDS U8 AB TABLE", rounds_u8_ab_table, "rounds_u8_ab_h200.csv"),
                  ("PREFETCH AHEAD AB TABLE", lambda p: ab_table(
-                     p, AHEAD_BASE, AHEAD_THIS, more_than_a_round_row,
+                     p, AHEAD_BASE, AHEAD_THIS, targets_row_of_rounds,
                      bold="the 2-D rows of more than one round of tiles, whose kernels differ"),
                   "prefetch_ahead_targets_ab_h200.csv"),
                  ("EVICT FIRST AB TABLE", lambda p: ab_table(
-                     p, AHEAD_BASE, EVICT_FIRST_THIS, lambda r: more_than_a_round_row(r) and r["type"] != "u8i32",
+                     p, AHEAD_BASE, EVICT_FIRST_THIS, lambda r: targets_row_of_rounds(r) and r["type"] != "u8i32",
                      bold="the f32, f64 and i32 rows of more than one round of tiles, whose kernels differ"),
                   "evict_first_targets_ab_h200.csv"),
                  ("ROUNDS AB TABLE", rounds_ab_table, "rounds_ab_h200.csv"),

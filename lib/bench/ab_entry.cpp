@@ -26,32 +26,31 @@ AbScratch scratch_as(int rows, int cols, int batch) {
     const sat::ScanScratchSize s = sat::inclusive_scan_2d_scratch<In, Out>(rows, cols, batch);
     return {s.state_bytes, s.value_bytes};
 }
+
+// Calls f(In{}, Out{}) with the pair `type` names; `none` for any other value.
+template <class R, class F>
+R with_pair(AbType type, R none, F&& f) {
+    switch (type) {
+    case AbType::f32: return f(float{}, float{});
+    case AbType::f64: return f(double{}, double{});
+    case AbType::i32: return f(int32_t{}, int32_t{});
+    case AbType::u8i32: return f(uint8_t{}, int32_t{});
+    case AbType::u8f32: return f(uint8_t{}, float{});
+    case AbType::u16f64: return f(uint16_t{}, double{});
+    case AbType::f32f64: return f(float{}, double{});
+    }
+    return none;
+}
 }  // namespace
 
 cudaError_t scan(const AbCall& c) {
-    switch (c.type) {
-    case AbType::f32: return scan_as<float, float>(c);
-    case AbType::f64: return scan_as<double, double>(c);
-    case AbType::i32: return scan_as<int32_t, int32_t>(c);
-    case AbType::u8i32: return scan_as<uint8_t, int32_t>(c);
-    case AbType::u8f32: return scan_as<uint8_t, float>(c);
-    case AbType::u16f64: return scan_as<uint16_t, double>(c);
-    case AbType::f32f64: return scan_as<float, double>(c);
-    }
-    return cudaErrorInvalidValue;
+    return with_pair(c.type, cudaErrorInvalidValue,
+                     [&](auto in, auto out) { return scan_as<decltype(in), decltype(out)>(c); });
 }
 
 AbScratch scratch(AbType type, int rows, int cols, int batch) {
-    switch (type) {
-    case AbType::f32: return scratch_as<float, float>(rows, cols, batch);
-    case AbType::f64: return scratch_as<double, double>(rows, cols, batch);
-    case AbType::i32: return scratch_as<int32_t, int32_t>(rows, cols, batch);
-    case AbType::u8i32: return scratch_as<uint8_t, int32_t>(rows, cols, batch);
-    case AbType::u8f32: return scratch_as<uint8_t, float>(rows, cols, batch);
-    case AbType::u16f64: return scratch_as<uint16_t, double>(rows, cols, batch);
-    case AbType::f32f64: return scratch_as<float, double>(rows, cols, batch);
-    }
-    return {};
+    return with_pair(type, AbScratch{},
+                     [&](auto in, auto out) { return scratch_as<decltype(in), decltype(out)>(rows, cols, batch); });
 }
 
 const char* version() { return AB_VERSION; }

@@ -10,8 +10,9 @@
 // on u8 -> i32, f32, f64 and i32 images of 2 and 3 rows from 1920 to 40,000,000 wide (--set rows),
 // on u8 -> i32 images of 2 and 3 contiguous columns from 1920 to 40,000,000 tall (--set columns),
 // on single images from 1280x720 to 3840x2160, 2160x3840 and 2048x4096 (of every pair the
-// library takes) and small batches of them, launches of one round of tiles (--set images; the
-// tall ones, of 65 to 128 tile rows, for some pairs only), or on f32 and u8 -> i32 images
+// library takes) and small batches of them, mostly launches of one round of tiles (--set images;
+// 2160x3840 and 2048x4096 are one round of 65 to 128 small tile rows for u8 and, 2048x4096, for
+// f32 and i32; more than a round for the others), or on f32 and u8 -> i32 images
 // 4096 wide whose 256-thread tiles are between one and two rounds on an H200 (--set rounds).
 //
 //     build/lib/ab-base/<DIR>/bench_ab [--reps N] [--quick] [--seed S]
@@ -254,7 +255,7 @@ int main(int argc, char** argv) {
             // f32: 40-row tiles, 264 resident; u8 -> i32: 36-row tiles, 396 resident (4 tile columns).
             for (const int rows : {3040, 3440, 3840, 4096, 4760}) cases.push_back({T::f32, 1, rows, 4096});
             for (const int rows : {4096, 4644, 5184, 5724, 6444}) cases.push_back({T::u8i32, 1, rows, 4096});
-        } else if (set == "images") {  // single images and small batches: one round of tiles
+        } else if (set == "images") {  // single images and small batches: mostly one round of tiles
             for (T type : {T::f32, T::f64, T::i32, T::u8i32, T::u8f32, T::u16f64, T::f32f64})
                 for (const Case shape : {Case{type, 1, 720, 1280}, Case{type, 1, 1080, 1920}, Case{type, 1, 1920, 1080},
                                          Case{type, 1, 1081, 1921}, Case{type, 1, 1440, 2560}, Case{type, 1, 2160, 3840},

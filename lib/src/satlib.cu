@@ -194,9 +194,10 @@ sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanO
 // aggregates_tiles_x x aggregates_tiles_y tiles, so that a tile's sums to add stay a few loads a
 // thread (1920x1080 f32 in 128-thread tiles: 4 x 32; 3840x2160 8 x 64, whose lowest tiles add 7
 // column sums of their group and 7 of the groups above; 128 tile rows: 7 + 15). Images of 65 to
-// 128 tile rows add up aggregates too (H200: 1080x1920 in 3 x 113 short tiles 0.86-0.97 of the
-// time of 3 x 57 small tiles; 2048x4096 in 4 x 121 small tiles 0.79-0.86 of the time of their
-// look-back; docs/tiles.md, *Up to 128 tile rows adding up aggregates*).
+// 128 tile rows add up aggregates too (H200: 1080x1920 in 3 x 113 short tiles 0.91-0.97 of the
+// time of 3 x 57 small tiles, the f64 accumulator's 5 x 113 0.86-0.88; 2048x4096 in 4 x 121 small
+// tiles 0.80-0.86 of the time of their look-back; docs/tiles.md, *Up to 128 tile rows adding up
+// aggregates*).
 constexpr int aggregates_tiles_x = 32, aggregates_tiles_y = 128;
 inline bool takes_aggregates_only(const Geometry& g, unsigned grid, int tables) {
     return grid >= g.tiles * unsigned(tables) && g.tiles_x <= aggregates_tiles_x && g.tiles_y <= aggregates_tiles_y;
@@ -528,13 +529,14 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
                 // instead (H200: 0.97-0.99 of the time); a second round less than half full runs on
                 // every block (4096^2 u8 -> i32: 456 tiles on 396 blocks, 0.91-0.94 of the time of
                 // 228 blocks). u8 inputs run on every block at any fill (H200, u8 -> i32: 0.95-0.98
-                // of the time evened out at 61 % and 81 %; docs/tiles.md, *Two rounds evened out*).
-                // With more rounds every block is needed (8192^2 in 128-thread tiles of 64 rows was
-                // 5 % slower evened out).
+                // of the time evened out at 61 % and 81 %, a small gain; docs/tiles.md, *Two rounds
+                // evened out*). With more rounds every block is needed (8192^2 in 128-thread tiles
+                // of 64 rows was 5 % slower evened out).
+                constexpr bool evens_out_two_rounds = sizeof(In) > 1;  // u8 inputs never
                 const unsigned tickets = g.tiles * tables_of(T);
                 resident = std::max(1, resident_blocks(k, S::threads, smem, device));
                 const unsigned rounds = (tickets + unsigned(resident) - 1) / unsigned(resident);
-                const bool even_out = rounds == 2 && sizeof(In) > 1 &&
+                const bool even_out = evens_out_two_rounds && rounds == 2 &&
                                       2 * (tickets - unsigned(resident)) >= unsigned(resident);
                 grid = int(even_out ? (tickets + 1) / 2 : std::min(tickets, unsigned(resident)));
             }
