@@ -1214,51 +1214,56 @@ def aggregates_ab_tables(name, base, this, stem):
              f"{stem}_targets_ab_h200.csv")]
 
 
-# The blocks an SM of each type's short tiles (lib/src/lookback_kernel.cuh, ShortTileShape).
-SHORT_TILE_BLOCKS = {"f32": 4, "i32": 4, "u8i32": 6, "u8f32": 6, "f64": 5, "u16f64": 5, "f32f64": 5}
+# Per type, as (rows, columns, blocks an SM) (lib/src/lookback_kernel.cuh): the short tiles
+# (ShortTileShape) and the small ones (SmallTileShape).
+SHORT_TILES = {"f32": (17, 512, 4), "i32": (17, 512, 4), "u8i32": (17, 512, 6), "u8f32": (17, 512, 6),
+               "f64": (17, 256, 5), "u16f64": (17, 256, 5), "f32f64": (17, 256, 5)}
+SMALL_TILES = {"f32": (34, 512, 4), "i32": (34, 512, 4), "u8i32": (34, 512, 6), "u8f32": (34, 512, 6),
+               "f64": (32, 256, 5), "u16f64": (32, 256, 5), "f32f64": (32, 256, 5)}
+# The 256-thread tiles of one image's sums whose rows start on whole pieces, as (rows, columns, blocks
+# resident on 132 SMs) per type (lib/src/lookback_kernel.cuh, TileShape).
+LARGE_TILES = {"f32": (40, 1024, 264), "i32": (40, 1024, 264), "u8i32": (36, 1024, 396), "u8f32": (36, 1024, 396),
+               "f64": (32, 512, 264), "u16f64": (32, 512, 264), "f32f64": (32, 512, 264)}
 F64_ACCUMULATOR = ("f64", "u16f64", "f32f64")  # 128 threads of 2 sums: 256 columns a tile
+
+
+def tile_grid(r, tile):
+    """A bench_ab row's image cut into tiles of tile = (rows, columns, ...): (tile rows, tile columns)."""
+    return -(-int(r["rows"]) // tile[0]), -(-int(r["cols"]) // tile[1])
 
 
 def takes_short_tiles(r, types=("f32",), max_tiles_y=64):
     """A row of bench_ab that takes the short tiles (17 x 512, the f64 accumulator's 17 x 256) of
     one of `types`: one image of at most max_tiles_y x 32 of them (64 in 9267540 and earlier, 128
     from 8afe23f), and of one round of them on 132 SMs (satlib.cu, short_tiles)."""
-    cols = 256 if r["type"] in F64_ACCUMULATOR else 512
-    tiles_y, tiles_x = -(-int(r["rows"]) // 17), -(-int(r["cols"]) // cols)
-    return (r["type"] in types and r["batch"] == "1" and tiles_y <= max_tiles_y and tiles_x <= 32 and
-            tiles_x * tiles_y <= 132 * SHORT_TILE_BLOCKS[r["type"]])
+    if r["type"] not in types or r["batch"] != "1":
+        return False
+    tiles_y, tiles_x = tile_grid(r, SHORT_TILES[r["type"]])
+    return tiles_y <= max_tiles_y and tiles_x <= 32 and tiles_x * tiles_y <= 132 * SHORT_TILES[r["type"]][2]
 
 
 SHORT_128_BASE = "the kernels of 9267540 (short tiles for images of at most 64 of them tall)"
 SHORT_128_THIS = "short tiles for images of at most 128 of them tall"
 SMALL_128_BASE = "the kernels of 8afe23f (small tiles add up aggregates in images of at most 64 of them tall)"
 SMALL_128_THIS = "small tiles add up aggregates in images of at most 128 of them tall"
-# The 256-thread tiles of one image's sums whose rows start on whole pieces, as (rows, columns, blocks
-# resident on 132 SMs) per type (lib/src/lookback_kernel.cuh, TileShape).
-LARGE_TILES = {"f32": (40, 1024, 264), "i32": (40, 1024, 264), "u8i32": (36, 1024, 396), "u8f32": (36, 1024, 396),
-               "f64": (32, 512, 264), "u16f64": (32, 512, 264), "f32f64": (32, 512, 264)}
-# Per type: the small tiles (rows, columns, blocks an SM), lib/src/lookback_kernel.cuh, SmallTileShape.
-SMALL_TILES = {"f32": (34, 512, 4), "i32": (34, 512, 4), "u8i32": (34, 512, 6), "u8f32": (34, 512, 6),
-               "f64": (32, 256, 5), "u16f64": (32, 256, 5), "f32f64": (32, 256, 5)}
+
 
 def small_tiles_rows_65_to_128(r):
     """A row of bench_ab --set images that adds up aggregates in one round of 65 to 128 small tile
     rows: one image with fewer 256-thread tiles than a round of them (satlib.cu, small_tiles), too
     many short tiles for them (short_tiles), and one round of small tiles at most 32 wide."""
-    if r["batch"] != "1" or takes_short_tiles(r, tuple(SHORT_TILE_BLOCKS), 128):
+    if r["batch"] != "1" or takes_short_tiles(r, tuple(SHORT_TILES), 128):
         return False
-    rows, cols = int(r["rows"]), int(r["cols"])
-    large_rows, large_cols, large_round = LARGE_TILES[r["type"]]
-    if -(-rows // large_rows) * -(-cols // large_cols) >= large_round:
+    large_y, large_x = tile_grid(r, LARGE_TILES[r["type"]])
+    if large_y * large_x >= LARGE_TILES[r["type"]][2]:
         return False
-    tile_rows, tile_cols, blocks = SMALL_TILES[r["type"]]
-    tiles_y, tiles_x = -(-rows // tile_rows), -(-cols // tile_cols)
-    return 64 < tiles_y <= 128 and tiles_x <= 32 and tiles_x * tiles_y <= 132 * blocks
+    tiles_y, tiles_x = tile_grid(r, SMALL_TILES[r["type"]])
+    return 64 < tiles_y <= 128 and tiles_x <= 32 and tiles_x * tiles_y <= 132 * SMALL_TILES[r["type"]][2]
 
 
 def short_tiles_128_ab_table(path):
     """An A/B of the short tiles to 128 tile rows against 64."""
-    types = tuple(SHORT_TILE_BLOCKS)
+    types = tuple(SHORT_TILES)
     return ab_table(path, SHORT_128_BASE, SHORT_128_THIS,
                     lambda r: takes_short_tiles(r, types, 128) and not takes_short_tiles(r, types, 64),
                     bold="the images of 65 to 128 short tile rows, which take the short tiles only in this build")
@@ -1282,15 +1287,13 @@ def pairs_short_tiles_ab_table(path):
                     bold="the rows that take the new short tiles")
 
 
-
-
 def second_round(r):
     """The part of a round of blocks that a bench_ab row's second round of 256-thread tiles fills on
     132 SMs, or None where its tiles are not exactly two rounds (one image only)."""
     if r["batch"] != "1" or r["type"] not in LARGE_TILES:
         return None
-    tile_rows, tile_cols, resident = LARGE_TILES[r["type"]]
-    tiles = -(-int(r["rows"]) // tile_rows) * -(-int(r["cols"]) // tile_cols)
+    tiles_y, tiles_x = tile_grid(r, LARGE_TILES[r["type"]])
+    tiles, resident = tiles_y * tiles_x, LARGE_TILES[r["type"]][2]
     return (tiles - resident) / resident if resident < tiles <= 2 * resident else None
 
 
