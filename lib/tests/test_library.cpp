@@ -1039,10 +1039,10 @@ TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-
     // One image of 18 short tile rows (f32, f64, u8 -> i32, u16 -> f64 and i32 take their short
     // tiles) and one i32 and one f64 image of 65 and 69 small tile rows (2200 rows: 130 short ones,
     // more than they take), grids of 1 and 5 blocks: each block takes many tickets and reuses its
-    // shared memory and prefetches its next tile; aligned pitches (vector path) and odd ones (lane by lane in the short tiles,
-    // element by element in the small ones), ragged last tile row and column. Then one f32 and one
-    // f64 image of 113 short tile rows by the default grid: one round that adds up the aggregates, in
-    // groups of 8 tile rows.
+    // shared memory and prefetches its next tile; aligned pitches (vector path) and odd ones (lane
+    // by lane in the short tiles, element by element in the small ones), ragged last tile row and
+    // column. Then one f32 and one f64 image of 113 short tile rows by the default grid: one round
+    // that adds up the aggregates, in groups of 8 tile rows.
     SAT_REQUIRE_GPU();
     // One case of the pair (In, Out), and the rows of the tiles it took.
     auto check_tiles = [](auto in, auto out, const LibraryCase& c, int tile_rows) {
@@ -1050,8 +1050,10 @@ TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-
         CHECK(satlib::testing::launch_log().last_tile_rows == tile_rows);
     };
     for (int grid : {1, 5}) {
-        const LibraryCase short_vector{300, 1100, 1104, 1112, 1, 4, grid}, short_odd{300, 1100, 1103, 1109, 1, 2, grid};
-        const LibraryCase small_vector{2200, 1100, 1104, 1112, 1, 4, grid}, small_odd{2200, 1100, 1103, 1109, 1, 2, grid};
+        const LibraryCase short_vector{300, 1100, 1104, 1112, 1, 4, grid};
+        const LibraryCase short_odd{300, 1100, 1103, 1109, 1, 2, grid};
+        const LibraryCase small_vector{2200, 1100, 1104, 1112, 1, 4, grid};
+        const LibraryCase small_odd{2200, 1100, 1103, 1109, 1, 2, grid};
         check_tiles(float{}, float{}, short_vector, short_tile_rows);
         check_tiles(float{}, float{}, short_odd, short_tile_rows);
         check_tiles(double{}, double{}, short_vector, short_tile_rows);
