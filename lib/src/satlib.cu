@@ -50,6 +50,7 @@ template <class In, class Out> using LargeTiles = TileShape<In, sat::Acc<Out>>;
 template <class In, class Out> using LanesTiles = LanesTileShape<In, sat::Acc<Out>>;
 template <class In, class Out> using SmallTiles = SmallTileShape<In, sat::Acc<Out>>;
 template <class In, class Out> using ShortTiles = ShortTileShape<In, sat::Acc<Out>>;  // short_tiles
+template <class In, class Out> using TallSmallTiles = TallSmallTileShape<In, sat::Acc<Out>>;  // tall_small_tiles
 
 // Tiles of one rows x cols image, in tiles of shape S.
 template <class In, class Out, class S = LargeTiles<In, Out>>
@@ -133,7 +134,11 @@ constexpr bool large_tiles_for_one_image_sums_only() { return std::is_same_v<sat
 template <class In, class Out, class S>
 constexpr bool is_large = std::is_same_v<S, LargeTiles<In, Out>> || std::is_same_v<S, LanesTiles<In, Out>>;
 
-// Whether a call that would take the 256-thread tiles of shape Large takes the small ones.
+template <class In, class Out, Tables T>
+bool tall_small_tiles(int rows, int cols, int images);  // below
+
+// Whether a call that would take the 256-thread tiles of shape Large takes the small ones: less
+// than a round of Large, or one round of the tall small tiles.
 template <class In, class Out, Tables T, class Large>
 bool small_tiles(int rows, int cols, int images) {
     if constexpr (same_shape<Large, SmallTiles<In, Out>>()) {
@@ -141,7 +146,8 @@ bool small_tiles(int rows, int cols, int images) {
     } else {
         if (large_tiles_for_one_image_sums_only<In, Out>() && (images > 1 || T != Tables::sums)) return true;
         const std::size_t tiles = tiles_per_image<In, Out, Large>(rows, cols) * std::size_t(images);
-        return tiles < LAB9_SMALL_TILE_ROUNDS * reference_sms * Large::min_blocks;
+        return tiles < LAB9_SMALL_TILE_ROUNDS * reference_sms * Large::min_blocks ||
+               tall_small_tiles<In, Out, T>(rows, cols, images);
     }
 }
 
@@ -154,8 +160,13 @@ constexpr bool has_short_tiles() {
 }
 template <class In, class Out, Tables T>
 bool short_tiles(int rows, int cols, int images);  // below
+// The same for the tall small tiles (lookback_kernel.cuh, TallSmallTileShape).
+template <class In, class Out, Tables T>
+constexpr bool has_tall_small_tiles() {
+    return !same_shape<TallSmallTiles<In, Out>, SmallTiles<In, Out>>() && T == Tables::sums;
+}
 
-// Scratch one call of scan_images needs for `batch` images: the most of what its four tile
+// Scratch one call of scan_images needs for `batch` images: the most of what its five tile
 // shapes need, so that the size grows with the batch (the shape a call takes changes with its tile count,
 // and a caller may size once for its largest batch).
 template <class In, class Out, Tables T>
@@ -181,10 +192,14 @@ sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanO
     const sat::ScanScratchSize short_ = short_tiles<In, Out, T>(rows, cols, 1)
                                             ? shaped_scratch<In, Out, T, ShortTiles<In, Out>>(rows, cols, 1)
                                             : sat::ScanScratchSize{};
+    // Or the tall small tiles.
+    const sat::ScanScratchSize tall = tall_small_tiles<In, Out, T>(rows, cols, 1)
+                                          ? shaped_scratch<In, Out, T, TallSmallTiles<In, Out>>(rows, cols, 1)
+                                          : sat::ScanScratchSize{};
     const sat::ScanScratchSize large = shaped_scratch<In, Out, T, LargeTiles<In, Out>>(rows, cols, batch);
     const sat::ScanScratchSize lanes = shaped_scratch<In, Out, T, LanesTiles<In, Out>>(rows, cols, batch);
-    return {std::max({small.state_bytes, short_.state_bytes, large.state_bytes, lanes.state_bytes}),
-            std::max({small.value_bytes, short_.value_bytes, large.value_bytes, lanes.value_bytes})};
+    return {std::max({small.state_bytes, short_.state_bytes, tall.state_bytes, large.state_bytes, lanes.state_bytes}),
+            std::max({small.value_bytes, short_.value_bytes, tall.value_bytes, large.value_bytes, lanes.value_bytes})};
 }
 
 // Whether a launch's tiles add up the aggregates of every tile left of and above them
@@ -208,18 +223,34 @@ inline bool takes_aggregates_only(const Geometry& g, unsigned grid, int tables) 
 // the group's sums are one more hand-over on the way, and few loads are saved).
 inline int aggregate_group_rows(const Geometry& g) { return g.tiles_y > 32 ? 8 : aggregates_tiles_y; }
 
+// Whether one image in tiles of shape S is one round on a 132-SM GPU that adds up aggregates.
+template <class In, class Out, class S>
+bool one_round_adding_up(int rows, int cols) {
+    return takes_aggregates_only(layout_for<In, Out, S>(rows, cols, 1).g, unsigned(reference_sms * S::min_blocks), 1);
+}
+
 // Whether a call that takes the small tiles takes the short ones (lookback_kernel.cuh): the pair
 // has short tiles of its own (every pair, unless a tuning build gives every kernel one shape), the
 // call is one image of sums (batches and squares were not measured in them), and its short tiles
 // are one round on a 132-SM GPU that adds up aggregates.
 template <class In, class Out, Tables T>
 bool short_tiles(int rows, int cols, int images) {
-    using S = ShortTiles<In, Out>;
     if constexpr (!has_short_tiles<In, Out, T>())
         return false;
     else
-        return images == 1 && takes_aggregates_only(layout_for<In, Out, S>(rows, cols, 1).g,
-                                                    unsigned(reference_sms * S::min_blocks), 1);
+        return images == 1 && one_round_adding_up<In, Out, ShortTiles<In, Out>>(rows, cols);
+}
+
+// Whether a call takes the tall small tiles (lookback_kernel.cuh): the pair has them (f32, i32),
+// the call is one image of sums (as for the short tiles), and in them it is one round that adds up
+// aggregates where its small tiles are not (2160x3840: 5 x 102 tiles, not 5 x 113 small ones).
+template <class In, class Out, Tables T>
+bool tall_small_tiles(int rows, int cols, int images) {
+    if constexpr (!has_tall_small_tiles<In, Out, T>())
+        return false;
+    else
+        return images == 1 && !one_round_adding_up<In, Out, SmallTiles<In, Out>>(rows, cols) &&
+               one_round_adding_up<In, Out, TallSmallTiles<In, Out>>(rows, cols);
 }
 
 // Blocks of `kernel` (with `smem` bytes of dynamic shared memory) resident at once on `device`,
@@ -393,10 +424,11 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
     if (rows < 0 || cols < 0 || im.count < 1) return cudaErrorInvalidValue;
     if (rows == 0 || cols == 0) return cudaSuccess;
     constexpr bool both = T == Tables::both;
-    // f64's 256-thread tiles and the short ones take one image's sums only (scan_images): their
-    // batch kernels are not compiled, and a batch here would be a bug in the routing.
-    constexpr bool one_image_per_launch =
-        (large_tiles_for_one_image_sums_only<In, Out>() && is_large<In, Out, S>) || std::is_same_v<S, ShortTiles<In, Out>>;
+    // f64's 256-thread tiles, the short ones and the tall small ones take one image's sums only
+    // (scan_images): their batch kernels are not compiled, and a batch here would be a bug in the routing.
+    constexpr bool one_image_per_launch = (large_tiles_for_one_image_sums_only<In, Out>() && is_large<In, Out, S>) ||
+                                          std::is_same_v<S, ShortTiles<In, Out>> ||
+                                          std::is_same_v<S, TallSmallTiles<In, Out>>;
     static_assert(!one_image_per_launch || T == Tables::sums, "one image's sums only");
     if (one_image_per_launch && im.count > 1) return cudaErrorInvalidValue;
     if (both && (sq == nullptr || sq_pitch < std::size_t(cols) || opt.trace != nullptr)) return cudaErrorInvalidValue;
@@ -573,14 +605,16 @@ cudaError_t scan_images(const In* in, std::size_t in_pitch, Out* out, std::size_
                         std::size_t sq_pitch = 0) {
     // Vector accesses need aligned rows: base pointers, pitches and batch strides in whole vectors.
     const bool vec = whole_pieces(in, in_pitch, out, out_pitch, im, sq, sq_pitch, T == Tables::both);
-    auto scan_in = [&](auto tiles) {  // tiles: SmallTiles, ShortTiles, LargeTiles or LanesTiles
+    auto scan_in = [&](auto tiles) {  // tiles: SmallTiles, ShortTiles, TallSmallTiles, LargeTiles or LanesTiles
         return scan_shaped<In, Out, decltype(tiles), T>(in, in_pitch, out, out_pitch, rows, cols, im, stream, call, opt,
                                                         sq, sq_pitch, state_flags, vec);
     };
-    // The small tiles, or the short ones where they serve.
+    // The small tiles, or the short or tall small ones where they serve.
     auto scan_in_small = [&] {
         if constexpr (has_short_tiles<In, Out, T>())
             if (short_tiles<In, Out, T>(rows, cols, im.count)) return scan_in(ShortTiles<In, Out>{});
+        if constexpr (has_tall_small_tiles<In, Out, T>())
+            if (tall_small_tiles<In, Out, T>(rows, cols, im.count)) return scan_in(TallSmallTiles<In, Out>{});
         return scan_in(SmallTiles<In, Out>{});
     };
     // The 256-thread tiles for these rows (LargeTiles where they start on whole pieces), unless

@@ -9,7 +9,8 @@ that the library launches for the f32, i32, u8 -> i32 and u8 -> f32 accumulators
 tiles of rows on whole 16-byte pieces and of the others, the small tiles with and without vector
 accesses; sums, squares or both, one image or a batch), the short tiles of every pair (one
 image's sums, with and without vector accesses; the f64 accumulator's 8 + 9 rows at 5 blocks of
-128 threads too) and the 256-thread kernels of the f64 accumulator (one image's sums:
+128 threads too), the tall small tiles of f32 and i32 (one image's sums, with and without vector
+accesses) and the 256-thread kernels of the f64 accumulator (one image's sums:
 lib/src/satlib.cu, large_tiles_for_one_image_sums_only), and checks that none spills. f64's small
 tiles (12 + 20 rows at 5 blocks of 128 threads, 96 registers a thread) spill 12-72 bytes in 23 of 36
 (docs/tiles.md, *The shared-memory rows' output pointer stepped by the pitch*) and are not checked. No GPU needed.
@@ -43,6 +44,8 @@ def instantiations():
     # The short tiles of every pair: one image of sums (satlib.cu, short_tiles and scan_shaped's
     # one_image_per_launch).
     cases += [(p, "ShortTileShape", vec, "sums", False) for p in FLOAT_INT_PAIRS + F64_PAIRS for vec in (False, True)]
+    # The tall small tiles of f32 and i32: one image of sums (satlib.cu, tall_small_tiles).
+    cases += [(p, "TallSmallTileShape", vec, "sums", False) for p in FLOAT_INT_PAIRS[:2] for vec in (False, True)]
     b = lambda flag: "true" if flag else "false"
     return [f"template __global__ void lookback_sat_kernel<{i}, {o}, {shape}<{i}, {a}>, {b(vec)}, Tables::{t}, "
             f"{b(batched)}>(const {i}*, {o}*, Geometry, TileRecords<sat::Acc<{o}>>, int*, unsigned long long*, {o}*);"

@@ -33,8 +33,9 @@ namespace {
 
 // The rows of the small images' tiles of f32, i32 and u8 (lookback_kernel.cuh, SmallTileShape;
 // 512 columns); f64's are 32 x 256. The short tiles of every pair (ShortTileShape, satlib.cu
-// short_tiles) are 17 x 512, the f64 accumulator's 17 x 256.
-constexpr int small_tile_rows = 34, f64_small_tile_rows = 32, short_tile_rows = 17;
+// short_tiles) are 17 x 512, the f64 accumulator's 17 x 256; the tall small tiles of f32 and i32
+// (TallSmallTileShape, satlib.cu tall_small_tiles) 38 x 512.
+constexpr int small_tile_rows = 34, f64_small_tile_rows = 32, short_tile_rows = 17, tall_small_tile_rows = 38;
 
 // Device memory of n elements of T (sat::DeviceBuffer counts bytes).
 template <class T>
@@ -454,14 +455,15 @@ TEST_CASE("library inclusive_scan_2d: argument checks and scratch sizes", "[cpu]
     CHECK(i32.value_bytes < 16384ull * 16384 * 4 / 12);
     CHECK(sat::inclusive_scan_2d_scratch<float, float>(0, 5).value_bytes == 0);
     // It grows with the batch, across the count where a call's tile shape changes (f32 1080p: 128-
-    // thread tiles up to 3 images, 256-thread ones from 4; f64: 256-thread tiles for one image),
-    // so scratch sized for a caller's largest batch serves every smaller one.
-    for (int rows : {1080, 2160}) {
+    // thread tiles up to 3 images, 256-thread ones from 4; f64: 256-thread tiles for one image;
+    // f32 2160x3840: tall small tiles for one image), so scratch sized for a caller's largest batch
+    // serves every smaller one.
+    for (const auto& [rows, cols] : {std::pair{1080, 1920}, std::pair{2160, 1920}, std::pair{3840, 2160}}) {
         sat::ScanScratchSize before{}, before_f64{};
         for (int batch = 1; batch <= 12; ++batch) {
-            const auto now = sat::inclusive_scan_2d_scratch<float, float>(rows, 1920, batch);
-            const auto now_f64 = sat::inclusive_scan_2d_scratch<double, double>(rows, 1920, batch);
-            INFO(rows << " x 1920, " << batch << " images");
+            const auto now = sat::inclusive_scan_2d_scratch<float, float>(rows, cols, batch);
+            const auto now_f64 = sat::inclusive_scan_2d_scratch<double, double>(rows, cols, batch);
+            INFO(rows << " x " << cols << ", " << batch << " images");
             CHECK(now.state_bytes >= before.state_bytes);
             CHECK(now.value_bytes >= before.value_bytes);
             CHECK(now_f64.state_bytes >= before_f64.state_bytes);
@@ -1041,7 +1043,9 @@ TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-
     // more than they take), grids of 1 and 5 blocks: each block takes many tickets and reuses its
     // shared memory and prefetches its next tile; aligned pitches (vector path) and odd ones (lane
     // by lane in the short tiles, element by element in the small ones), ragged last tile row and
-    // column. Then one f32 and one f64 image of 113 short tile rows by the default grid: one round
+    // column; one f32 and one i32 image of 115 tall small tile rows (4353 rows: 129 small ones,
+    // more than they add up), on the same grids, aligned and at odd pitches (lane by lane). Then one f32 and one
+    // f64 image of 113 short tile rows and the tall f32 and i32 images by the default grid: one round
     // that adds up the aggregates, in groups of 8 tile rows.
     SAT_REQUIRE_GPU();
     // One case of the pair (In, Out), and the rows of the tiles it took.
@@ -1065,8 +1069,14 @@ TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-
         check_tiles(int32_t{}, int32_t{}, small_odd, small_tile_rows);
         check_tiles(double{}, double{}, small_vector, f64_small_tile_rows);
         check_tiles(double{}, double{}, small_odd, f64_small_tile_rows);
+        const LibraryCase tall_vector{128 * small_tile_rows + 1, 100, 104, 112, 1, 4, grid};
+        const LibraryCase tall_odd{128 * small_tile_rows + 1, 100, 103, 109, 1, 2, grid};
+        for (const LibraryCase& tall : {tall_vector, tall_odd}) {
+            check_tiles(float{}, float{}, tall, tall_small_tile_rows);
+            check_tiles(int32_t{}, int32_t{}, tall, tall_small_tile_rows);
+        }
     }
-    // Groups of 8 tile rows where the launch is one round (132 SMs: 339 and 565 blocks).
+    // Groups of 8 tile rows where the launch is one round (132 SMs: 339, 565 and 115 blocks).
     auto check_groups = [] {
         const satlib::testing::LaunchLog log = satlib::testing::launch_log();
         CHECK(log.last_aggregate_group_rows == (log.last_grid >= log.last_tiles ? 8 : 0));
@@ -1075,6 +1085,11 @@ TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-
     check_tiles(float{}, float{}, portrait, short_tile_rows);
     check_groups();
     check_tiles(double{}, double{}, portrait, short_tile_rows);
+    check_groups();
+    const LibraryCase tall{128 * small_tile_rows + 1, 100, 103, 109, 1, 2, 0};  // 1 x 115 tall small tiles
+    check_tiles(float{}, float{}, tall, tall_small_tile_rows);
+    check_groups();
+    check_tiles(int32_t{}, int32_t{}, tall, tall_small_tile_rows);
     check_groups();
     // One image of 264 tile rows (one round of 132 x 2 blocks), so f32, f64 and i32 take their
     // 256-thread tiles, and one of 396 (132 x 3) for u8's; by the default grid and by 5 blocks
@@ -1133,9 +1148,9 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
     // its short ones (more than 128 short tile rows, or more than a round of 528 of them): shapes at
     // and one past each bound and past 32 tile rows (where sum_aggregates adds the tiles above in
     // groups of 8 tile rows), grids set; the short tiles of every pair at and past their bounds,
-    // grids set (which also put a 1 x 1 image and a row into the 2-D kernel); ragged
-    // primes with and without vector accesses for every pair; batches of 2 with squares (both
-    // tables in one round), with and without groups.
+    // grids set (which also put a 1 x 1 image and a row into the 2-D kernel); the tall small tiles
+    // of f32 and i32 at and past theirs; ragged primes with and without vector accesses for every
+    // pair; batches of 2 with squares (both tables in one round), with and without groups.
     SAT_REQUIRE_GPU();
     // A launch within the bounds adds up aggregates where it is one round: the default grid of the
     // larger cases is (512 tickets on 132 SMs x 4 blocks, f64's x 5), not on a GPU of fewer SMs.
@@ -1164,18 +1179,45 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
         {{64 * small_tile_rows, 4096, 4096, 4096, 1, 0}, true},       // 8 x 64 tiles
         {{64 * small_tile_rows + 1, 1000, 1000, 1000, 1, 0}, true},   // 2 x 65
         {{128 * small_tile_rows, 1000, 1000, 1000, 1, 0}, true},      // 2 x 128
-        {{128 * small_tile_rows + 1, 1000, 1000, 1000, 1, 0}, false}, // 2 x 129
+        // 2 x 129: 2 x 115 tall small tiles, one round
+        {{128 * small_tile_rows + 1, 1000, 1000, 1000, 1, 0}, true, tall_small_tile_rows},
+        // 2 x 144: 2 x 129 tall small tiles are past their bound too
+        {{128 * tall_small_tile_rows + 1, 1000, 1000, 1000, 1, 0}, false},
         {{32 * small_tile_rows, 5000, 5000, 5000, 1, 0}, true},      // 10 x 32: no groups (640 short tiles)
         {{32 * small_tile_rows + 1, 4500, 4500, 4500, 1, 0}, true},  // 9 x 33: 4 groups of 8, then 1 row
         {{40 * small_tile_rows, 4500, 4500, 4500, 1, 0}, true},      // 9 x 40: the last row ends a group
-        // 17 x 33 on 561 blocks: a group's last tile waits for 8 x 17 - 1 tiles, two a thread for some
-        {{33 * small_tile_rows, 16 * 512 + 1, 16 * 512 + 4, 16 * 512 + 4, 1, 0, 17 * 33}, true},
         {{300, 16384, 16384, 16384, 1, 0}, true},        // 32 x 9 (576 short tiles)
         {{300, 16385, 16387, 16389, 1, 1}, false},       // 33 x 9, no vectors
         {{1100, 5000, 5000, 5000, 1, 0, 600}, true},     // 10 x 33 on 600 blocks (650 short tiles)
         {{1100, 5000, 5000, 5000, 1, 0, 5}, false},      // on 5
     };
     for (const Bound& b : bounds) check_bound(int32_t{}, int32_t{}, b, b.tile_rows);
+    // 17 x 33 on 561 blocks: a group's last tile waits for 8 x 17 - 1 tiles, two a thread for some
+    // (u8 -> i32: i32's 561 small tiles are more than a round, so it takes 17 x 30 tall ones).
+    check_bound(uint8_t{}, int32_t{},
+                {{33 * small_tile_rows, 16 * 512 + 1, 16 * 512 + 16, 16 * 512 + 4, 1, 0, 17 * 33}, true},
+                small_tile_rows);
+    // The tall small tiles, 38 x 512, for one image of sums whose small tiles are not one round that
+    // adds up aggregates and whose tall ones are: 2560 columns (5 tiles; 3 of the 256-thread tiles)
+    // of 3480 rows (5 x 103 = 515 small tiles), 3571 (5 x 106 = 530 small, 5 x 94 tall), 3990 (5 x
+    // 105 = 525 tall) and 3991 (5 x 106 = 530 tall: 3 x 100 = 300 256-thread tiles, two rounds that
+    // look back), 2160x3840 (5 x 102, in groups of 8) aligned and at odd pitches (lane by lane), and
+    // on 100 blocks (the tall small tiles look back).
+    const Bound tall_bounds[] = {
+        {{3480, 2560, 2560, 2560, 1, 0}, true, small_tile_rows},
+        {{3571, 2560, 2560, 2560, 1, 0}, true, tall_small_tile_rows},
+        {{3990, 2560, 2560, 2560, 1, 0}, true, tall_small_tile_rows},
+        {{3991, 2560, 2560, 2560, 1, 0}, false, 40},
+        {{3840, 2160, 2160, 2160, 1, 0}, true, tall_small_tile_rows},
+        {{3840, 2160, 2163, 2165, 1, 1}, true, tall_small_tile_rows},
+        {{3840, 2160, 2160, 2160, 1, 0, 100}, false, tall_small_tile_rows},
+    };
+    for (const Bound& b : tall_bounds) {
+        check_bound(float{}, float{}, b, b.tile_rows);
+        check_bound(int32_t{}, int32_t{}, b, b.tile_rows);
+    }
+    // u8 -> i32 keeps its small tiles there, one round of 5 x 113 of 132 x 6.
+    check_bound(uint8_t{}, int32_t{}, {{3840, 2160, 2160, 2160, 1, 0}, true}, small_tile_rows);
     // The short tiles for one image of sums of at most 128 of them tall in one round: 64 and 65
     // tile rows (in groups of 8 either way), at and one past the bound of tile rows (2176 rows:
     // 4 x 128 short tiles; 2177: 4 x 65 small ones), 1920x1080 (4 x 64) and 1080x1920 (3 x
@@ -2215,9 +2257,9 @@ TEST_CASE("library spin timeout: a tile whose predecessor never runs sets the st
     // Scratch whose ticket starts at 1: tile 0 is never handed out, so tile 1 (to its right)
     // waits for it until the 2 s bound and gives up; every other tile leaves or gives up too.
     // f32, 1024 columns: 64 rows take the thin kernel's chunks; 96 rows the short tiles of
-    // 17 x 512, 2 x 6 of them, which add up the aggregates of the tiles left and above; 129 tile
-    // rows of the small images' tiles of 34 x 512, 2 x 129 of them, which look back.
-    for (const int rows : {64, 96, 129 * small_tile_rows}) {
+    // 17 x 512, 2 x 6 of them, which add up the aggregates of the tiles left and above; 129 rows
+    // of the tall small tiles (38 x 512), past their bound: 2 x 145 small tiles, which look back.
+    for (const int rows : {64, 96, 129 * tall_small_tile_rows}) {
         INFO(rows << " rows");
         const int cols = 1024;
         const sat::ScanScratchSize need = sat::inclusive_scan_2d_scratch<float, float>(rows, cols);
