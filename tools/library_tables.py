@@ -52,6 +52,12 @@
                                 --set squares --csv as written (an L2 prefetch a round ahead, tile
                                 loads marked evict-first in L2, and both; against 9267540; not
                                 kept): docs/tiles.md
+    docs/data/tall_small_tiles_images_ab_h200.csv (and _run2)  bench_ab --set images --csv as
+                                written (the tall small tiles of f32 and i32, against 143cb4c):
+                                docs/tiles.md
+    docs/data/small_tiles_38_images_ab_h200.csv (and _run2)  bench_ab --set images --csv as written
+                                (f32 and i32 small tiles of 38 rows in place of 34, which one
+                                2160x3840 image takes too; against 143cb4c; not kept): docs/tiles.md
     docs/data/rows17_images_ab_h200.csv, rows12_images_ab_h200.csv  bench_ab --set images --csv as
                                 written (f32 small tiles of 17 and of 12 rows against 070cc11's
                                 34; not kept): docs/tiles.md
@@ -1215,11 +1221,12 @@ def aggregates_ab_tables(name, base, this, stem):
 
 
 # Per type, as (rows, columns, blocks an SM) (lib/src/lookback_kernel.cuh): the short tiles
-# (ShortTileShape) and the small ones (SmallTileShape).
+# (ShortTileShape), the small ones (SmallTileShape) and the tall small ones (TallSmallTileShape).
 SHORT_TILES = {"f32": (17, 512, 4), "i32": (17, 512, 4), "u8i32": (17, 512, 6), "u8f32": (17, 512, 6),
                "f64": (17, 256, 5), "u16f64": (17, 256, 5), "f32f64": (17, 256, 5)}
 SMALL_TILES = {"f32": (34, 512, 4), "i32": (34, 512, 4), "u8i32": (34, 512, 6), "u8f32": (34, 512, 6),
                "f64": (32, 256, 5), "u16f64": (32, 256, 5), "f32f64": (32, 256, 5)}
+TALL_SMALL_TILES = {"f32": (38, 512, 4), "i32": (38, 512, 4)}
 # The 256-thread tiles of one image's sums whose rows start on whole pieces, as (rows, columns, blocks
 # resident on 132 SMs) per type (lib/src/lookback_kernel.cuh, TileShape).
 LARGE_TILES = {"f32": (40, 1024, 264), "i32": (40, 1024, 264), "u8i32": (36, 1024, 396), "u8f32": (36, 1024, 396),
@@ -1232,14 +1239,35 @@ def tile_grid(r, tile):
     return -(-int(r["rows"]) // tile[0]), -(-int(r["cols"]) // tile[1])
 
 
+def one_round_adding_up(r, tile, max_tiles_y=128):
+    """Whether a bench_ab row's image in tiles of tile = (rows, columns, blocks an SM) is at most
+    max_tiles_y x 32 of them and one round on 132 SMs (satlib.cu, one_round_adding_up)."""
+    tiles_y, tiles_x = tile_grid(r, tile)
+    return tiles_y <= max_tiles_y and tiles_x <= 32 and tiles_x * tiles_y <= 132 * tile[2]
+
+
 def takes_short_tiles(r, types=("f32",), max_tiles_y=64):
     """A row of bench_ab that takes the short tiles (17 x 512, the f64 accumulator's 17 x 256) of
     one of `types`: one image of at most max_tiles_y x 32 of them (64 in 9267540 and earlier, 128
     from 8afe23f), and of one round of them on 132 SMs (satlib.cu, short_tiles)."""
-    if r["type"] not in types or r["batch"] != "1":
+    return r["type"] in types and r["batch"] == "1" and one_round_adding_up(r, SHORT_TILES[r["type"]], max_tiles_y)
+
+
+def takes_tall_small_tiles(r):
+    """A row of bench_ab that takes the tall small tiles (38 x 512, f32 and i32): one image that is
+    one round adding up aggregates in them and not in its small tiles (satlib.cu, tall_small_tiles)."""
+    return (r["type"] in TALL_SMALL_TILES and r["batch"] == "1" and
+            not one_round_adding_up(r, SMALL_TILES[r["type"]]) and one_round_adding_up(r, TALL_SMALL_TILES[r["type"]]))
+
+
+def takes_small_tiles_38(r):
+    """A row of bench_ab whose kernels differ in the build of 38-row small tiles for f32 and i32:
+    an f32 or i32 call of fewer 256-thread tiles than a round of them (over its batch) that does not
+    take the short tiles, or one image that takes the tall small tiles."""
+    if r["type"] not in TALL_SMALL_TILES or takes_short_tiles(r, (r["type"],), 128):
         return False
-    tiles_y, tiles_x = tile_grid(r, SHORT_TILES[r["type"]])
-    return tiles_y <= max_tiles_y and tiles_x <= 32 and tiles_x * tiles_y <= 132 * SHORT_TILES[r["type"]][2]
+    tiles_y, tiles_x = tile_grid(r, LARGE_TILES[r["type"]])
+    return tiles_y * tiles_x * int(r["batch"]) < LARGE_TILES[r["type"]][2] or takes_tall_small_tiles(r)
 
 
 SHORT_128_BASE = "the kernels of 9267540 (short tiles for images of at most 64 of them tall)"
@@ -1257,8 +1285,8 @@ def small_tiles_rows_65_to_128(r):
     large_y, large_x = tile_grid(r, LARGE_TILES[r["type"]])
     if large_y * large_x >= LARGE_TILES[r["type"]][2]:
         return False
-    tiles_y, tiles_x = tile_grid(r, SMALL_TILES[r["type"]])
-    return 64 < tiles_y <= 128 and tiles_x <= 32 and tiles_x * tiles_y <= 132 * SMALL_TILES[r["type"]][2]
+    small = SMALL_TILES[r["type"]]
+    return one_round_adding_up(r, small) and not one_round_adding_up(r, small, 64)
 
 
 def short_tiles_128_ab_table(path):
@@ -1316,6 +1344,11 @@ def rounds_u8_ab_table(path):
 
 
 AHEAD_BASE = "the kernels of 9267540"
+TALL_BASE = "the kernels of 143cb4c"
+TALL_THIS = ("tall small tiles of 16 + 22 rows for one f32 or i32 image that is one round of them adding up "
+             "aggregates and not one round of its small tiles")
+SMALL_38_THIS = ("f32 and i32 small tiles of 16 + 22 rows in place of 16 + 18, which one image that is one round of "
+                 "them adding up aggregates, and not of 34-row tiles, takes too (not kept)")
 AHEAD_THIS = ("an L2 prefetch of the tile of ticket + gridDim.x (its first rows, as the next ticket's) "
               "while the look-backs wait (not kept)")
 EVICT_FIRST_THIS = ("the 256-thread tiles of f32, f64 and i32 sums loaded with an L2 evict-first policy "
@@ -1785,6 +1818,12 @@ TABLES = {
                      bold="the images of one round of 65 to 128 small tile rows, which look back in the base"),
                   "small_tiles_128_images_ab_h200.csv"),
                  ("ROUNDS U8 AB TABLE", rounds_u8_ab_table, "rounds_u8_ab_h200.csv"),
+                 ("TALL SMALL TILES AB TABLE", lambda p: ab_table(
+                     p, TALL_BASE, TALL_THIS, takes_tall_small_tiles, bold="the rows that take the tall small tiles"),
+                  "tall_small_tiles_images_ab_h200.csv"),
+                 ("SMALL 38 AB TABLE", lambda p: ab_table(
+                     p, TALL_BASE, SMALL_38_THIS, takes_small_tiles_38, bold="the rows whose kernels differ"),
+                  "small_tiles_38_images_ab_h200.csv"),
                  ("PREFETCH AHEAD AB TABLE", lambda p: ab_table(
                      p, AHEAD_BASE, AHEAD_THIS, targets_row_of_rounds,
                      bold="the 2-D rows of more than one round of tiles, whose kernels differ"),
