@@ -55,6 +55,10 @@
     docs/data/tall_small_tiles_images_ab_h200.csv (and _run2)  bench_ab --set images --csv as
                                 written (the tall small tiles of f32 and i32, against 143cb4c):
                                 docs/tiles.md
+    docs/data/f64_tiles_40_images_ab_h200.csv (and _run2), f64_tiles_40_squares_ab_h200.csv  bench_ab
+                                --set images and --set squares --csv as written (the f64
+                                accumulator's 256-thread tiles of 40 rows, against ea94972; not
+                                kept): docs/tiles.md
     docs/data/small_tiles_38_images_ab_h200.csv (and _run2)  bench_ab --set images --csv as written
                                 (f32 and i32 small tiles of 38 rows in place of 34, which one
                                 2160x3840 image takes too; against 143cb4c; not kept): docs/tiles.md
@@ -1347,6 +1351,8 @@ AHEAD_BASE = "the kernels of 9267540"
 TALL_BASE = "the kernels of 143cb4c"
 TALL_THIS = ("tall small tiles of 16 + 22 rows for one f32 or i32 image that is one round of them adding up "
              "aggregates and not one round of its small tiles")
+F64_40_BASE = "the kernels of ea94972"
+F64_40_THIS = "the f64 accumulator's 256-thread tiles of 16 + 24 rows where rows start on whole pieces (not kept)"
 SMALL_38_THIS = ("f32 and i32 small tiles of 16 + 22 rows in place of 16 + 18, which one image that is one round of "
                  "them adding up aggregates, and not of 34-row tiles, takes too (not kept)")
 AHEAD_THIS = ("an L2 prefetch of the tile of ticket + gridDim.x (its first rows, as the next ticket's) "
@@ -1824,6 +1830,12 @@ TABLES = {
                  ("SMALL 38 AB TABLE", lambda p: ab_table(
                      p, TALL_BASE, SMALL_38_THIS, takes_small_tiles_38, bold="the rows whose kernels differ"),
                   "small_tiles_38_images_ab_h200.csv"),
+                 ("F64 TILES 40 AB TABLE", lambda p: ab_table(
+                     p, F64_40_BASE, F64_40_THIS,
+                     lambda r: r["type"] in F64_ACCUMULATOR and not takes_short_tiles(r, F64_ACCUMULATOR, 128) and
+                     tile_grid(r, LARGE_TILES[r["type"]])[0] * tile_grid(r, LARGE_TILES[r["type"]])[1] >= 264,
+                     bold="the f64-accumulator images in 256-thread tiles, whose kernels differ"),
+                  "f64_tiles_40_images_ab_h200.csv"),
                  ("PREFETCH AHEAD AB TABLE", lambda p: ab_table(
                      p, AHEAD_BASE, AHEAD_THIS, targets_row_of_rounds,
                      bold="the 2-D rows of more than one round of tiles, whose kernels differ"),

@@ -169,7 +169,7 @@ template <> struct ShortTileShape<float, double> : ShortTileShape<double, double
 // (38 x 512), for one image of sums that is then one round of at most 128 of them tall (satlib.cu,
 // tall_small_tiles). 2160x3840 (3840 rows) is 5 x 102 of them, one round of 510 on 132 SMs x 4,
 // instead of 3 x 96 = 288 of the 256-thread tiles, two rounds (5 x 113 = 565 small tiles are more
-// than a round too; H200: 0.75-0.77 of the time; in the small tiles' stead, 38 rows took 1.04-1.06
+// than a round too; H200: 0.76-0.77 of the time; in the small tiles' stead, 38 rows took 1.04-1.06
 // of the time of 34 for 3840x2160 and 2048x4096; docs/tiles.md, *Tall small tiles*). Other pairs:
 // their small ones, which u8 takes in one round of 132 x 6.
 template <class In, class A> struct TallSmallTileShape : SmallTileShape<In, A> {};
