@@ -59,6 +59,11 @@
                                 --set images and --set squares --csv as written (the f64
                                 accumulator's 256-thread tiles of 40 rows, against ea94972; not
                                 kept): docs/tiles.md
+    docs/data/small_tiles_two_rounds_rounds_ab_h200.csv, small_tiles_two_rounds_targets_ab_h200.csv,
+                                small_tiles_two_rounds_images_ab_h200.csv  bench_ab --set rounds,
+                                targets and images --csv as written (the small tiles for calls of
+                                one to two rounds of 256-thread tiles, against ea94972; not kept):
+                                docs/tiles.md
     docs/data/small_tiles_38_images_ab_h200.csv (and _run2)  bench_ab --set images --csv as written
                                 (f32 and i32 small tiles of 38 rows in place of 34, which one
                                 2160x3840 image takes too; against 143cb4c; not kept): docs/tiles.md
@@ -1264,6 +1269,15 @@ def takes_tall_small_tiles(r):
             not one_round_adding_up(r, SMALL_TILES[r["type"]]) and one_round_adding_up(r, TALL_SMALL_TILES[r["type"]]))
 
 
+def small_tiles_in_two_rounds(r):
+    """A row of bench_ab whose kernels differ in the build of LAB9_SMALL_TILE_ROUNDS 2: a call of one
+    to two rounds of 256-thread tiles (over its batch, rows on whole pieces) that does not take the
+    tall small tiles in both builds."""
+    tiles_y, tiles_x = tile_grid(r, LARGE_TILES[r["type"]])
+    resident = LARGE_TILES[r["type"]][2]
+    return resident <= tiles_y * tiles_x * int(r["batch"]) < 2 * resident and not takes_tall_small_tiles(r)
+
+
 def takes_small_tiles_38(r):
     """A row of bench_ab whose kernels differ in the build of 38-row small tiles for f32 and i32:
     an f32 or i32 call of fewer 256-thread tiles than a round of them (over its batch) that does not
@@ -1352,6 +1366,8 @@ TALL_BASE = "the kernels of 143cb4c"
 TALL_THIS = ("tall small tiles of 16 + 22 rows for one f32 or i32 image that is one round of them adding up "
              "aggregates and not one round of its small tiles")
 F64_40_BASE = "the kernels of ea94972"
+SMALL_TWO_ROUNDS_THIS = ("the small tiles (or the short or tall small ones) for calls of fewer than two rounds of "
+                         "256-thread tiles (`LAB9_SMALL_TILE_ROUNDS` 2; not kept)")
 F64_40_THIS = "the f64 accumulator's 256-thread tiles of 16 + 24 rows where rows start on whole pieces (not kept)"
 SMALL_38_THIS = ("f32 and i32 small tiles of 16 + 22 rows in place of 16 + 18, which one image that is one round of "
                  "them adding up aggregates, and not of 34-row tiles, takes too (not kept)")
@@ -1830,6 +1846,10 @@ TABLES = {
                  ("SMALL 38 AB TABLE", lambda p: ab_table(
                      p, TALL_BASE, SMALL_38_THIS, takes_small_tiles_38, bold="the rows whose kernels differ"),
                   "small_tiles_38_images_ab_h200.csv"),
+                 ("SMALL TWO ROUNDS AB TABLE", lambda p: ab_table(
+                     p, F64_40_BASE, SMALL_TWO_ROUNDS_THIS, small_tiles_in_two_rounds,
+                     bold="the calls of one to two rounds of 256-thread tiles, whose kernels differ"),
+                  "small_tiles_two_rounds_rounds_ab_h200.csv"),
                  ("F64 TILES 40 AB TABLE", lambda p: ab_table(
                      p, F64_40_BASE, F64_40_THIS,
                      lambda r: r["type"] in F64_ACCUMULATOR and not takes_short_tiles(r, F64_ACCUMULATOR, 128) and
