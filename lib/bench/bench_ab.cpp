@@ -12,7 +12,8 @@
 // on single images from 1280x720 to 3840x2160, 2160x3840 and 2048x4096 (of every pair the
 // library takes) and small batches of them, mostly launches of one round of tiles (--set images;
 // 2160x3840 and 2048x4096 are one round of 65 to 128 small tile rows for u8 and, 2048x4096, for
-// f32 and i32; more than a round for the others), or on f32 and u8 -> i32 images
+// f32 and i32, 2160x3840 one round of tall small tiles for f32 and i32; more than a round for the
+// others), or on f32 and u8 -> i32 images
 // 4096 wide whose 256-thread tiles are between one and two rounds on an H200 (--set rounds).
 //
 //     build/lib/ab-base/<DIR>/bench_ab [--reps N] [--quick] [--seed S]

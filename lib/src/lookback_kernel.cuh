@@ -165,13 +165,14 @@ template <> struct ShortTileShape<uint8_t, float> : ShortTileShape<uint8_t, uint
 template <> struct ShortTileShape<uint16_t, double> : ShortTileShape<double, double> {};
 template <> struct ShortTileShape<float, double> : ShortTileShape<double, double> {};
 #endif
-// Images a little too tall for one round of small tiles: f32 and i32 tiles of 16 + 22 rows x 4
-// (38 x 512), for one image of sums that is then one round of at most 128 of them tall (satlib.cu,
-// tall_small_tiles). 2160x3840 (3840 rows) is 5 x 102 of them, one round of 510 on 132 SMs x 4,
-// instead of 3 x 96 = 288 of the 256-thread tiles, two rounds (5 x 113 = 565 small tiles are more
-// than a round too; H200: 0.76-0.77 of the time; in the small tiles' stead, 38 rows took 1.04-1.06
-// of the time of 34 for 3840x2160 and 2048x4096; docs/tiles.md, *Tall small tiles*). Other pairs:
-// their small ones, which u8 takes in one round of 132 x 6.
+// Images a little too large for one round of small tiles: f32 and i32 tiles of 16 + 22 rows of
+// 512 columns at 4 blocks an SM, for one image of sums that is then one round of at most 128 of
+// them tall (satlib.cu, tall_small_tiles). 2160x3840 (3840 rows) is 5 x 102 of them, one round of
+// 510 on 132 SMs, instead of two rounds of 3 x 96 = 288 256-thread tiles; 5 x 113 = 565 small tiles
+// would be more than a round too. H200: 0.76-0.77 of the time of the 256-thread tiles. A shape of its
+// own: as the small tiles, 38 rows took 1.04-1.06 of the time of 34 for 3840x2160 and 2048x4096
+// (docs/tiles.md, *Tall small tiles*). Other pairs: their small ones (u8's 2160x3840 is one round
+// of 5 x 113 of 132 x 6).
 template <class In, class A> struct TallSmallTileShape : SmallTileShape<In, A> {};
 #ifndef LAB9_REG_ROWS
 template <> struct TallSmallTileShape<float, float> : Shape<16, 22, 4> {};
@@ -179,10 +180,10 @@ template <> struct TallSmallTileShape<int32_t, uint32_t> : Shape<16, 22, 4> {};
 #endif
 // The kernels that may add up aggregates instead of looking back (Geometry::aggregates_only):
 // the small, short and tall small tiles', which the library's launches of one round take
-// (satlib.cu, small_tiles: 256-thread tiles are taken for a round or more of them, unless the tall
-// small tiles are one round); in the 256-thread kernels that code
-// costs registers, and f64's spill. sum_aggregates takes a thread a row for the row carries
-// outside the corner's warp (a tuning shape of fewer threads or taller tiles looks back).
+// (satlib.cu, small_tiles: 256-thread tiles are taken for a round or more of them, unless the
+// tall small tiles are one round); in the 256-thread kernels that code costs registers, and
+// f64's spill. sum_aggregates takes a thread a row for the row carries outside the corner's warp
+// (a tuning shape of fewer threads or taller tiles looks back).
 template <class In, class A, class S>
 constexpr bool compiles_aggregates_only() {
     return (std::is_same_v<S, SmallTileShape<In, A>> || std::is_same_v<S, ShortTileShape<In, A>> ||
@@ -302,7 +303,7 @@ __host__ __device__ constexpr bool scan_in_place() { return sizeof(In) == sizeof
 // whose launches run many rounds of tiles, where the bytes per access count, and in
 // ShortTileShape's (H200, 1921x1081 against the small tiles' time: f32 0.85, 0.89 with
 // `elements`; i32 0.83, u8 -> i32 0.89, u8 -> f32 0.92, f64 0.85, u16 -> f64 0.88, f32 -> f64 0.82-0.83)
-// and TallSmallTileShape's (as the short tiles' 128-thread blocks);
+// and TallSmallTileShape's (as the short tiles' 128-thread blocks; not measured against `elements`);
 // `elements` in SmallTileShape's (calls of less than a round, where each step's latency counts;
 // f64 batches and squares) (docs/tiles.md, Rows that do not start on a whole piece).
 enum class Access {

@@ -45,7 +45,8 @@ struct Layout {
 constexpr int state_header_words = 32;  // ticket, internal status; tile states start at 128 B
 
 // The pair's tile shapes: the default one for rows that start on whole 16-byte pieces, the one for
-// rows that do not, and the one for small images.
+// rows that do not, and those for small images: the small tiles, the short ones and the tall
+// small ones.
 template <class In, class Out> using LargeTiles = TileShape<In, sat::Acc<Out>>;
 template <class In, class Out> using LanesTiles = LanesTileShape<In, sat::Acc<Out>>;
 template <class In, class Out> using SmallTiles = SmallTileShape<In, sat::Acc<Out>>;
@@ -192,7 +193,8 @@ sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanO
     const sat::ScanScratchSize short_ = short_tiles<In, Out, T>(rows, cols, 1)
                                             ? shaped_scratch<In, Out, T, ShortTiles<In, Out>>(rows, cols, 1)
                                             : sat::ScanScratchSize{};
-    // Or the tall small tiles.
+    // Or the tall small tiles (no more than the small ones' for any shape that takes them so far,
+    // but sized on their own).
     const sat::ScanScratchSize tall = tall_small_tiles<In, Out, T>(rows, cols, 1)
                                           ? shaped_scratch<In, Out, T, TallSmallTiles<In, Out>>(rows, cols, 1)
                                           : sat::ScanScratchSize{};

@@ -27,8 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 # (input, output, accumulator) of the library's type pairs.
-FLOAT_INT_PAIRS = [("float", "float", "float"), ("int32_t", "int32_t", "uint32_t"),
-                   ("uint8_t", "int32_t", "uint32_t"), ("uint8_t", "float", "float")]
+F32, I32 = ("float", "float", "float"), ("int32_t", "int32_t", "uint32_t")
+FLOAT_INT_PAIRS = [F32, I32, ("uint8_t", "int32_t", "uint32_t"), ("uint8_t", "float", "float")]
 F64_PAIRS = [("double", "double", "double"), ("uint16_t", "double", "double"), ("float", "double", "double")]
 TABLES = ("sums", "squares", "both")
 
@@ -45,7 +45,7 @@ def instantiations():
     # one_image_per_launch).
     cases += [(p, "ShortTileShape", vec, "sums", False) for p in FLOAT_INT_PAIRS + F64_PAIRS for vec in (False, True)]
     # The tall small tiles of f32 and i32: one image of sums (satlib.cu, tall_small_tiles).
-    cases += [(p, "TallSmallTileShape", vec, "sums", False) for p in FLOAT_INT_PAIRS[:2] for vec in (False, True)]
+    cases += [(p, "TallSmallTileShape", vec, "sums", False) for p in (F32, I32) for vec in (False, True)]
     b = lambda flag: "true" if flag else "false"
     return [f"template __global__ void lookback_sat_kernel<{i}, {o}, {shape}<{i}, {a}>, {b(vec)}, Tables::{t}, "
             f"{b(batched)}>(const {i}*, {o}*, Geometry, TileRecords<sat::Acc<{o}>>, int*, unsigned long long*, {o}*);"

@@ -193,8 +193,7 @@ void check_library_all_cases() {
     // 32 x 512; the small images of f32, i32 and u8 34 x 512, f64's batches, squares and images
     // too tall for the short tiles 32 x 256; one image of at most 128 short tile rows 17 x 512, f64's
     // 17 x 256, so 1200 x 1500 takes the short tiles, 71 tile rows in groups of 8, and 2200 x 1500,
-    // 130 of them, the small ones, element by element at its odd pitches), one row and one column;
-    // 2111 x 4133 has enough tiles for the 256-thread shapes of f32, f64 and i32.
+    // 130 of them, the small ones, element by element at its odd pitches), one row and one column.
     const LibraryCase cases[] = {
         {1000, 3000, 4096, 4104, 1, 64},
         {999, 2999, 3011, 3007, 2, 5},
@@ -205,10 +204,15 @@ void check_library_all_cases() {
         {1, 5000, 5003, 5001, 1, 1},
         {3000, 1, 7, 3, 1, 2},
         {64, 1024, 1024, 1024, 0, 0},
-        {2111, 4133, 4136, 4144, 1, 5},
-        {2111, 4133, 4136, 4144, 1, 8},
     };
     for (const LibraryCase& c : cases) check_library<In, Out>(c);
+    // 2221 x 4133 takes the 256-thread tiles of every pair but u8's (f32 and i32: 5 x 70 lane by lane
+    // at offset 5, 5 x 56 with vectors at offset 8; 9 x 59 tall small tiles would be more than a
+    // round), which look back; u8's one round of 9 x 66 small tiles.
+    for (const int col_offset : {5, 8}) {
+        check_library<In, Out>({2221, 4133, 4136, 4144, 1, col_offset});
+        CHECK(satlib::testing::launch_log().last_threads == (sizeof(In) == 1 ? 128 : 256));
+    }
 }
 
 }  // namespace
@@ -1044,9 +1048,9 @@ TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-
     // shared memory and prefetches its next tile; aligned pitches (vector path) and odd ones (lane
     // by lane in the short tiles, element by element in the small ones), ragged last tile row and
     // column; one f32 and one i32 image of 115 tall small tile rows (4353 rows: 129 small ones,
-    // more than they add up), on the same grids, aligned and at odd pitches (lane by lane). Then one f32 and one
-    // f64 image of 113 short tile rows and the tall f32 and i32 images by the default grid: one round
-    // that adds up the aggregates, in groups of 8 tile rows.
+    // more than they add up), on the same grids, aligned and at odd pitches (lane by lane). Then
+    // one f32 and one f64 image of 113 short tile rows and the tall f32 and i32 images by the
+    // default grid: one round that adds up the aggregates, in groups of 8 tile rows.
     SAT_REQUIRE_GPU();
     // One case of the pair (In, Out), and the rows of the tiles it took.
     auto check_tiles = [](auto in, auto out, const LibraryCase& c, int tile_rows) {
@@ -1192,8 +1196,9 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
         {{1100, 5000, 5000, 5000, 1, 0, 5}, false},      // on 5
     };
     for (const Bound& b : bounds) check_bound(int32_t{}, int32_t{}, b, b.tile_rows);
-    // 17 x 33 on 561 blocks: a group's last tile waits for 8 x 17 - 1 tiles, two a thread for some
-    // (u8 -> i32: i32's 561 small tiles are more than a round, so it takes 17 x 30 tall ones).
+    // 17 x 33 on 561 blocks: a group's last tile waits for 8 x 17 - 1 tiles, two a thread for some.
+    // It runs on u8 -> i32: i32's 561 small tiles are more than a round, so i32 takes 17 x 30 tall
+    // ones there.
     check_bound(uint8_t{}, int32_t{},
                 {{33 * small_tile_rows, 16 * 512 + 1, 16 * 512 + 16, 16 * 512 + 4, 1, 0, 17 * 33}, true},
                 small_tile_rows);
@@ -1202,9 +1207,12 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
     // of 3480 rows (5 x 103 = 515 small tiles), 3571 (5 x 106 = 530 small, 5 x 94 tall), 3990 (5 x
     // 105 = 525 tall) and 3991 (5 x 106 = 530 tall: 3 x 100 = 300 256-thread tiles, two rounds that
     // look back), 2160x3840 (5 x 102, in groups of 8) aligned and at odd pitches (lane by lane), and
-    // on 100 blocks (the tall small tiles look back).
+    // on 100 blocks (the tall small tiles look back). Not one round of tall small tiles, 3570 rows
+    // (5 x 105 = 525 small tiles, one round) take the 256-thread tiles, 3 x 90 = 270 in two rounds
+    // that look back: one round of small tiles is taken only below a round of 256-thread ones.
     const Bound tall_bounds[] = {
         {{3480, 2560, 2560, 2560, 1, 0}, true, small_tile_rows},
+        {{3570, 2560, 2560, 2560, 1, 0}, false, 40},
         {{3571, 2560, 2560, 2560, 1, 0}, true, tall_small_tile_rows},
         {{3990, 2560, 2560, 2560, 1, 0}, true, tall_small_tile_rows},
         {{3991, 2560, 2560, 2560, 1, 0}, false, 40},
@@ -1216,7 +1224,7 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
         check_bound(float{}, float{}, b, b.tile_rows);
         check_bound(int32_t{}, int32_t{}, b, b.tile_rows);
     }
-    // u8 -> i32 keeps its small tiles there, one round of 5 x 113 of 132 x 6.
+    // u8 -> i32 takes its small tiles there, one round of 5 x 113 of 132 x 6.
     check_bound(uint8_t{}, int32_t{}, {{3840, 2160, 2160, 2160, 1, 0}, true}, small_tile_rows);
     // The short tiles for one image of sums of at most 128 of them tall in one round: 64 and 65
     // tile rows (in groups of 8 either way), at and one past the bound of tile rows (2176 rows:
@@ -2257,8 +2265,8 @@ TEST_CASE("library spin timeout: a tile whose predecessor never runs sets the st
     // Scratch whose ticket starts at 1: tile 0 is never handed out, so tile 1 (to its right)
     // waits for it until the 2 s bound and gives up; every other tile leaves or gives up too.
     // f32, 1024 columns: 64 rows take the thin kernel's chunks; 96 rows the short tiles of
-    // 17 x 512, 2 x 6 of them, which add up the aggregates of the tiles left and above; 129 rows
-    // of the tall small tiles (38 x 512), past their bound: 2 x 145 small tiles, which look back.
+    // 17 x 512, 2 x 6 of them, which add up the aggregates of the tiles left and above; 4902 rows,
+    // 129 tall tile rows (38 x 512), past their bound: 2 x 145 small tiles, which look back.
     for (const int rows : {64, 96, 129 * tall_small_tile_rows}) {
         INFO(rows << " rows");
         const int cols = 1024;
