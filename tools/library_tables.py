@@ -1269,6 +1269,15 @@ def takes_tall_small_tiles(r):
             not one_round_adding_up(r, SMALL_TILES[r["type"]]) and one_round_adding_up(r, TALL_SMALL_TILES[r["type"]]))
 
 
+def f64_large_tiles_image(r):
+    """A row of bench_ab that is one image of the f64 accumulator in its 256-thread tiles: at least a
+    round of them (satlib.cu, small_tiles)."""
+    if r["type"] not in F64_ACCUMULATOR or r["batch"] != "1":
+        return False
+    tiles_y, tiles_x = tile_grid(r, LARGE_TILES[r["type"]])
+    return tiles_y * tiles_x >= LARGE_TILES[r["type"]][2]
+
+
 def small_tiles_in_two_rounds(r):
     """A row of bench_ab whose kernels differ in the build of LAB9_SMALL_TILE_ROUNDS 2: a call of one
     to two rounds of 256-thread tiles (over its batch, rows on whole pieces) that does not take the
@@ -1363,8 +1372,8 @@ def rounds_u8_ab_table(path):
 
 AHEAD_BASE = "the kernels of 9267540"
 TALL_BASE = "the kernels of 143cb4c"
-TALL_THIS = ("tall small tiles of 16 + 22 rows for one f32 or i32 image that is one round of them adding up "
-             "aggregates and not one round of its small tiles")
+TALL_THIS = ("the kernels of ea94972: tall small tiles of 16 + 22 rows for one f32 or i32 image that is one round "
+             "of them adding up aggregates and not one round of its small tiles")
 F64_40_BASE = "the kernels of ea94972"
 SMALL_TWO_ROUNDS_THIS = ("the small tiles (or the short or tall small ones) for calls of fewer than two rounds of "
                          "256-thread tiles (`LAB9_SMALL_TILE_ROUNDS` 2; not kept)")
@@ -1852,8 +1861,7 @@ TABLES = {
                   "small_tiles_two_rounds_rounds_ab_h200.csv"),
                  ("F64 TILES 40 AB TABLE", lambda p: ab_table(
                      p, F64_40_BASE, F64_40_THIS,
-                     lambda r: r["type"] in F64_ACCUMULATOR and not takes_short_tiles(r, F64_ACCUMULATOR, 128) and
-                     tile_grid(r, LARGE_TILES[r["type"]])[0] * tile_grid(r, LARGE_TILES[r["type"]])[1] >= 264,
+                     f64_large_tiles_image,
                      bold="the f64-accumulator images in 256-thread tiles, whose kernels differ"),
                   "f64_tiles_40_images_ab_h200.csv"),
                  ("PREFETCH AHEAD AB TABLE", lambda p: ab_table(
