@@ -245,6 +245,8 @@ int main(int argc, char** argv) {
                 cases.push_back({type, 1, 1081, 1921});
             }
             for (T type : {T::f32, T::f64, T::i32, T::u8i32}) cases.push_back({type, 1, 16385, 16385});
+            // 3841x2160: 272 of f32's and i32's 256-thread tiles of 32 rows, 8 x 64 small tiles.
+            for (T type : {T::f32, T::i32}) cases.push_back({type, 1, 2160, 3841});
             cases.push_back({T::f32, 16, 1081, 1921});
         } else if (set == "rows") {  // images of 2 and 3 rows: u8 -> i32 words (CUB's packed scan or a scan per
                                      // row), f32, f64 and i32 element lanes
@@ -267,6 +269,9 @@ int main(int argc, char** argv) {
             cases.push_back({T::f32, 2, 1080, 1920});
             cases.push_back({T::f32, 4, 720, 1280});
             cases.push_back({T::u8i32, 2, 1080, 1920});
+            // 2560x3570: 270 of f32's and i32's 256-thread tiles of 40 rows, 5 x 105 small tiles.
+            cases.push_back({T::f32, 1, 3570, 2560});
+            cases.push_back({T::i32, 1, 3570, 2560});
         } else if (set == "columns") {  // u8 -> i32 images of 2 and 3 contiguous columns: CUB's packed scan
             for (const int k : {2, 3})
                 for (const int rows : {1920, 16384, 262144, 1048576, 4000000, 12000000, 40000000})

@@ -136,10 +136,10 @@ template <class In, class Out, class S>
 constexpr bool is_large = std::is_same_v<S, LargeTiles<In, Out>> || std::is_same_v<S, LanesTiles<In, Out>>;
 
 template <class In, class Out, Tables T>
-bool tall_small_tiles(int rows, int cols, int images);  // below
+bool one_round_of_small_tiles(int rows, int cols, int images);  // below
 
 // Whether a call that would take the 256-thread tiles of shape Large takes the small ones: less
-// than a round of Large, or one round of the tall small tiles.
+// than a round of Large, or one image that is one round of the small or tall small tiles.
 template <class In, class Out, Tables T, class Large>
 bool small_tiles(int rows, int cols, int images) {
     if constexpr (same_shape<Large, SmallTiles<In, Out>>()) {
@@ -148,7 +148,7 @@ bool small_tiles(int rows, int cols, int images) {
         if (large_tiles_for_one_image_sums_only<In, Out>() && (images > 1 || T != Tables::sums)) return true;
         const std::size_t tiles = tiles_per_image<In, Out, Large>(rows, cols) * std::size_t(images);
         return tiles < LAB9_SMALL_TILE_ROUNDS * reference_sms * Large::min_blocks ||
-               tall_small_tiles<In, Out, T>(rows, cols, images);
+               one_round_of_small_tiles<In, Out, T>(rows, cols, images);
     }
 }
 
@@ -166,6 +166,8 @@ template <class In, class Out, Tables T>
 constexpr bool has_tall_small_tiles() {
     return !same_shape<TallSmallTiles<In, Out>, SmallTiles<In, Out>>() && T == Tables::sums;
 }
+template <class In, class Out, Tables T>
+bool tall_small_tiles(int rows, int cols, int images);  // below
 
 // Scratch one call of scan_images needs for `batch` images: the most of what its five tile
 // shapes need, so that the size grows with the batch (the shape a call takes changes with its tile count,
@@ -253,6 +255,19 @@ bool tall_small_tiles(int rows, int cols, int images) {
     else
         return images == 1 && !one_round_adding_up<In, Out, SmallTiles<In, Out>>(rows, cols) &&
                one_round_adding_up<In, Out, TallSmallTiles<In, Out>>(rows, cols);
+}
+
+// Whether one image of sums of a pair that has tall small tiles (f32, i32) is one round that adds
+// up aggregates in its small tiles or in its tall small ones: it takes them even where its
+// 256-thread tiles are a round or more (2160x3840: 5 x 102 tall small tiles, not 3 x 96 of 40 rows;
+// 3840x2160 at odd pitches: 8 x 64 small tiles, not 4 x 68 of 32 rows).
+template <class In, class Out, Tables T>
+bool one_round_of_small_tiles(int rows, int cols, int images) {
+    if constexpr (!has_tall_small_tiles<In, Out, T>())
+        return false;
+    else
+        return images == 1 && (one_round_adding_up<In, Out, SmallTiles<In, Out>>(rows, cols) ||
+                               one_round_adding_up<In, Out, TallSmallTiles<In, Out>>(rows, cols));
 }
 
 // Blocks of `kernel` (with `smem` bytes of dynamic shared memory) resident at once on `device`,

@@ -1202,23 +1202,25 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
     check_bound(uint8_t{}, int32_t{},
                 {{33 * small_tile_rows, 16 * 512 + 1, 16 * 512 + 16, 16 * 512 + 4, 1, 0, 17 * 33}, true},
                 small_tile_rows);
-    // The tall small tiles, 38 x 512, for one image of sums whose small tiles are not one round that
-    // adds up aggregates and whose tall ones are: 2560 columns (5 tiles; 3 of the 256-thread tiles)
-    // of 3480 rows (5 x 103 = 515 small tiles), 3571 (5 x 106 = 530 small, 5 x 94 tall), 3990 (5 x
-    // 105 = 525 tall) and 3991 (5 x 106 = 530 tall: 3 x 100 = 300 256-thread tiles, two rounds that
-    // look back), 2160x3840 (5 x 102, in groups of 8) aligned and at odd pitches (lane by lane), and
-    // on 100 blocks (the tall small tiles look back). Not one round of tall small tiles, 3570 rows
-    // (5 x 105 = 525 small tiles, one round) take the 256-thread tiles, 3 x 90 = 270 in two rounds
-    // that look back: one round of small tiles is taken only below a round of 256-thread ones.
+    // One f32 or i32 image of sums that is one round adding up aggregates in the small tiles, or else
+    // in the tall small ones (38 x 512), takes them, whether its 256-thread tiles are fewer than a
+    // round or not: 2560 columns (5 tiles; 3 of the 256-thread tiles) of 3480 rows (5 x 103 = 515
+    // small tiles; 3 x 87 = 261 of 40 rows), 3570 (5 x 105 = 525 small; 3 x 90 = 270 of 40 rows),
+    // 3571 (5 x 106 = 530 small, 5 x 94 tall), 3990 (5 x 105 = 525 tall) and 3991 (5 x 106 = 530
+    // tall: 3 x 100 = 300 256-thread tiles, two rounds that look back); 2160x3840 (5 x 102, in
+    // groups of 8) aligned and at odd pitches (lane by lane), and on 100 blocks (the tall small
+    // tiles look back); 3840x2160 at odd pitches (8 x 64 small tiles, element by element; 4 x 68
+    // of the 256-thread tiles of 32 rows).
     const Bound tall_bounds[] = {
         {{3480, 2560, 2560, 2560, 1, 0}, true, small_tile_rows},
-        {{3570, 2560, 2560, 2560, 1, 0}, false, 40},
+        {{3570, 2560, 2560, 2560, 1, 0}, true, small_tile_rows},
         {{3571, 2560, 2560, 2560, 1, 0}, true, tall_small_tile_rows},
         {{3990, 2560, 2560, 2560, 1, 0}, true, tall_small_tile_rows},
         {{3991, 2560, 2560, 2560, 1, 0}, false, 40},
         {{3840, 2160, 2160, 2160, 1, 0}, true, tall_small_tile_rows},
         {{3840, 2160, 2163, 2165, 1, 1}, true, tall_small_tile_rows},
         {{3840, 2160, 2160, 2160, 1, 0, 100}, false, tall_small_tile_rows},
+        {{2160, 3840, 3843, 3845, 1, 1}, true, small_tile_rows},
     };
     for (const Bound& b : tall_bounds) {
         check_bound(float{}, float{}, b, b.tile_rows);
