@@ -64,6 +64,10 @@
                                 targets and images --csv as written (the small tiles for calls of
                                 one to two rounds of 256-thread tiles, against ea94972; not kept):
                                 docs/tiles.md
+    docs/data/one_round_small_images_ab_h200.csv (and _run2), one_round_small_odd_ab_h200.csv (and
+                                _run2)  bench_ab --set images and --set odd --csv as written (one
+                                round of small tiles where the 256-thread ones are a round or more,
+                                against 094abac): docs/tiles.md
     docs/data/small_tiles_38_images_ab_h200.csv (and _run2)  bench_ab --set images --csv as written
                                 (f32 and i32 small tiles of 38 rows in place of 34, which one
                                 2160x3840 image takes too; against 143cb4c; not kept): docs/tiles.md
@@ -1287,6 +1291,18 @@ def small_tiles_in_two_rounds(r):
     return resident <= tiles_y * tiles_x * int(r["batch"]) < 2 * resident and not takes_tall_small_tiles(r)
 
 
+def small_tiles_past_a_round(r):
+    """A row of bench_ab that is one f32 or i32 image of at least a round of 256-thread tiles (40 rows
+    where its rows start on whole pieces, bench_ab's pitch being the width; 32 rows otherwise) and one
+    round of small tiles adding up aggregates, but not of short ones (satlib.cu,
+    one_round_of_small_tiles)."""
+    if r["type"] not in TALL_SMALL_TILES or r["batch"] != "1" or takes_short_tiles(r, (r["type"],), 128):
+        return False
+    rows, cols, resident = LARGE_TILES[r["type"]]
+    tiles_y, tiles_x = tile_grid(r, (rows if int(r["cols"]) % 4 == 0 else 32, cols))
+    return tiles_y * tiles_x >= resident and one_round_adding_up(r, SMALL_TILES[r["type"]])
+
+
 def takes_small_tiles_38(r):
     """A row of bench_ab whose kernels differ in the build of 38-row small tiles for f32 and i32:
     an f32 or i32 call of fewer 256-thread tiles than a round of them (over its batch) that does not
@@ -1372,6 +1388,9 @@ def rounds_u8_ab_table(path):
 
 AHEAD_BASE = "the kernels of 9267540"
 TALL_BASE = "the kernels of 143cb4c"
+ONE_ROUND_SMALL_BASE = "the kernels of 094abac"
+ONE_ROUND_SMALL_THIS = ("one f32 or i32 image of sums that is one round of small tiles adding up aggregates takes them "
+                        "where its 256-thread tiles are a round or more")
 TALL_THIS = ("the kernels of ea94972: tall small tiles of 16 + 22 rows for one f32 or i32 image that is one round "
              "of them adding up aggregates and not one round of its small tiles")
 F64_40_BASE = "the kernels of ea94972"
@@ -1849,6 +1868,14 @@ TABLES = {
                      bold="the images of one round of 65 to 128 small tile rows, which look back in the base"),
                   "small_tiles_128_images_ab_h200.csv"),
                  ("ROUNDS U8 AB TABLE", rounds_u8_ab_table, "rounds_u8_ab_h200.csv"),
+                 ("ONE ROUND SMALL AB TABLE", lambda p: ab_table(
+                     p, ONE_ROUND_SMALL_BASE, ONE_ROUND_SMALL_THIS, small_tiles_past_a_round,
+                     bold="the rows that take the small tiles only in this build"),
+                  "one_round_small_images_ab_h200.csv"),
+                 ("ONE ROUND SMALL ODD AB TABLE", lambda p: ab_table(
+                     p, ONE_ROUND_SMALL_BASE, ONE_ROUND_SMALL_THIS, small_tiles_past_a_round,
+                     bold="the rows that take the small tiles only in this build"),
+                  "one_round_small_odd_ab_h200.csv"),
                  ("TALL SMALL TILES AB TABLE", lambda p: ab_table(
                      p, TALL_BASE, TALL_THIS, takes_tall_small_tiles, bold="the rows that take the tall small tiles"),
                   "tall_small_tiles_images_ab_h200.csv"),

@@ -180,10 +180,10 @@ template <> struct TallSmallTileShape<int32_t, uint32_t> : Shape<16, 22, 4> {};
 #endif
 // The kernels that may add up aggregates instead of looking back (Geometry::aggregates_only):
 // the small, short and tall small tiles', which the library's launches of one round take
-// (satlib.cu, small_tiles: 256-thread tiles are taken for a round or more of them, unless the
-// tall small tiles are one round); in the 256-thread kernels that code costs registers, and
-// f64's spill. sum_aggregates takes a thread a row for the row carries outside the corner's warp
-// (a tuning shape of fewer threads or taller tiles looks back).
+// (satlib.cu, small_tiles: 256-thread tiles are taken for a round or more of them, unless one
+// image is one round of small or tall small tiles); in the 256-thread kernels that code costs
+// registers, and f64's spill. sum_aggregates takes a thread a row for the row carries outside the
+// corner's warp (a tuning shape of fewer threads or taller tiles looks back).
 template <class In, class A, class S>
 constexpr bool compiles_aggregates_only() {
     return (std::is_same_v<S, SmallTileShape<In, A>> || std::is_same_v<S, ShortTileShape<In, A>> ||
