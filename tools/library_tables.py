@@ -1303,6 +1303,12 @@ def small_tiles_past_a_round(r):
     return tiles_y * tiles_x >= resident and one_round_adding_up(r, SMALL_TILES[r["type"]])
 
 
+def one_round_small_ab_table(path):
+    """An A/B of one round of small tiles where the 256-thread ones are a round or more."""
+    return ab_table(path, ONE_ROUND_SMALL_BASE, ONE_ROUND_SMALL_THIS, small_tiles_past_a_round,
+                    bold="the rows that take the small tiles only in this build")
+
+
 def takes_small_tiles_38(r):
     """A row of bench_ab whose kernels differ in the build of 38-row small tiles for f32 and i32:
     an f32 or i32 call of fewer 256-thread tiles than a round of them (over its batch) that does not
@@ -1868,14 +1874,8 @@ TABLES = {
                      bold="the images of one round of 65 to 128 small tile rows, which look back in the base"),
                   "small_tiles_128_images_ab_h200.csv"),
                  ("ROUNDS U8 AB TABLE", rounds_u8_ab_table, "rounds_u8_ab_h200.csv"),
-                 ("ONE ROUND SMALL AB TABLE", lambda p: ab_table(
-                     p, ONE_ROUND_SMALL_BASE, ONE_ROUND_SMALL_THIS, small_tiles_past_a_round,
-                     bold="the rows that take the small tiles only in this build"),
-                  "one_round_small_images_ab_h200.csv"),
-                 ("ONE ROUND SMALL ODD AB TABLE", lambda p: ab_table(
-                     p, ONE_ROUND_SMALL_BASE, ONE_ROUND_SMALL_THIS, small_tiles_past_a_round,
-                     bold="the rows that take the small tiles only in this build"),
-                  "one_round_small_odd_ab_h200.csv"),
+                 ("ONE ROUND SMALL AB TABLE", one_round_small_ab_table, "one_round_small_images_ab_h200.csv"),
+                 ("ONE ROUND SMALL ODD AB TABLE", one_round_small_ab_table, "one_round_small_odd_ab_h200.csv"),
                  ("TALL SMALL TILES AB TABLE", lambda p: ab_table(
                      p, TALL_BASE, TALL_THIS, takes_tall_small_tiles, bold="the rows that take the tall small tiles"),
                   "tall_small_tiles_images_ab_h200.csv"),
@@ -1887,8 +1887,7 @@ TABLES = {
                      bold="the calls of one to two rounds of 256-thread tiles, whose kernels differ"),
                   "small_tiles_two_rounds_rounds_ab_h200.csv"),
                  ("F64 TILES 40 AB TABLE", lambda p: ab_table(
-                     p, F64_40_BASE, F64_40_THIS,
-                     f64_large_tiles_image,
+                     p, F64_40_BASE, F64_40_THIS, f64_large_tiles_image,
                      bold="the f64-accumulator images in 256-thread tiles, whose kernels differ"),
                   "f64_tiles_40_images_ab_h200.csv"),
                  ("PREFETCH AHEAD AB TABLE", lambda p: ab_table(
