@@ -13,7 +13,8 @@
 // library takes) and small batches of them, mostly launches of one round of tiles (--set images;
 // 2160x3840 and 2048x4096 are one round of 65 to 128 small tile rows for u8 and, 2048x4096, for
 // f32 and i32, 2160x3840 one round of tall small tiles for f32 and i32; more than a round for the
-// others), or on f32 and u8 -> i32 images
+// others; and f32 and i32 2560x3570, one round of small tiles but a round of 256-thread ones), or
+// on f32 and u8 -> i32 images
 // 4096 wide whose 256-thread tiles are between one and two rounds on an H200 (--set rounds).
 //
 //     build/lib/ab-base/<DIR>/bench_ab [--reps N] [--quick] [--seed S]
@@ -245,8 +246,12 @@ int main(int argc, char** argv) {
                 cases.push_back({type, 1, 1081, 1921});
             }
             for (T type : {T::f32, T::f64, T::i32, T::u8i32}) cases.push_back({type, 1, 16385, 16385});
-            // 3841x2160: 272 of f32's and i32's 256-thread tiles of 32 rows, 8 x 64 small tiles.
-            for (T type : {T::f32, T::i32}) cases.push_back({type, 1, 2160, 3841});
+            // 3841x2160: 272 of f32's and i32's 256-thread tiles of 32 rows, 8 x 64 small tiles;
+            // 2559x3570: 336 of 32 rows, 5 x 105 small tiles.
+            for (T type : {T::f32, T::i32}) {
+                cases.push_back({type, 1, 2160, 3841});
+                cases.push_back({type, 1, 3570, 2559});
+            }
             cases.push_back({T::f32, 16, 1081, 1921});
         } else if (set == "rows") {  // images of 2 and 3 rows: u8 -> i32 words (CUB's packed scan or a scan per
                                      // row), f32, f64 and i32 element lanes

@@ -121,8 +121,9 @@ sat::ScanScratchSize shaped_scratch(int rows, int cols, int batch) {
 // Whether a call takes the small images' tiles: with the 256-thread ones it would be less than
 // one round of the blocks that fit on a 132-SM GPU (H100, H200; 1920x1080 f32: 54 tiles of 40 x
 // 1024 with vector accesses, 68 of 32 x 1024 without, for 132 SMs x 2 blocks), and some SMs would
-// have none. A fixed count, not the current
-// device's, so that the scratch a caller sizes with scratch_for fits the launch on any device.
+// have none; or it is one f32 or i32 image of sums that is one round of small or tall small tiles
+// (small_tiles_past_a_round). A fixed count, not the current device's, so that the scratch a
+// caller sizes with scratch_for fits the launch on any device.
 constexpr std::size_t reference_sms = 132;
 #ifndef LAB9_SMALL_TILE_ROUNDS
 #define LAB9_SMALL_TILE_ROUNDS 1  // rounds below which the small tiles are taken (tuning)
@@ -136,10 +137,11 @@ template <class In, class Out, class S>
 constexpr bool is_large = std::is_same_v<S, LargeTiles<In, Out>> || std::is_same_v<S, LanesTiles<In, Out>>;
 
 template <class In, class Out, Tables T>
-bool one_round_of_small_tiles(int rows, int cols, int images);  // below
+bool small_tiles_past_a_round(int rows, int cols, int images);  // below
 
 // Whether a call that would take the 256-thread tiles of shape Large takes the small ones: less
-// than a round of Large, or one image that is one round of the small or tall small tiles.
+// than a round of Large, or one f32 or i32 image of sums that is one round of the small or tall
+// small tiles.
 template <class In, class Out, Tables T, class Large>
 bool small_tiles(int rows, int cols, int images) {
     if constexpr (same_shape<Large, SmallTiles<In, Out>>()) {
@@ -148,7 +150,7 @@ bool small_tiles(int rows, int cols, int images) {
         if (large_tiles_for_one_image_sums_only<In, Out>() && (images > 1 || T != Tables::sums)) return true;
         const std::size_t tiles = tiles_per_image<In, Out, Large>(rows, cols) * std::size_t(images);
         return tiles < LAB9_SMALL_TILE_ROUNDS * reference_sms * Large::min_blocks ||
-               one_round_of_small_tiles<In, Out, T>(rows, cols, images);
+               small_tiles_past_a_round<In, Out, T>(rows, cols, images);
     }
 }
 
@@ -257,17 +259,19 @@ bool tall_small_tiles(int rows, int cols, int images) {
                one_round_adding_up<In, Out, TallSmallTiles<In, Out>>(rows, cols);
 }
 
-// Whether one image of sums of a pair that has tall small tiles (f32, i32) is one round that adds
-// up aggregates in its small tiles or in its tall small ones: it takes them even where its
-// 256-thread tiles are a round or more (2160x3840: 5 x 102 tall small tiles, not 3 x 96 of 40 rows;
-// 3840x2160 at odd pitches: 8 x 64 small tiles, not 4 x 68 of 32 rows).
+// Whether one image of f32 or i32 sums takes its small or tall small tiles where its 256-thread
+// tiles are a round or more: where they are one round that adds up aggregates (2560x3570: 5 x 105
+// small tiles, not 3 x 90 of 40 rows in two rounds; 3840x2160 at odd pitches: 8 x 64 small tiles,
+// not 4 x 68 of 32 rows; H200: 0.82-0.83 and 0.91-0.96 of the time; docs/tiles.md, *One round of
+// small tiles past a round of 256-thread tiles*). Only the pairs with tall small tiles: u8 and the
+// f64 accumulator were not measured so.
 template <class In, class Out, Tables T>
-bool one_round_of_small_tiles(int rows, int cols, int images) {
+bool small_tiles_past_a_round(int rows, int cols, int images) {
     if constexpr (!has_tall_small_tiles<In, Out, T>())
         return false;
     else
         return images == 1 && (one_round_adding_up<In, Out, SmallTiles<In, Out>>(rows, cols) ||
-                               one_round_adding_up<In, Out, TallSmallTiles<In, Out>>(rows, cols));
+                               tall_small_tiles<In, Out, T>(rows, cols, images));
 }
 
 // Blocks of `kernel` (with `smem` bytes of dynamic shared memory) resident at once on `device`,

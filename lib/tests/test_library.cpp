@@ -207,8 +207,8 @@ void check_library_all_cases() {
     };
     for (const LibraryCase& c : cases) check_library<In, Out>(c);
     // 2221 x 4133 takes the 256-thread tiles of every pair but u8's (f32 and i32: 5 x 70 lane by lane
-    // at offset 5, 5 x 56 with vectors at offset 8; 9 x 59 tall small tiles would be more than a
-    // round), which look back; u8's one round of 9 x 66 small tiles.
+    // at offset 5, 5 x 56 with vectors at offset 8; 9 x 66 = 594 small and 9 x 59 = 531 tall small
+    // tiles would be more than a round), which look back; u8's one round of 9 x 66 small tiles.
     for (const int col_offset : {5, 8}) {
         check_library<In, Out>({2221, 4133, 4136, 4144, 1, col_offset});
         CHECK(satlib::testing::launch_log().last_threads == (sizeof(In) == 1 ? 128 : 256));
@@ -1095,8 +1095,8 @@ TEST_CASE("library inclusive_scan_2d: a few blocks take every tile, for compute-
     check_groups();
     check_tiles(int32_t{}, int32_t{}, tall, tall_small_tile_rows);
     check_groups();
-    // One image of 264 tile rows (one round of 132 x 2 blocks), so f32, f64 and i32 take their
-    // 256-thread tiles, and one of 396 (132 x 3) for u8's; by the default grid and by 5 blocks
+    // One image of 264 tile rows (one round of 132 x 2 blocks; 311 and 249 small tile rows, past
+    // 128), so f32, f64 and i32 take their 256-thread tiles, and one of 396 (132 x 3) for u8's; by the default grid and by 5 blocks
     // that each take 53 to 80 tickets; aligned pitches (vectors: tiles of 40 rows for f32 and
     // i32, 36 for u8) and odd ones (lane by lane: 32 rows), f64's tiles 32 rows in both.
     for (int grid : {0, 5}) {
@@ -1228,6 +1228,14 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
     }
     // u8 -> i32 takes its small tiles there, one round of 5 x 113 of 132 x 6.
     check_bound(uint8_t{}, int32_t{}, {{3840, 2160, 2160, 2160, 1, 0}, true}, small_tile_rows);
+    // u8 -> i32 and the f64 accumulator take their 256-thread tiles at a round of them even where
+    // their small tiles would be one round (satlib.cu, small_tiles_past_a_round; not measured):
+    // u8 -> i32 3529 x 3073 is 4 x 99 = 396 tiles of 36 rows and 7 x 104 = 728 small ones; f64
+    // 2081 x 1537 4 x 66 = 264 tiles of 32 x 512 and 7 x 66 = 462 small ones of 32 x 256.
+    check_bound(uint8_t{}, int32_t{}, {{3529, 3073, 3088, 3076, 1, 0}, false}, 36);
+    CHECK(satlib::testing::launch_log().last_threads == 256);
+    check_bound(double{}, double{}, {{2081, 1537, 1540, 1540, 1, 0}, false}, 32);
+    CHECK(satlib::testing::launch_log().last_threads == 256);
     // The short tiles for one image of sums of at most 128 of them tall in one round: 64 and 65
     // tile rows (in groups of 8 either way), at and one past the bound of tile rows (2176 rows:
     // 4 x 128 short tiles; 2177: 4 x 65 small ones), 1920x1080 (4 x 64) and 1080x1920 (3 x
