@@ -1294,12 +1294,12 @@ def small_tiles_in_two_rounds(r):
 def small_tiles_past_a_round(r):
     """A row of bench_ab that is one f32 or i32 image of at least a round of 256-thread tiles (40 rows
     where its rows start on whole pieces, bench_ab's pitch being the width; 32 rows otherwise) and one
-    round of small tiles adding up aggregates, but not of short ones (satlib.cu,
-    one_round_of_small_tiles)."""
-    if r["type"] not in TALL_SMALL_TILES or r["batch"] != "1" or takes_short_tiles(r, (r["type"],), 128):
+    round of small tiles adding up aggregates (satlib.cu, small_tiles_past_a_round; one round of
+    short tiles is fewer than a round of 256-thread ones)."""
+    if r["type"] not in TALL_SMALL_TILES or r["batch"] != "1":
         return False
-    rows, cols, resident = LARGE_TILES[r["type"]]
-    tiles_y, tiles_x = tile_grid(r, (rows if int(r["cols"]) % 4 == 0 else 32, cols))
+    tile_rows, tile_cols, resident = LARGE_TILES[r["type"]]
+    tiles_y, tiles_x = tile_grid(r, (tile_rows if int(r["cols"]) % 4 == 0 else 32, tile_cols))
     return tiles_y * tiles_x >= resident and one_round_adding_up(r, SMALL_TILES[r["type"]])
 
 
