@@ -13,7 +13,8 @@
 // library takes) and small batches of them, mostly launches of one round of tiles (--set images;
 // 2160x3840 and 2048x4096 are one round of 65 to 128 small tile rows for u8 and, 2048x4096, for
 // f32 and i32, 2160x3840 one round of tall small tiles for f32 and i32; more than a round for the
-// others; and f32 and i32 2560x3570, one round of small tiles but a round of 256-thread ones), or
+// others; f32 and i32 2560x3570 and the f64 accumulator's 2560x2048, 2048x2560 and 2000x2600,
+// one round of small tiles but a round of 256-thread ones), or
 // on f32 and u8 -> i32 images
 // 4096 wide whose 256-thread tiles are between one and two rounds on an H200 (--set rounds).
 //
@@ -277,6 +278,13 @@ int main(int argc, char** argv) {
             // 2560x3570: 270 of f32's and i32's 256-thread tiles of 40 rows, 5 x 105 small tiles.
             cases.push_back({T::f32, 1, 3570, 2560});
             cases.push_back({T::i32, 1, 3570, 2560});
+            // 2560x2048, 2048x2560 and 2000x2600: 320 to 328 of the f64 accumulator's 256-thread
+            // tiles, 640 to 656 small ones.
+            for (T type : {T::f64, T::u16f64, T::f32f64}) {
+                cases.push_back({type, 1, 2048, 2560});
+                cases.push_back({type, 1, 2560, 2048});
+                cases.push_back({type, 1, 2600, 2000});
+            }
         } else if (set == "columns") {  // u8 -> i32 images of 2 and 3 contiguous columns: CUB's packed scan
             for (const int k : {2, 3})
                 for (const int rows : {1920, 16384, 262144, 1048576, 4000000, 12000000, 40000000})

@@ -131,7 +131,7 @@ template <> struct LanesTileShape<uint8_t, uint32_t> : Shape<4, 28, 3, 256> {};
 template <> struct LanesTileShape<uint8_t, float> : Shape<4, 28, 3, 256> {};
 #endif
 
-// Small images: where the 256-thread tiles would leave SMs idle, or one f32 or i32 image is one round
+// Small images: where the 256-thread tiles would leave SMs idle, or one image (not u8's) is one round
 // of them (satlib.cu, small_tiles), tiles of
 // 128 threads, more blocks each: f32 and i32 16 + 18 x 4, f64 (and the pairs that follow it)
 // 12 + 20 x 5, which f64 batches and squares take too (satlib.cu, small_tiles), u8 4 + 30 x 6.
@@ -181,8 +181,8 @@ template <> struct TallSmallTileShape<int32_t, uint32_t> : Shape<16, 22, 4> {};
 #endif
 // The kernels that may add up aggregates instead of looking back (Geometry::aggregates_only):
 // the small, short and tall small tiles', which the library's launches of one round take
-// (satlib.cu, small_tiles: 256-thread tiles are taken for a round or more of them, unless one f32
-// or i32 image is one round of small or tall small tiles); in the 256-thread kernels that code costs
+// (satlib.cu, small_tiles: 256-thread tiles are taken for a round or more of them, unless one
+// image, not u8's, is one round of small or tall small tiles); in the 256-thread kernels that code costs
 // registers, and f64's spill. sum_aggregates takes a thread a row for the row carries outside the
 // corner's warp (a tuning shape of fewer threads or taller tiles looks back).
 template <class In, class A, class S>

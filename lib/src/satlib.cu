@@ -121,7 +121,7 @@ sat::ScanScratchSize shaped_scratch(int rows, int cols, int batch) {
 // Whether a call takes the small images' tiles: with the 256-thread ones it would be less than
 // one round of the blocks that fit on a 132-SM GPU (H100, H200; 1920x1080 f32: 54 tiles of 40 x
 // 1024 with vector accesses, 68 of 32 x 1024 without, for 132 SMs x 2 blocks), and some SMs would
-// have none; or it is one f32 or i32 image of sums that is one round of small or tall small tiles
+// have none; or it is one image of sums (not u8's) that is one round of small or tall small tiles
 // (small_tiles_past_a_round). A fixed count, not the current device's, so that the scratch a
 // caller sizes with scratch_for fits the launch on any device.
 constexpr std::size_t reference_sms = 132;
@@ -140,7 +140,7 @@ template <class In, class Out, Tables T>
 bool small_tiles_past_a_round(int rows, int cols, int images);  // below
 
 // Whether a call that would take the 256-thread tiles of shape Large takes the small ones: less
-// than a round of Large, or one f32 or i32 image of sums that is one round of the small or tall
+// than a round of Large, or one image of sums (not u8's) that is one round of the small or tall
 // small tiles.
 template <class In, class Out, Tables T, class Large>
 bool small_tiles(int rows, int cols, int images) {
@@ -259,15 +259,20 @@ bool tall_small_tiles(int rows, int cols, int images) {
                one_round_adding_up<In, Out, TallSmallTiles<In, Out>>(rows, cols);
 }
 
-// Whether one image of f32 or i32 sums takes its small or tall small tiles where its 256-thread
-// tiles are a round or more: where they are one round that adds up aggregates (2560x3570: 5 x 105
-// small tiles, not 3 x 90 of 40 rows in two rounds; 3840x2160 at odd pitches: 8 x 64 small tiles,
-// not 4 x 68 of 32 rows; H200: 0.82-0.83 and 0.91-0.96 of the time; docs/tiles.md, *One round of
-// small tiles past a round of 256-thread tiles*). Only the pairs with tall small tiles: u8 and the
-// f64 accumulator were not measured so.
+// Whether one image of sums takes its small or tall small tiles where its 256-thread tiles are a
+// round or more: where they are one round that adds up aggregates (2560x3570 f32: 5 x 105 small
+// tiles, not 3 x 90 of 40 rows in two rounds; 3840x2160 at odd pitches: 8 x 64 small tiles, not
+// 4 x 68 of 32 rows; 2560x2048 f64: 10 x 64, not 5 x 64 = 320 of 32 x 512; H200: f32 and i32
+// 0.82-0.96 of the time, u16 -> f64 0.68-0.71, f32 -> f64 0.74-0.75, f64 0.94-0.99; docs/tiles.md,
+// *One round of small tiles past a round of 256-thread tiles*). f32, i32 and the f64 accumulator:
+// u8's were not measured so.
+template <class In, class Out>
+constexpr bool takes_small_tiles_past_a_round() {
+    return !std::is_same_v<In, uint8_t>;
+}
 template <class In, class Out, Tables T>
 bool small_tiles_past_a_round(int rows, int cols, int images) {
-    if constexpr (!has_tall_small_tiles<In, Out, T>())
+    if constexpr (!takes_small_tiles_past_a_round<In, Out>() || T != Tables::sums)
         return false;
     else
         return images == 1 && (one_round_adding_up<In, Out, SmallTiles<In, Out>>(rows, cols) ||

@@ -1228,14 +1228,19 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
     }
     // u8 -> i32 takes its small tiles there, one round of 5 x 113 of 132 x 6.
     check_bound(uint8_t{}, int32_t{}, {{3840, 2160, 2160, 2160, 1, 0}, true}, small_tile_rows);
-    // u8 -> i32 and the f64 accumulator take their 256-thread tiles at a round of them even where
-    // their small tiles would be one round (satlib.cu, small_tiles_past_a_round; not measured):
-    // u8 -> i32 3529 x 3073 is 4 x 99 = 396 tiles of 36 rows and 7 x 104 = 728 small ones; f64
-    // 2081 x 1537 4 x 66 = 264 tiles of 32 x 512 and 7 x 66 = 462 small ones of 32 x 256.
+    // u8 -> i32 takes its 256-thread tiles at a round of them even where its small tiles would be
+    // one round (satlib.cu, small_tiles_past_a_round; not measured): 3529 x 3073 is 4 x 99 = 396
+    // tiles of 36 rows and 7 x 104 = 728 small ones. The f64 accumulator takes its small tiles
+    // there: 2081 x 1537 is 4 x 66 = 264 tiles of 32 x 512 and 7 x 66 = 462 small ones of 32 x 256,
+    // and 2048 x 2560 5 x 64 = 320 and 10 x 64 = 640.
     check_bound(uint8_t{}, int32_t{}, {{3529, 3073, 3088, 3076, 1, 0}, false}, 36);
     CHECK(satlib::testing::launch_log().last_threads == 256);
-    check_bound(double{}, double{}, {{2081, 1537, 1540, 1540, 1, 0}, false}, 32);
-    CHECK(satlib::testing::launch_log().last_threads == 256);
+    for (const LibraryCase& c : {LibraryCase{2081, 1537, 1540, 1540, 1, 0}, LibraryCase{2048, 2560, 2563, 2565, 1, 1}}) {
+        check_bound(double{}, double{}, {c, true}, f64_small_tile_rows);
+        check_bound(uint16_t{}, double{}, {c, true}, f64_small_tile_rows);
+        check_bound(float{}, double{}, {c, true}, f64_small_tile_rows);
+        CHECK(satlib::testing::launch_log().last_threads == 128);
+    }
     // The short tiles for one image of sums of at most 128 of them tall in one round: 64 and 65
     // tile rows (in groups of 8 either way), at and one past the bound of tile rows (2176 rows:
     // 4 x 128 short tiles; 2177: 4 x 65 small ones), 1920x1080 (4 x 64) and 1080x1920 (3 x
