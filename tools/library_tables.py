@@ -65,7 +65,7 @@
                                 one to two rounds of 256-thread tiles, against ea94972; not kept):
                                 docs/tiles.md
     docs/data/one_round_small_images_ab_h200.csv (and _run2), one_round_small_odd_ab_h200.csv (and
-                                _run2)  bench_ab --set images and --set odd --csv as written (one
+                                _run2), one_round_small_f64_images_ab_h200.csv (and _run2)  bench_ab --set images and --set odd --csv as written (one
                                 round of small tiles where the 256-thread ones are a round or more,
                                 against 094abac): docs/tiles.md
     docs/data/small_tiles_38_images_ab_h200.csv (and _run2)  bench_ab --set images --csv as written
@@ -1291,12 +1291,13 @@ def small_tiles_in_two_rounds(r):
     return resident <= tiles_y * tiles_x * int(r["batch"]) < 2 * resident and not takes_tall_small_tiles(r)
 
 
-def small_tiles_past_a_round(r):
-    """A row of bench_ab that is one f32 or i32 image of at least a round of 256-thread tiles (40 rows
-    where its rows start on whole pieces, bench_ab's pitch being the width; 32 rows otherwise) and one
-    round of small tiles adding up aggregates (satlib.cu, small_tiles_past_a_round; one round of
-    short tiles is fewer than a round of 256-thread ones)."""
-    if r["type"] not in TALL_SMALL_TILES or r["batch"] != "1":
+def small_tiles_past_a_round(r, types=tuple(TALL_SMALL_TILES)):
+    """A row of bench_ab that is one image of one of `types` of at least a round of 256-thread tiles
+    (f32 and i32: 40 rows where its rows start on whole pieces, bench_ab's pitch being the width, 32
+    rows otherwise; the f64 accumulator 32 either way) and one round of small tiles adding up
+    aggregates (satlib.cu, small_tiles_past_a_round; one round of short tiles is fewer than a round
+    of 256-thread ones)."""
+    if r["type"] not in types or r["batch"] != "1":
         return False
     tile_rows, tile_cols, resident = LARGE_TILES[r["type"]]
     tiles_y, tiles_x = tile_grid(r, (tile_rows if int(r["cols"]) % 4 == 0 else 32, tile_cols))
@@ -1395,6 +1396,8 @@ def rounds_u8_ab_table(path):
 AHEAD_BASE = "the kernels of 9267540"
 TALL_BASE = "the kernels of 143cb4c"
 ONE_ROUND_SMALL_BASE = "the kernels of 094abac"
+ONE_ROUND_SMALL_F64_THIS = ("one image of sums of f32, i32 or the f64 accumulator that is one round of small tiles "
+                            "adding up aggregates takes them where its 256-thread tiles are a round or more")
 ONE_ROUND_SMALL_THIS = ("one f32 or i32 image of sums that is one round of small tiles adding up aggregates takes them "
                         "where its 256-thread tiles are a round or more")
 TALL_THIS = ("the kernels of ea94972: tall small tiles of 16 + 22 rows for one f32 or i32 image that is one round "
@@ -1876,6 +1879,11 @@ TABLES = {
                  ("ROUNDS U8 AB TABLE", rounds_u8_ab_table, "rounds_u8_ab_h200.csv"),
                  ("ONE ROUND SMALL AB TABLE", one_round_small_ab_table, "one_round_small_images_ab_h200.csv"),
                  ("ONE ROUND SMALL ODD AB TABLE", one_round_small_ab_table, "one_round_small_odd_ab_h200.csv"),
+                 ("ONE ROUND SMALL F64 AB TABLE", lambda p: ab_table(
+                     p, ONE_ROUND_SMALL_BASE, ONE_ROUND_SMALL_F64_THIS,
+                     lambda r: small_tiles_past_a_round(r, tuple(TALL_SMALL_TILES) + F64_ACCUMULATOR),
+                     bold="the rows that take the small tiles only in this build"),
+                  "one_round_small_f64_images_ab_h200.csv"),
                  ("TALL SMALL TILES AB TABLE", lambda p: ab_table(
                      p, TALL_BASE, TALL_THIS, takes_tall_small_tiles, bold="the rows that take the tall small tiles"),
                   "tall_small_tiles_images_ab_h200.csv"),
