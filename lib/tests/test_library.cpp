@@ -1237,7 +1237,9 @@ TEST_CASE("library: a round of small tiles adds up the aggregates left and above
     CHECK(satlib::testing::launch_log().last_threads == 256);
     for (const LibraryCase& c : {LibraryCase{2081, 1537, 1540, 1540, 1, 0}, LibraryCase{2048, 2560, 2563, 2565, 1, 1}}) {
         check_bound(double{}, double{}, {c, true}, f64_small_tile_rows);
+        CHECK(satlib::testing::launch_log().last_threads == 128);
         check_bound(uint16_t{}, double{}, {c, true}, f64_small_tile_rows);
+        CHECK(satlib::testing::launch_log().last_threads == 128);
         check_bound(float{}, double{}, {c, true}, f64_small_tile_rows);
         CHECK(satlib::testing::launch_log().last_threads == 128);
     }
