@@ -1274,8 +1274,8 @@ def takes_tall_small_tiles(r):
 
 
 def f64_large_tiles_image(r):
-    """A row of bench_ab that is one image of the f64 accumulator in its 256-thread tiles: at least a
-    round of them (satlib.cu, small_tiles)."""
+    """A row of bench_ab that is one image of the f64 accumulator of at least a round of 256-thread
+    tiles, which took them in the builds of that A/B (ea94972: no small tiles past a round)."""
     if r["type"] not in F64_ACCUMULATOR or r["batch"] != "1":
         return False
     tiles_y, tiles_x = tile_grid(r, LARGE_TILES[r["type"]])
