@@ -1304,9 +1304,10 @@ def small_tiles_past_a_round(r, types=tuple(TALL_SMALL_TILES)):
     return tiles_y * tiles_x >= resident and one_round_adding_up(r, SMALL_TILES[r["type"]])
 
 
-def one_round_small_ab_table(path):
-    """An A/B of one round of small tiles where the 256-thread ones are a round or more."""
-    return ab_table(path, ONE_ROUND_SMALL_BASE, ONE_ROUND_SMALL_THIS, small_tiles_past_a_round,
+def one_round_small_ab_table(path, this=None, types=tuple(TALL_SMALL_TILES)):
+    """An A/B of one round of small tiles where the 256-thread ones are a round or more, for `types`."""
+    return ab_table(path, ONE_ROUND_SMALL_BASE, this or ONE_ROUND_SMALL_THIS,
+                    lambda r: small_tiles_past_a_round(r, types),
                     bold="the rows that take the small tiles only in this build")
 
 
@@ -1879,10 +1880,8 @@ TABLES = {
                  ("ROUNDS U8 AB TABLE", rounds_u8_ab_table, "rounds_u8_ab_h200.csv"),
                  ("ONE ROUND SMALL AB TABLE", one_round_small_ab_table, "one_round_small_images_ab_h200.csv"),
                  ("ONE ROUND SMALL ODD AB TABLE", one_round_small_ab_table, "one_round_small_odd_ab_h200.csv"),
-                 ("ONE ROUND SMALL F64 AB TABLE", lambda p: ab_table(
-                     p, ONE_ROUND_SMALL_BASE, ONE_ROUND_SMALL_F64_THIS,
-                     lambda r: small_tiles_past_a_round(r, tuple(TALL_SMALL_TILES) + F64_ACCUMULATOR),
-                     bold="the rows that take the small tiles only in this build"),
+                 ("ONE ROUND SMALL F64 AB TABLE", lambda p: one_round_small_ab_table(
+                     p, ONE_ROUND_SMALL_F64_THIS, tuple(TALL_SMALL_TILES) + F64_ACCUMULATOR),
                   "one_round_small_f64_images_ab_h200.csv"),
                  ("TALL SMALL TILES AB TABLE", lambda p: ab_table(
                      p, TALL_BASE, TALL_THIS, takes_tall_small_tiles, bold="the rows that take the tall small tiles"),

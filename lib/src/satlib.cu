@@ -266,17 +266,14 @@ bool tall_small_tiles(int rows, int cols, int images) {
 // 0.82-0.96 of the time, u16 -> f64 0.68-0.71, f32 -> f64 0.74-0.75, f64 0.94-0.99; docs/tiles.md,
 // *One round of small tiles past a round of 256-thread tiles*). f32, i32 and the f64 accumulator:
 // u8's were not measured so.
-template <class In, class Out>
-constexpr bool takes_small_tiles_past_a_round() {
-    return !std::is_same_v<In, uint8_t>;
-}
 template <class In, class Out, Tables T>
 bool small_tiles_past_a_round(int rows, int cols, int images) {
-    if constexpr (!takes_small_tiles_past_a_round<In, Out>() || T != Tables::sums)
+    if constexpr (std::is_same_v<In, uint8_t> || T != Tables::sums)
         return false;
     else
         return images == 1 && (one_round_adding_up<In, Out, SmallTiles<In, Out>>(rows, cols) ||
-                               tall_small_tiles<In, Out, T>(rows, cols, images));
+                               (has_tall_small_tiles<In, Out, T>() &&
+                                one_round_adding_up<In, Out, TallSmallTiles<In, Out>>(rows, cols)));
 }
 
 // Blocks of `kernel` (with `smem` bytes of dynamic shared memory) resident at once on `device`,
