@@ -16,11 +16,12 @@
 // others; f32 and i32 2560x3570 and the f64 accumulator's 2560x2048, 2048x2560 and 2000x2600,
 // one round of small tiles but a round of 256-thread ones), or
 // on f32 and u8 -> i32 images
-// 4096 wide whose 256-thread tiles are between one and two rounds on an H200 (--set rounds).
+// 4096 wide whose 256-thread tiles are between one and two rounds on an H200 (--set rounds), or on
+// wide thin images of 17 to 64 rows, some of which take the 2-D tiles (--set wide).
 //
 //     build/lib/ab-base/<DIR>/bench_ab [--reps N] [--quick] [--seed S]
 //                                      [--set targets|squares|thin|lines|widths|same-type|pitches|tall|odd|
-//                                             rows|columns|images|rounds]
+//                                             rows|columns|images|rounds|wide]
 //                                      [--csv FILE]
 //
 // Each version gets its own output and scratch, kept between calls as a caller keeps them; each
@@ -181,7 +182,7 @@ int main(int argc, char** argv) {
     std::uint64_t seed = std::random_device{}();
     std::string set = "targets";
     const std::vector<std::string> sets = {"targets", "squares", "thin",  "lines", "widths", "same-type",
-                                           "pitches", "tall",    "odd",   "rows",  "columns", "images", "rounds"};
+                                           "pitches", "tall",    "odd",   "rows",  "columns", "images", "rounds", "wide"};
     if (!parse_bench_options(argc, argv, "bench_ab", o, &seed, &set, &sets)) return 2;
     if (!have_device("bench_ab")) return 2;
     std::FILE* csv = nullptr;
@@ -289,6 +290,25 @@ int main(int argc, char** argv) {
             for (const int k : {2, 3})
                 for (const int rows : {1920, 16384, 262144, 1048576, 4000000, 12000000, 40000000})
                     cases.push_back({T::u8i32, 1, rows, k});
+        } else if (set == "wide") {  // wide thin images of 17 to 64 rows: the thin kernel or the 2-D tiles
+            // About 120M elements (f64 60M), rows of whole 16-byte pieces (width a multiple of 16)
+            // or not (an odd width), then smaller images and batches of 33 rows.
+            auto add = [&](T type, int k, bool odd) {
+                const int n = (type == T::f64 ? 60000000 : 120000000) / k;
+                cases.push_back({type, 1, k, odd ? n | 1 : n & ~15});
+            };
+            for (int k : {20, 22, 24, 28, 33, 36, 40, 42, 48, 56, 64}) add(T::f32, k, false);
+            for (int k : {17, 24, 28, 32, 33, 40, 42, 48, 64}) add(T::f32, k, true);
+            for (int k : {20, 24, 28, 33, 36, 40, 42, 48, 56, 64}) add(T::u8i32, k, false);
+            for (int k : {17, 24, 28, 32, 33, 42, 64}) add(T::u8i32, k, true);
+            for (int k : {24, 28, 33, 42, 64}) add(T::i32, k, false);
+            for (int k : {24, 32, 33}) add(T::i32, k, true);
+            for (int k : {24, 28, 32, 33, 43, 48, 64}) add(T::f64, k, false);
+            for (int k : {24, 32, 33, 48, 64}) add(T::f64, k, true);
+            for (T type : {T::f32, T::u8i32}) cases.push_back({type, 1, 33, 4000000});
+            cases.push_back({T::f32, 1, 33, 200000});
+            for (T type : {T::f32, T::u8i32}) cases.push_back({type, 1, 33, 1000000});
+            for (T type : {T::f32, T::u8i32}) cases.push_back({type, 16, 33, 250000});
         } else if (set == "pitches") {  // wide chunks whose rows are not whole 16-byte groups
             cases = {
                 {T::u8i32, 1, 3, 40000001}, {T::u8i32, 1, 3, 40000004}, {T::u8i32, 1, 16, 7500001},

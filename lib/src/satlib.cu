@@ -107,8 +107,29 @@ Layout layout_for(int rows, int cols, int images) {
 // would outgrow the output. The squared table and the harness's instrumented runs take the 2-D
 // kernel.
 template <class In, class Out, Tables T>
-bool takes_thin(int rows, int cols, const sat::ScanOptions& opt) {
+bool thin_shape(int rows, int cols, const sat::ScanOptions& opt) {
     return T == Tables::sums && opt.grid_blocks == 0 && opt.trace == nullptr && sat::thin::applicable<In, Out>(rows, cols);
+}
+// But a wide thin image of 24 to 64 rows takes the 2-D tiles of shape S where its rows fill at
+// least 60 % of its tile rows and its tiles' records (layout_for) and the thin kernel's scratch
+// together stay within 10 % of its output's bytes, the thin shapes' bound (scratch_for sizes for
+// both, since the path depends on the pointers too: S is LargeTiles or LanesTiles by whole_pieces).
+// H200, against the thin kernel: 33 x 4,000,000 f32 0.80 of the time, u8 -> i32 0.71; 24 rows of
+// 40 0.95-0.96, 22 rows 1.04; 33 rows at odd pitches (tiles of 32 rows, the second tile row one row
+// full) 1.15 (docs/thin.md, *Wide images of 24 to 64 rows in the 2-D tiles*).
+constexpr int wide_tiles_min_rows = 24;
+template <class In, class Out, class S>
+bool wide_in_tiles(int rows, int cols) {
+    if (rows < wide_tiles_min_rows || rows > sat::thin::max_width || rows >= cols) return false;
+    const int tile_rows = (rows + S::R - 1) / S::R;
+    if (10 * rows < 6 * S::R * tile_rows) return false;
+    const Layout L = layout_for<In, Out, S>(rows, cols, 1);
+    const std::size_t scratch = L.state_bytes + L.value_bytes + sat::thin::scratch_bytes<In, Out>(rows, cols, 1);
+    return 10 * scratch <= std::size_t(rows) * std::size_t(cols) * sizeof(Out);
+}
+template <class In, class Out, Tables T, class S>
+bool takes_thin(int rows, int cols, const sat::ScanOptions& opt) {
+    return thin_shape<In, Out, T>(rows, cols, opt) && !wide_in_tiles<In, Out, S>(rows, cols);
 }
 
 // Scratch one launch of `batch` images in tiles of shape S needs (launches after the first reuse it).
@@ -178,7 +199,7 @@ template <class In, class Out, Tables T>
 sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanOptions& opt = {}) {
     sat::ScanScratchSize size;
     if (rows <= 0 || cols <= 0 || batch <= 0) return size;
-    if (takes_thin<In, Out, T>(rows, cols, opt)) {  // one zeroed block
+    if (thin_shape<In, Out, T>(rows, cols, opt)) {  // one zeroed block
         size.state_bytes = sat::thin::scratch_bytes<In, Out>(rows, cols, images_per_launch<In, Out>(rows, cols, batch));
         // One image may be a line (pitches decide): CUB's scratch, asked of the current device
         // (which this creates a context on); 0 without one (sat_thin.cuh: line_scratch_bytes).
@@ -190,6 +211,16 @@ sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanO
         size.state_bytes = std::max(size.state_bytes, sat::thin::rows_scratch_bytes<In, Out>(rows, cols));
         // Or 2 or 3 contiguous columns in words (u8 -> i32): CUB's scratch for the columns' scan.
         size.state_bytes = std::max(size.state_bytes, sat::thin::columns_scratch_bytes<In, Out>(rows, cols));
+        // Or a wide image in the 2-D tiles (wide_in_tiles): the scratch of each shape that takes it.
+        auto wide = [&](auto shape) {
+            using S = decltype(shape);
+            if (!wide_in_tiles<In, Out, S>(rows, cols)) return;
+            const sat::ScanScratchSize tiles = shaped_scratch<In, Out, T, S>(rows, cols, batch);
+            size.state_bytes = std::max(size.state_bytes, tiles.state_bytes);
+            size.value_bytes = std::max(size.value_bytes, tiles.value_bytes);
+        };
+        wide(LargeTiles<In, Out>{}), wide(LanesTiles<In, Out>{}), wide(SmallTiles<In, Out>{});
+        wide(ShortTiles<In, Out>{}), wide(TallSmallTiles<In, Out>{});
         return size;
     }
     const sat::ScanScratchSize small = shaped_scratch<In, Out, T, SmallTiles<In, Out>>(rows, cols, batch);
@@ -468,7 +499,7 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
     auto flags_of = [&](int first, bool own) { return own || first > 0 ? Flags::clear : state_flags; };
     // Thin images: the 1-D look-back, its scratch the caller's `state` (sized by scratch_for) or
     // the call's own, from scratch_alloc like the 2-D launches'.
-    if (takes_thin<In, Out, T>(rows, cols, opt)) {
+    if (takes_thin<In, Out, T, S>(rows, cols, opt)) {
         const bool line = im.count == 1 && sat::thin::is_line(rows, cols, in_pitch, out_pitch);  // CUB's 1-D scan
         // 2 or 3 u8 rows of whole words: CUB's packed scan, or its word scan per row; 2 or 3 rows of
         // f32, f64 or i32: CUB's scan of element lanes, or of group lanes for wide rows.
@@ -837,9 +868,9 @@ int integral_typed(const satlib_integral_args& a, cudaStream_t stream, const Cal
     const bool npp = a.layout == SATLIB_LAYOUT_NPP;
     // Sums and squares in one launch per batch (Tables::both), except where the sums overwrite
     // the input (a sums tile could overwrite what its squares tile has yet to read) and for
-    // thin images (the sums take the 1-D look-back): there the squares go first, in a launch
-    // of their own.
-    const bool one_pass = sq != nullptr && a.in != a.out && !takes_thin<In, Out, Tables::sums>(a.rows, a.cols, {});
+    // thin images (the sums take the 1-D look-back, or wide_in_tiles' 2-D tiles): there the
+    // squares go first, in a launch of their own.
+    const bool one_pass = sq != nullptr && a.in != a.out && !thin_shape<In, Out, Tables::sums>(a.rows, a.cols, {});
     // One scratch for every launch of the call: this call's status word, the tile flags
     // (cleared before each launch) and the published sums.
     sat::ScanScratchSize need = scratch_for<In, Out, Tables::sums>(a.rows, a.cols, a.batch);

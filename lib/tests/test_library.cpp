@@ -1143,6 +1143,127 @@ TEST_CASE("library: the 40- and 36-row tiles of vector accesses: ragged last til
     }
 }
 
+namespace {
+
+// A wide thin image (satlib.cu, wide_in_tiles): through the 2-D tiles of `tile_rows` rows and
+// `threads` threads a block, or (tile_rows 0) through the thin kernel's chunks.
+template <class In, class Out>
+void check_wide(const LibraryCase& c, int tile_rows, int threads = 256) {
+    check_library<In, Out>(c);
+    const satlib::testing::LaunchLog log = satlib::testing::launch_log();
+    INFO(c.rows << " x " << c.cols << " pitches " << c.in_pitch << "/" << c.out_pitch);
+    if (tile_rows == 0) {
+        CHECK(log.last_thin_path == satlib::testing::ThinPath::chunks);
+        return;
+    }
+    CHECK(log.last_thin_path == satlib::testing::ThinPath::none);
+    CHECK(log.last_tile_rows == tile_rows);
+    CHECK(log.last_threads == threads);
+}
+
+// Whether a call of this shape may take the 2-D tiles: the thin kernel's scratch is state alone,
+// so value bytes are the tiles' records (scratch_for).
+template <class In, class Out>
+bool may_take_tiles(int rows, int cols) {
+    return sat::inclusive_scan_2d_scratch<In, Out>(rows, cols).value_bytes > 0;
+}
+
+}  // namespace
+
+TEST_CASE("library: wide thin images of 24 to 64 rows whose tile rows are 60 % full take the 2-D tiles",
+          "[cpu][library][thin]") {
+    // f32 and i32 tiles of 40 rows (32 at odd pitches), u8 -> i32 36 (32), f64 32; the 2-D records
+    // with the thin kernel's scratch within 10 % of the output.
+    for (const int rows : {24, 33, 40, 48, 64}) {
+        INFO(rows << " rows");
+        CHECK(may_take_tiles<float, float>(rows, 4000000));
+        CHECK(may_take_tiles<int32_t, int32_t>(rows, 4000000));
+        CHECK_FALSE(may_take_tiles<float, float>(4000000, rows));  // tall: the chunks
+    }
+    CHECK_FALSE(may_take_tiles<float, float>(23, 4000000));  // fewer than 24 rows
+    CHECK_FALSE(may_take_tiles<float, float>(42, 4000000));  // 42 of 80 rows; at odd pitches 42 of
+                                                             // 64 with 10.3 % of scratch
+    CHECK_FALSE(may_take_tiles<float, float>(33, 513));      // one tile of 1024 columns: 13 % of scratch
+    CHECK(may_take_tiles<uint8_t, int32_t>(24, 4000000));
+    CHECK(may_take_tiles<uint8_t, int32_t>(36, 4000000));
+    CHECK_FALSE(may_take_tiles<uint8_t, int32_t>(40, 4000000));  // 40 of 72 rows, of 64 10.3 %
+    CHECK(may_take_tiles<uint8_t, int32_t>(64, 4000000));
+    CHECK(may_take_tiles<double, double>(32, 2000000));
+    CHECK_FALSE(may_take_tiles<double, double>(33, 2000000));  // 33 of 64 rows
+    CHECK_FALSE(may_take_tiles<double, double>(43, 2000000));  // 43 of 64: 9.9 % + 1.0 % of scratch
+    CHECK(may_take_tiles<double, double>(56, 2000000));
+
+    // The scratch a caller sizes (every path the shape may take) within 10 % of the output on the
+    // thin targets, for every pair.
+    auto check_bound = [](auto in, auto out) {
+        using In = decltype(in);
+        using Out = decltype(out);
+        for (const int k : {1, 3, 24, 33, 40, 48, 64})
+            for (const long long n : {1000003LL, 4000000LL, (1LL << 31) / k - 1}) {
+                const double out_bytes = double(n) * k * sizeof(Out);
+                for (const bool wide : {true, false}) {
+                    const int rows = wide ? k : int(n), cols = wide ? int(n) : k;
+                    const sat::ScanScratchSize size = sat::inclusive_scan_2d_scratch<In, Out>(rows, cols);
+                    INFO(sizeof(In) << " -> " << sizeof(Out) << " bytes, " << rows << " x " << cols);
+                    CHECK(double(size.state_bytes + size.value_bytes) <= 0.10 * out_bytes + 4096);
+                }
+            }
+    };
+    check_bound(float{}, float{});
+    check_bound(double{}, double{});
+    check_bound(int32_t{}, int32_t{});
+    check_bound(uint8_t{}, int32_t{});
+    check_bound(uint8_t{}, float{});
+    check_bound(uint16_t{}, double{});
+    check_bound(float{}, double{});
+}
+
+TEST_CASE("library: wide thin images in the 2-D tiles: one and two tile rows, odd pitches, small tiles, batches",
+          "[gpu][library][thin]") {
+    SAT_REQUIRE_GPU();
+    // f32: 33 and 24 rows in one tile row of 40 (293 and 391 tiles, more than a round of 264);
+    // 48 rows in two (the second looks up its tile column); 28 rows at odd pitches in one of 32,
+    // lane by lane; 33 x 100000 in 196 small tiles of 34 rows. The chunks: 22 rows, 42 (of 80),
+    // 33 at odd pitches (of 64).
+    check_wide<float, float>({33, 300000, 300000, 300000, 0, 0, 0, false, true}, 40);
+    check_wide<float, float>({24, 400000, 400000, 400000, 0, 0}, 40);
+    check_wide<float, float>({48, 200000, 200004, 200004, 1, 4}, 40);
+    check_wide<float, float>({28, 300001, 300003, 300005, 1, 2, 0, false, true}, 32);
+    check_wide<float, float>({33, 100000, 100000, 100000, 0, 0}, small_tile_rows, 128);
+    check_wide<float, float>({22, 400000, 400000, 400000, 0, 0}, 0);
+    check_wide<float, float>({42, 200000, 200000, 200000, 0, 0}, 0);
+    check_wide<float, float>({33, 300001, 300001, 300001, 0, 0}, 0);
+    // i32: 64 rows in two tile rows of 40, in place; 42 rows the chunks.
+    check_wide<int32_t, int32_t>({64, 300000, 300000, 300000, 0, 0, 0, true}, 40);
+    check_wide<int32_t, int32_t>({42, 300000, 300000, 300000, 0, 0}, 0);
+    // u8 -> i32: 33 and 64 rows in tiles of 36 (489 and 978 tiles, more than a round of 396); 40
+    // rows (of 72) the chunks.
+    check_wide<uint8_t, int32_t>({33, 500000, 500000, 500000, 0, 0, 0, false, true}, 36);
+    check_wide<uint8_t, int32_t>({64, 500000, 500000, 500000, 0, 0}, 36);
+    check_wide<uint8_t, int32_t>({40, 500000, 500000, 500000, 0, 0}, 0);
+    // f64: 32 rows in one tile row of 32 (586 tiles of 512 columns); 33 rows the chunks.
+    check_wide<double, double>({32, 300000, 300000, 300000, 0, 0, 0, false, true}, 32);
+    check_wide<double, double>({33, 300000, 300000, 300000, 0, 0}, 0);
+    // Batches through the C ABI, one launch each, with squares (their own launch, then the sums):
+    // f32 4 x 98 tiles of 40 rows, u8 -> i32 4 x 123 of 36.
+    for (const bool squares : {false, true}) {
+        check_abi_batch({SATLIB_F32, SATLIB_F32, 4, 33, 100000, 0, 0, 0, 0, squares});
+        CHECK(satlib::testing::launch_log().last_thin_path == satlib::testing::ThinPath::none);
+        CHECK(satlib::testing::launch_log().last_tile_rows == 40);
+        check_abi_batch({SATLIB_U8, SATLIB_I32, 4, 33, 125000, 0, 0, 0, 0, squares});
+        CHECK(satlib::testing::launch_log().last_thin_path == satlib::testing::ThinPath::none);
+        CHECK(satlib::testing::launch_log().last_tile_rows == 36);
+    }
+}
+
+TEST_CASE("library: wide thin images in the 2-D tiles, for compute-sanitizer", "[gpu][library][thin][sanitize]") {
+    SAT_REQUIRE_GPU();
+    // u8 -> i32 33 x 20000 in 40 small tiles; f32 28 x 270001 at odd pitches in 264 tiles of 32
+    // rows, lane by lane.
+    check_wide<uint8_t, int32_t>({33, 20000, 20000, 20000, 0, 0}, small_tile_rows, 128);
+    check_wide<float, float>({28, 270001, 270003, 270005, 1, 2}, 32);
+}
+
 TEST_CASE("library: a round of small tiles adds up the aggregates left and above: the bounds, every pair, batches",
           "[gpu][library]") {
     // A launch of a block per ticket in the small tiles whose images are at most 32 tiles wide and
