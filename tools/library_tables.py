@@ -225,6 +225,11 @@
                                 M = 3): docs/thin.md; thin_m2_ab_h200.csv, the same A/B on an H200
     docs/data/thin_pad_ab_h200.csv  bench_ab --set thin --csv as written (tall segments of M = 2
                                 padded to 2K + 1 against the shipped unpadded ones): docs/thin.md
+    docs/data/wide_tiles_ab_h200.csv (and _run2)  bench_ab --set wide --csv as written (wide thin
+                                images of 24 to 64 rows in the 2-D tiles, against 4065fea): docs/thin.md
+    docs/data/wide_all_ab_h200.csv, wide_all2_ab_h200.csv  bench_ab --set wide --csv as written, of
+                                two earlier sets of shapes (every wide thin image of 17 rows or more
+                                in the 2-D tiles, against 4065fea; not kept as such): docs/thin.md
     docs/data/thin_cursor_ab_h200.csv, thin_cursor_ab_h100.csv, thin_groups_ab_h200.csv  bench_ab
                                 --set thin --csv as written (a division per group against FlatCursor,
                                 on each GPU; segment walks in
@@ -1247,6 +1252,68 @@ LARGE_TILES = {"f32": (40, 1024, 264), "i32": (40, 1024, 264), "u8i32": (36, 102
 F64_ACCUMULATOR = ("f64", "u16f64", "f32f64")  # 128 threads of 2 sums: 256 columns a tile
 
 
+# Rows that do not start on a whole piece take 32-row tiles of 256 threads (LanesTileShape); the
+# f64 accumulator's are its TileShape.
+LANES_TILES = {"f32": (32, 1024, 264), "i32": (32, 1024, 264), "u8i32": (32, 1024, 396), "u8f32": (32, 1024, 396),
+               "f64": (32, 512, 264), "u16f64": (32, 512, 264), "f32f64": (32, 512, 264)}
+# Bytes per element of a bench_ab type: (input, accumulator and output).
+TYPE_BYTES = {"f32": (4, 4), "i32": (4, 4), "u8i32": (1, 4), "u8f32": (1, 4), "f64": (8, 8), "u16f64": (2, 8),
+              "f32f64": (4, 8)}
+
+
+def align_up(x, a):
+    return -(-x // a) * a
+
+
+def tiles_scratch_bytes(rows, cols, tile, acc_bytes):
+    """The 2-D records of one image in tiles of tile = (R, C, ...) (satlib.cu, layout_for): the tile
+    states after a 32-word header, then seven arrays, each 256-byte aligned."""
+    tiles_y, tiles_x = -(-rows // tile[0]), -(-cols // tile[1])
+    tiles = tiles_y * tiles_x
+    arrays = [tiles * tile[0]] * 2 + [tiles * tile[1]] * 2 + [tiles] * 3
+    return (32 + tiles) * 4 + sum(align_up(n * acc_bytes, 256) for n in arrays)
+
+
+def thin_wide_scratch_bytes(k, cols, in_bytes, acc_bytes):
+    """The thin kernel's scratch for one wide image of k rows (sat_thin.cu, plan_sized with
+    Lines::nearest and scratch_for): chunks of 256 M columns, M about 64 KB of accumulators a chunk,
+    made odd (M = 2 stays 2 where the input is as wide as the accumulator)."""
+    m = max(1, int((65536 // acc_bytes) / (256 * k) + 0.5))
+    if m % 2 == 0 and not (m == 2 and in_bytes == acc_bytes):
+        m = 3 if m == 2 else m - 1
+    chunks = -(-cols // (256 * m))
+    return align_up((32 + chunks) * 4, 256) + 2 * chunks * k * acc_bytes
+
+
+def takes_wide_tiles(r):
+    """A bench_ab row that takes the 2-D tiles although thin (satlib.cu, wide_in_tiles): 24 to 64
+    rows, fewer than its columns, in the tiles its call takes (bench_ab's pitch is the width: rows on
+    whole pieces where it is a multiple of the output's vector; fewer 256-thread tiles than a round
+    take the small ones, as the f64 accumulator's batches do) at least 60 % full, and their
+    records with the thin kernel's scratch within 10 % of the output."""
+    k, cols, batch, t = int(r["rows"]), int(r["cols"]), int(r["batch"]), r["type"]
+    if not 24 <= k <= 64 or k >= cols:
+        return False
+    in_bytes, acc_bytes = TYPE_BYTES[t]
+    vector = 16 // acc_bytes
+    tile = LARGE_TILES[t] if cols % vector == 0 else LANES_TILES[t]
+    tiles_y, tiles_x = tile_grid(r, tile)
+    if tiles_y * tiles_x * batch < tile[2] or (batch > 1 and t in F64_ACCUMULATOR):
+        tile = SMALL_TILES[t]
+    if 10 * k < 6 * tile[0] * -(-k // tile[0]):
+        return False
+    scratch = tiles_scratch_bytes(k, cols, tile, acc_bytes) + thin_wide_scratch_bytes(k, cols, in_bytes, acc_bytes)
+    return 10 * scratch <= k * cols * acc_bytes
+
+
+def wide_all_ab_table(path):
+    """An A/B of a build that took the 2-D tiles for every wide thin image of 17 rows or more."""
+    return ab_table(path, "the kernels of 4065fea (every thin shape in the chunks)",
+                    "every wide thin image of 17 to 64 rows in the 2-D tiles (not kept as such)",
+                    lambda r: 17 <= int(r["rows"]) <= 64 and int(r["rows"]) < int(r["cols"]),
+                    bold="the rows that take the 2-D tiles in this build (every row)")
+
+
 def tile_grid(r, tile):
     """A bench_ab row's image cut into tiles of tile = (rows, columns, ...): (tile rows, tile columns)."""
     return -(-int(r["rows"]) // tile[0]), -(-int(r["cols"]) // tile[1])
@@ -2163,6 +2230,14 @@ TABLES = {
                     bold="the rows whose tiles differ (one f32 1920×1080 image takes the 128-thread tiles in both)"),
                  "tiles160_ab_h100.csv")],
     "thin.md": [("LINES TABLE", experiment_table, "lines_h100.csv"),
+                ("WIDE TILES AB TABLE", lambda p: ab_table(
+                    p, "the kernels of 4065fea (every thin shape in the chunks)",
+                    "wide thin images of 24 to 64 rows in the 2-D tiles where those are at least 60 % full and "
+                    "the scratch stays within 10 %", takes_wide_tiles,
+                    bold="the rows that take the 2-D tiles (the others take the chunks in both builds)"),
+                 "wide_tiles_ab_h200.csv"),
+                ("WIDE ALL AB TABLE", wide_all_ab_table, "wide_all_ab_h200.csv"),
+                ("WIDE ALL2 AB TABLE", wide_all_ab_table, "wide_all2_ab_h200.csv"),
                 ("LINE POINTER AB TABLE", lambda p: ab_table(
                     p, "the input widened by a transform iterator",
                     "the input pointer, widened as CUB loads it (shipped)", lambda r: r["type"] == "u8i32",
