@@ -228,7 +228,7 @@
     docs/data/wide_tiles_ab_h200.csv (and _run2)  bench_ab --set wide --csv as written (wide thin
                                 images of 24 to 64 rows in the 2-D tiles, against 4065fea): docs/thin.md
     docs/data/wide_all_ab_h200.csv, wide_all2_ab_h200.csv  bench_ab --set wide --csv as written, of
-                                two earlier sets of shapes (every wide thin image of 17 rows or more
+                                two other sets of shapes (every wide thin image of 17 rows or more
                                 in the 2-D tiles, against 4065fea; not kept as such): docs/thin.md
     docs/data/thin_cursor_ab_h200.csv, thin_cursor_ab_h100.csv, thin_groups_ab_h200.csv  bench_ab
                                 --set thin --csv as written (a division per group against FlatCursor,
@@ -1285,18 +1285,25 @@ def thin_wide_scratch_bytes(k, cols, in_bytes, acc_bytes):
     return align_up((32 + chunks) * 4, 256) + 2 * chunks * k * acc_bytes
 
 
+def large_tiles_of(r):
+    """The 256-thread tiles of a bench_ab row: LARGE_TILES where its rows start on whole 16-byte
+    pieces (bench_ab's pitch is the width: a multiple of the output's vector), else LANES_TILES."""
+    vector = 16 // TYPE_BYTES[r["type"]][1]
+    return LARGE_TILES[r["type"]] if int(r["cols"]) % vector == 0 else LANES_TILES[r["type"]]
+
+
 def takes_wide_tiles(r):
     """A bench_ab row that takes the 2-D tiles although thin (satlib.cu, wide_in_tiles): 24 to 64
-    rows, fewer than its columns, in the tiles its call takes (bench_ab's pitch is the width: rows on
-    whole pieces where it is a multiple of the output's vector; fewer 256-thread tiles than a round
-    take the small ones, as the f64 accumulator's batches do) at least 60 % full, and their
-    records with the thin kernel's scratch within 10 % of the output."""
+    rows, fewer than its columns, in the tiles its call takes (large_tiles_of; fewer 256-thread
+    tiles than a round take the small ones, as the f64 accumulator's batches do) at least 60 %
+    full, and their records with the thin kernel's scratch within 10 % of the output. The short and
+    tall small tiles are left out: no wide thin image of 24 rows or more takes them (more than 32
+    tile columns, or scratch over 10 %), as `--set wide`'s shapes do not."""
     k, cols, batch, t = int(r["rows"]), int(r["cols"]), int(r["batch"]), r["type"]
     if not 24 <= k <= 64 or k >= cols:
         return False
     in_bytes, acc_bytes = TYPE_BYTES[t]
-    vector = 16 // acc_bytes
-    tile = LARGE_TILES[t] if cols % vector == 0 else LANES_TILES[t]
+    tile = large_tiles_of(r)
     tiles_y, tiles_x = tile_grid(r, tile)
     if tiles_y * tiles_x * batch < tile[2] or (batch > 1 and t in F64_ACCUMULATOR):
         tile = SMALL_TILES[t]
@@ -1366,9 +1373,9 @@ def small_tiles_past_a_round(r, types=tuple(TALL_SMALL_TILES)):
     of 256-thread ones)."""
     if r["type"] not in types or r["batch"] != "1":
         return False
-    tile_rows, tile_cols, resident = LARGE_TILES[r["type"]]
-    tiles_y, tiles_x = tile_grid(r, (tile_rows if int(r["cols"]) % 4 == 0 else 32, tile_cols))
-    return tiles_y * tiles_x >= resident and one_round_adding_up(r, SMALL_TILES[r["type"]])
+    tile = large_tiles_of(r)
+    tiles_y, tiles_x = tile_grid(r, tile)
+    return tiles_y * tiles_x >= tile[2] and one_round_adding_up(r, SMALL_TILES[r["type"]])
 
 
 def one_round_small_ab_table(path, this=None, types=tuple(TALL_SMALL_TILES)):

@@ -31,7 +31,8 @@
 // floating-point sums round as any summation does.
 //
 // Scratch. The kernels need device scratch (about 7 % of the output's bytes for large 2-D images,
-// 13-14 % for one 1920x1080 image in the short tiles, under 1 % for thin images; see
+// 13-14 % for one 1920x1080 image in the short tiles, under 1 % for thin images in the 1-D
+// look-back and at most 10 % for the wide thin images that take the 2-D tiles; see
 // inclusive_scan_2d_scratch). By default each call allocates it stream-ordered and frees it
 // again (cudaMallocAsync); to keep it between calls, allocate it once and pass it in ScanOptions.
 #pragma once

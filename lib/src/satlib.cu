@@ -121,9 +121,8 @@ constexpr int wide_tiles_min_rows = 24;
 template <class In, class Out, class S>
 bool wide_in_tiles(int rows, int cols) {
     if (rows < wide_tiles_min_rows || rows > sat::thin::max_width || rows >= cols) return false;
-    const int tile_rows = (rows + S::R - 1) / S::R;
-    if (10 * rows < 6 * S::R * tile_rows) return false;
     const Layout L = layout_for<In, Out, S>(rows, cols, 1);
+    if (10 * rows < 6 * S::R * L.g.tiles_y) return false;
     const std::size_t scratch = L.state_bytes + L.value_bytes + sat::thin::scratch_bytes<In, Out>(rows, cols, 1);
     return 10 * scratch <= std::size_t(rows) * std::size_t(cols) * sizeof(Out);
 }
@@ -199,7 +198,7 @@ template <class In, class Out, Tables T>
 sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanOptions& opt = {}) {
     sat::ScanScratchSize size;
     if (rows <= 0 || cols <= 0 || batch <= 0) return size;
-    if (thin_shape<In, Out, T>(rows, cols, opt)) {  // one zeroed block
+    if (thin_shape<In, Out, T>(rows, cols, opt)) {  // the thin kernel's: one zeroed block
         size.state_bytes = sat::thin::scratch_bytes<In, Out>(rows, cols, images_per_launch<In, Out>(rows, cols, batch));
         // One image may be a line (pitches decide): CUB's scratch, asked of the current device
         // (which this creates a context on); 0 without one (sat_thin.cuh: line_scratch_bytes).

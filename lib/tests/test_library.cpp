@@ -1146,19 +1146,15 @@ TEST_CASE("library: the 40- and 36-row tiles of vector accesses: ragged last til
 namespace {
 
 // A wide thin image (satlib.cu, wide_in_tiles): through the 2-D tiles of `tile_rows` rows and
-// `threads` threads a block, or (tile_rows 0) through the thin kernel's chunks.
+// `threads` threads a block, with vector accesses or not, or (tile_rows 0) through the thin
+// kernel's chunks.
 template <class In, class Out>
-void check_wide(const LibraryCase& c, int tile_rows, int threads = 256) {
-    check_library<In, Out>(c);
-    const satlib::testing::LaunchLog log = satlib::testing::launch_log();
-    INFO(c.rows << " x " << c.cols << " pitches " << c.in_pitch << "/" << c.out_pitch);
-    if (tile_rows == 0) {
-        CHECK(log.last_thin_path == satlib::testing::ThinPath::chunks);
-        return;
-    }
-    CHECK(log.last_thin_path == satlib::testing::ThinPath::none);
-    CHECK(log.last_tile_rows == tile_rows);
-    CHECK(log.last_threads == threads);
+void check_wide(const LibraryCase& c, int tile_rows, int threads = 256, bool vector = true) {
+    if (tile_rows == 0) return check_library_on<In, Out>(c, satlib::testing::ThinPath::chunks);
+    check_library_on<In, Out>(c, satlib::testing::ThinPath::none);
+    CHECK(satlib::testing::launch_log().last_tile_rows == tile_rows);
+    CHECK(satlib::testing::launch_log().last_threads == threads);
+    CHECK(satlib::testing::launch_log().last_vector == vector);
 }
 
 // Whether a call of this shape may take the 2-D tiles: the thin kernel's scratch is state alone,
@@ -1182,16 +1178,35 @@ TEST_CASE("library: wide thin images of 24 to 64 rows whose tile rows are 60 % f
     }
     CHECK_FALSE(may_take_tiles<float, float>(23, 4000000));  // fewer than 24 rows
     CHECK_FALSE(may_take_tiles<float, float>(42, 4000000));  // 42 of 80 rows; at odd pitches 42 of
-                                                             // 64 with 10.3 % of scratch
-    CHECK_FALSE(may_take_tiles<float, float>(33, 513));      // one tile of 1024 columns: 13 % of scratch
+                                                             // 64 with 10.2 % of scratch
+    CHECK_FALSE(may_take_tiles<float, float>(33, 513));      // one tile of 1024 columns: 15 % of scratch
     CHECK(may_take_tiles<uint8_t, int32_t>(24, 4000000));
     CHECK(may_take_tiles<uint8_t, int32_t>(36, 4000000));
-    CHECK_FALSE(may_take_tiles<uint8_t, int32_t>(40, 4000000));  // 40 of 72 rows, of 64 10.3 %
+    CHECK_FALSE(may_take_tiles<uint8_t, int32_t>(40, 4000000));  // 40 of 72 rows, of 64 10.6 %
     CHECK(may_take_tiles<uint8_t, int32_t>(64, 4000000));
     CHECK(may_take_tiles<double, double>(32, 2000000));
     CHECK_FALSE(may_take_tiles<double, double>(33, 2000000));  // 33 of 64 rows
-    CHECK_FALSE(may_take_tiles<double, double>(43, 2000000));  // 43 of 64: 9.9 % + 1.0 % of scratch
+    CHECK_FALSE(may_take_tiles<double, double>(43, 2000000));  // 43 of 64: 9.9 % + 0.8 % of scratch
     CHECK(may_take_tiles<double, double>(56, 2000000));
+
+    // Scratch sized for a batch serves each smaller one: f32 33 x 100000 takes the small tiles
+    // alone, the 256-thread ones from 3 images; f64 32 x 200000 the 256-thread tiles alone, the
+    // small ones in batches.
+    for (const int cols : {100000, 100001}) {
+        sat::ScanScratchSize before{}, before_f64{};
+        for (int batch = 1; batch <= 6; ++batch) {
+            const auto now = sat::inclusive_scan_2d_scratch<float, float>(33, cols, batch);
+            const auto now_f64 = sat::inclusive_scan_2d_scratch<double, double>(32, 2 * cols, batch);
+            INFO(cols << " columns, " << batch << " images");
+            CHECK(now.value_bytes > 0);
+            CHECK(now_f64.value_bytes > 0);
+            CHECK(now.state_bytes >= before.state_bytes);
+            CHECK(now.value_bytes >= before.value_bytes);
+            CHECK(now_f64.state_bytes >= before_f64.state_bytes);
+            CHECK(now_f64.value_bytes >= before_f64.value_bytes);
+            before = now, before_f64 = now_f64;
+        }
+    }
 
     // The scratch a caller sizes (every path the shape may take) within 10 % of the output on the
     // thin targets, for every pair.
@@ -1228,7 +1243,7 @@ TEST_CASE("library: wide thin images in the 2-D tiles: one and two tile rows, od
     check_wide<float, float>({33, 300000, 300000, 300000, 0, 0, 0, false, true}, 40);
     check_wide<float, float>({24, 400000, 400000, 400000, 0, 0}, 40);
     check_wide<float, float>({48, 200000, 200004, 200004, 1, 4}, 40);
-    check_wide<float, float>({28, 300001, 300003, 300005, 1, 2, 0, false, true}, 32);
+    check_wide<float, float>({28, 300001, 300003, 300005, 1, 2, 0, false, true}, 32, 256, false);
     check_wide<float, float>({33, 100000, 100000, 100000, 0, 0}, small_tile_rows, 128);
     check_wide<float, float>({22, 400000, 400000, 400000, 0, 0}, 0);
     check_wide<float, float>({42, 200000, 200000, 200000, 0, 0}, 0);
@@ -1241,12 +1256,23 @@ TEST_CASE("library: wide thin images in the 2-D tiles: one and two tile rows, od
     check_wide<uint8_t, int32_t>({33, 500000, 500000, 500000, 0, 0, 0, false, true}, 36);
     check_wide<uint8_t, int32_t>({64, 500000, 500000, 500000, 0, 0}, 36);
     check_wide<uint8_t, int32_t>({40, 500000, 500000, 500000, 0, 0}, 0);
-    // f64: 32 rows in one tile row of 32 (586 tiles of 512 columns); 33 rows the chunks.
+    // f64: 32 rows in one tile row of 32 (586 tiles of 512 columns), and at odd pitches; 33 rows the
+    // chunks. The pairs that follow f64 and u8 -> i32: u16 -> f64 and f32 -> f64 28 rows, u8 -> f32
+    // 24 rows (411 tiles; the f32 sums stay below 2^24).
     check_wide<double, double>({32, 300000, 300000, 300000, 0, 0, 0, false, true}, 32);
+    check_wide<double, double>({32, 300001, 300003, 300005, 1, 1}, 32, 256, false);
     check_wide<double, double>({33, 300000, 300000, 300000, 0, 0}, 0);
+    check_wide<uint16_t, double>({28, 300000, 300000, 300000, 0, 0}, 32);
+    check_wide<float, double>({28, 300000, 300000, 300000, 0, 0}, 32);
+    check_wide<uint8_t, float>({24, 420000, 420000, 420000, 0, 0}, 36);
     // Batches through the C ABI, one launch each, with squares (their own launch, then the sums):
-    // f32 4 x 98 tiles of 40 rows, u8 -> i32 4 x 123 of 36.
+    // f32 4 x 98 tiles of 40 rows, u8 -> i32 4 x 123 of 36, f64 3 x 391 small tiles of 32 x 256
+    // (the f64 accumulator's batches take the small tiles, 128 threads).
     for (const bool squares : {false, true}) {
+        check_abi_batch({SATLIB_F64, SATLIB_F64, 3, 32, 100000, 0, 0, 0, 0, squares});
+        CHECK(satlib::testing::launch_log().last_thin_path == satlib::testing::ThinPath::none);
+        CHECK(satlib::testing::launch_log().last_tile_rows == f64_small_tile_rows);
+        CHECK(satlib::testing::launch_log().last_threads == 128);
         check_abi_batch({SATLIB_F32, SATLIB_F32, 4, 33, 100000, 0, 0, 0, 0, squares});
         CHECK(satlib::testing::launch_log().last_thin_path == satlib::testing::ThinPath::none);
         CHECK(satlib::testing::launch_log().last_tile_rows == 40);
@@ -1261,7 +1287,7 @@ TEST_CASE("library: wide thin images in the 2-D tiles, for compute-sanitizer", "
     // u8 -> i32 33 x 20000 in 40 small tiles; f32 28 x 270001 at odd pitches in 264 tiles of 32
     // rows, lane by lane.
     check_wide<uint8_t, int32_t>({33, 20000, 20000, 20000, 0, 0}, small_tile_rows, 128);
-    check_wide<float, float>({28, 270001, 270003, 270005, 1, 2}, 32);
+    check_wide<float, float>({28, 270001, 270003, 270005, 1, 2}, 32, 256, false);
 }
 
 TEST_CASE("library: a round of small tiles adds up the aggregates left and above: the bounds, every pair, batches",
