@@ -1288,6 +1288,12 @@ TEST_CASE("library: wide thin images in the 2-D tiles, for compute-sanitizer", "
     // rows, lane by lane.
     check_wide<uint8_t, int32_t>({33, 20000, 20000, 20000, 0, 0}, small_tile_rows, 128);
     check_wide<float, float>({28, 270001, 270003, 270005, 1, 2}, 32, 256, false);
+    // A thin shape on a grid the caller sets takes the 2-D tiles, whose flags (25,000 tiles of 40
+    // rows) outgrow the thin kernel's scratch that inclusive_scan_2d_scratch sizes: the call
+    // allocates its own instead of writing past the caller's.
+    check_library<float, float>({1000000, 3, 4, 4, 0, 0, 5, false, true});
+    CHECK(satlib::testing::launch_log().last_thin_path == satlib::testing::ThinPath::none);
+    CHECK(satlib::testing::launch_log().last_tiles == 25000);
 }
 
 TEST_CASE("library: a round of small tiles adds up the aggregates left and above: the bounds, every pair, batches",
