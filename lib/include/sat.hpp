@@ -77,7 +77,9 @@ struct ScanOptions {
     // library's own word is used, which satlib_last_timeout() reads.
     int* status = nullptr;
     // Number of thread blocks; 0 = as many as are resident at once on the device. Any positive
-    // number is correct (tiles are handed out by an atomic ticket), only the speed differs.
+    // number is correct (tiles are handed out by an atomic ticket), only the speed differs. A thin
+    // image then takes the 2-D kernel, with scratch the call allocates (the caller's is sized for
+    // the thin kernel by inclusive_scan_2d_scratch, which sees no options), as with `trace`.
     int grid_blocks = 0;
     // Harness instrumentation (--trace): one %globaltimer stamp per 32x32 tile. Leave null.
     unsigned long long* trace = nullptr;

@@ -1280,6 +1280,12 @@ TEST_CASE("library: wide thin images in the 2-D tiles: one and two tile rows, od
         CHECK(satlib::testing::launch_log().last_thin_path == satlib::testing::ThinPath::none);
         CHECK(satlib::testing::launch_log().last_tile_rows == 36);
     }
+    // A thin shape on 5 blocks (grid_blocks) with the caller's scratch, sized for the thin kernel:
+    // its 25,000 tiles' flags (100 KB) take scratch of the call's own (the sanitize case below has
+    // the same at 100,000 x 3).
+    check_library<float, float>({1000000, 3, 4, 4, 0, 0, 5, false, true});
+    CHECK(satlib::testing::launch_log().last_thin_path == satlib::testing::ThinPath::none);
+    CHECK(satlib::testing::launch_log().last_tiles == 25000);
 }
 
 TEST_CASE("library: wide thin images in the 2-D tiles, for compute-sanitizer", "[gpu][library][thin][sanitize]") {
@@ -1288,12 +1294,12 @@ TEST_CASE("library: wide thin images in the 2-D tiles, for compute-sanitizer", "
     // rows, lane by lane.
     check_wide<uint8_t, int32_t>({33, 20000, 20000, 20000, 0, 0}, small_tile_rows, 128);
     check_wide<float, float>({28, 270001, 270003, 270005, 1, 2}, 32, 256, false);
-    // A thin shape on a grid the caller sets takes the 2-D tiles, whose flags (25,000 tiles of 40
-    // rows) outgrow the thin kernel's scratch that inclusive_scan_2d_scratch sizes: the call
-    // allocates its own instead of writing past the caller's.
-    check_library<float, float>({1000000, 3, 4, 4, 0, 0, 5, false, true});
+    // A thin shape on a grid the caller sets takes the 2-D tiles, whose flags (2,500 tiles of 40
+    // rows: 10 KB) outgrow the thin kernel's scratch that inclusive_scan_2d_scratch sizes (under
+    // 1 KB): the call allocates its own instead of writing past the caller's.
+    check_library<float, float>({100000, 3, 4, 4, 0, 0, 5, false, true});
     CHECK(satlib::testing::launch_log().last_thin_path == satlib::testing::ThinPath::none);
-    CHECK(satlib::testing::launch_log().last_tiles == 25000);
+    CHECK(satlib::testing::launch_log().last_tiles == 2500);
 }
 
 TEST_CASE("library: a round of small tiles adds up the aggregates left and above: the bounds, every pair, batches",
