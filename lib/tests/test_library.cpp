@@ -1150,6 +1150,7 @@ namespace {
 // kernel's chunks.
 template <class In, class Out>
 void check_wide(const LibraryCase& c, int tile_rows, int threads = 256, bool vector = true) {
+    INFO(c.rows << " x " << c.cols << " pitches " << c.in_pitch << "/" << c.out_pitch);
     if (tile_rows == 0) return check_library_on<In, Out>(c, satlib::testing::ThinPath::chunks);
     check_library_on<In, Out>(c, satlib::testing::ThinPath::none);
     CHECK(satlib::testing::launch_log().last_tile_rows == tile_rows);
@@ -1179,7 +1180,7 @@ TEST_CASE("library: wide thin images of 24 to 64 rows whose tile rows are 60 % f
     CHECK_FALSE(may_take_tiles<float, float>(23, 4000000));  // fewer than 24 rows
     CHECK_FALSE(may_take_tiles<float, float>(42, 4000000));  // 42 of 80 rows; at odd pitches 42 of
                                                              // 64 with 10.2 % of scratch
-    CHECK_FALSE(may_take_tiles<float, float>(33, 513));      // one tile of 1024 columns: 15 % of scratch
+    CHECK_FALSE(may_take_tiles<float, float>(33, 513));      // two small tiles of 34 x 512: 16 % of scratch
     CHECK(may_take_tiles<uint8_t, int32_t>(24, 4000000));
     CHECK(may_take_tiles<uint8_t, int32_t>(36, 4000000));
     CHECK_FALSE(may_take_tiles<uint8_t, int32_t>(40, 4000000));  // 40 of 72 rows, of 64 10.6 %
@@ -1190,8 +1191,9 @@ TEST_CASE("library: wide thin images of 24 to 64 rows whose tile rows are 60 % f
     CHECK(may_take_tiles<double, double>(56, 2000000));
 
     // Scratch sized for a batch serves each smaller one: f32 33 x 100000 takes the small tiles
-    // alone, the 256-thread ones from 3 images; f64 32 x 200000 the 256-thread tiles alone, the
-    // small ones in batches.
+    // alone, the 256-thread ones from 3 images (at 100001 columns, rows not on whole pieces: two
+    // tile rows of 32 from 2 images, which take the chunks); f64 32 x 200000 the 256-thread tiles
+    // alone, the small ones in batches.
     for (const int cols : {100000, 100001}) {
         sat::ScanScratchSize before{}, before_f64{};
         for (int batch = 1; batch <= 6; ++batch) {
@@ -1300,6 +1302,21 @@ TEST_CASE("library: wide thin images in the 2-D tiles, for compute-sanitizer", "
     check_library<float, float>({100000, 3, 4, 4, 0, 0, 5, false, true});
     CHECK(satlib::testing::launch_log().last_thin_path == satlib::testing::ThinPath::none);
     CHECK(satlib::testing::launch_log().last_tiles == 2500);
+    // The caller's scratch keeps every byte it had: the flags went to the call's own.
+    const sat::ScanScratchSize need = sat::inclusive_scan_2d_scratch<float, float>(100000, 3);
+    REQUIRE(need.value_bytes == 0);  // the thin kernel's: state alone
+    DeviceArray<float> in(100000 * 4), out(100000 * 4);
+    DeviceArray<unsigned char> state(need.state_bytes);
+    REQUIRE(cudaMemset(in.p, 0, 100000 * 4 * sizeof(float)) == cudaSuccess);
+    REQUIRE(cudaMemset(state.p, 0xff, need.state_bytes) == cudaSuccess);
+    sat::ScanOptions opt;
+    opt.state = state.p;
+    opt.grid_blocks = 5;
+    REQUIRE(sat::inclusive_scan_2d(in.p, 4, out.p, 4, 100000, 3, 0, opt) == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    std::vector<unsigned char> after(need.state_bytes);
+    REQUIRE(cudaMemcpy(after.data(), state.p, after.size(), cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK(std::size_t(std::count(after.begin(), after.end(), 0xff)) == after.size());
 }
 
 TEST_CASE("library: a round of small tiles adds up the aggregates left and above: the bounds, every pair, batches",
