@@ -1265,11 +1265,9 @@ def align_up(x, a):
     return -(-x // a) * a
 
 
-def tiles_scratch_bytes(rows, cols, tile, acc_bytes):
-    """The 2-D records of one image in tiles of tile = (R, C, ...) (satlib.cu, layout_for): the tile
-    states after a 32-word header, then seven arrays, each 256-byte aligned."""
-    tiles_y, tiles_x = -(-rows // tile[0]), -(-cols // tile[1])
-    tiles = tiles_y * tiles_x
+def tiles_scratch_bytes(tiles, tile, acc_bytes):
+    """The 2-D records of one image of `tiles` tiles of tile = (R, C, ...) (satlib.cu, layout_for):
+    the tile states after a 32-word header, then seven arrays, each 256-byte aligned."""
     arrays = [tiles * tile[0]] * 2 + [tiles * tile[1]] * 2 + [tiles] * 3
     return (32 + tiles) * 4 + sum(align_up(n * acc_bytes, 256) for n in arrays)
 
@@ -1307,15 +1305,20 @@ def takes_wide_tiles(r):
     tiles_y, tiles_x = tile_grid(r, tile)
     if tiles_y * tiles_x * batch < tile[2] or (batch > 1 and t in F64_ACCUMULATOR):
         tile = SMALL_TILES[t]
-    if 10 * k < 6 * tile[0] * -(-k // tile[0]):
+        tiles_y, tiles_x = tile_grid(r, tile)
+    if 10 * k < 6 * tile[0] * tiles_y:
         return False
-    scratch = tiles_scratch_bytes(k, cols, tile, acc_bytes) + thin_wide_scratch_bytes(k, cols, in_bytes, acc_bytes)
+    scratch = (tiles_scratch_bytes(tiles_y * tiles_x, tile, acc_bytes) +
+               thin_wide_scratch_bytes(k, cols, in_bytes, acc_bytes))
     return 10 * scratch <= k * cols * acc_bytes
+
+
+WIDE_BASE = "the kernels of 4065fea (every thin shape in the chunks)"
 
 
 def wide_all_ab_table(path):
     """An A/B of a build that took the 2-D tiles for every wide thin image of 17 rows or more."""
-    return ab_table(path, "the kernels of 4065fea (every thin shape in the chunks)",
+    return ab_table(path, WIDE_BASE,
                     "every wide thin image of 17 to 64 rows in the 2-D tiles (not kept as such)",
                     lambda r: 17 <= int(r["rows"]) <= 64 and int(r["rows"]) < int(r["cols"]),
                     bold="the rows that take the 2-D tiles in this build (every row)")
@@ -2238,7 +2241,7 @@ TABLES = {
                  "tiles160_ab_h100.csv")],
     "thin.md": [("LINES TABLE", experiment_table, "lines_h100.csv"),
                 ("WIDE TILES AB TABLE", lambda p: ab_table(
-                    p, "the kernels of 4065fea (every thin shape in the chunks)",
+                    p, WIDE_BASE,
                     "wide thin images of 24 to 64 rows in the 2-D tiles where those are at least 60 % full and "
                     "the scratch stays within 10 %", takes_wide_tiles,
                     bold="the rows that take the 2-D tiles (the others take the chunks in both builds)"),

@@ -556,10 +556,10 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
     L.g.out_batch_stride = im.out_stride;
     L.g.sq_batch_stride = im.sq_stride;
 
-    // Scratch: the caller's, or allocated for this call (stream-ordered). A thin shape that takes
-    // these tiles only because of grid_blocks or trace allocates its own: inclusive_scan_2d_scratch,
-    // which sees no options, sizes the caller's for the thin kernel.
-    const bool sized_for_thin = thin_shape<In, Out, T>(rows, cols, {}) && !wide_in_tiles<In, Out, S>(rows, cols);
+    // Scratch: the caller's, or allocated for this call (stream-ordered). A call that would take the
+    // thin kernel but for grid_blocks or trace allocates its own: inclusive_scan_2d_scratch, which
+    // sees no options, sizes the caller's for the thin kernel.
+    const bool sized_for_thin = takes_thin<In, Out, T, S>(rows, cols, {});
     void* state = sized_for_thin ? nullptr : opt.state;
     void* values = sized_for_thin ? nullptr : opt.values;
     bool own_state = false, own_values = false;
