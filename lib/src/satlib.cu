@@ -45,13 +45,14 @@ struct Layout {
 constexpr int state_header_words = 32;  // ticket, internal status; tile states start at 128 B
 
 // The pair's tile shapes: the default one for rows that start on whole 16-byte pieces, the one for
-// rows that do not, and those for small images: the small tiles, the short ones and the tall
-// small ones.
+// rows that do not, those for small images (the small tiles, the short ones and the tall small
+// ones) and the f64 accumulator's for wide thin images of 33 or 34 rows.
 template <class In, class Out> using LargeTiles = TileShape<In, sat::Acc<Out>>;
 template <class In, class Out> using LanesTiles = LanesTileShape<In, sat::Acc<Out>>;
 template <class In, class Out> using SmallTiles = SmallTileShape<In, sat::Acc<Out>>;
 template <class In, class Out> using ShortTiles = ShortTileShape<In, sat::Acc<Out>>;  // short_tiles
 template <class In, class Out> using TallSmallTiles = TallSmallTileShape<In, sat::Acc<Out>>;  // tall_small_tiles
+template <class In, class Out> using WideThinTiles = WideThinTileShape<In, sat::Acc<Out>>;  // wide_thin_tiles
 
 // Tiles of one rows x cols image, in tiles of shape S.
 template <class In, class Out, class S = LargeTiles<In, Out>>
@@ -156,6 +157,31 @@ constexpr bool large_tiles_for_one_image_sums_only() { return std::is_same_v<sat
 template <class In, class Out, class S>
 constexpr bool is_large = std::is_same_v<S, LargeTiles<In, Out>> || std::is_same_v<S, LanesTiles<In, Out>>;
 
+// Whether the pair has tiles of its own for wide thin images (lookback_kernel.cuh,
+// WideThinTileShape: the f64 accumulator's 34 rows). Without them no kernel of that shape is compiled.
+template <class In, class Out, Tables T>
+constexpr bool has_wide_thin_tiles() {
+    return !same_shape<WideThinTiles<In, Out>, LargeTiles<In, Out>>() && T == Tables::sums;
+}
+// Whether a call takes them: one wide thin image of sums whose 34-row tiles make fewer tile rows
+// than the 32-row ones (33 or 34 rows: one tile row, not two about half full, which wide_in_tiles
+// leaves in the chunks), that pass wide_in_tiles, and that are at least a round of 256-thread
+// blocks on a 132-SM GPU (fewer stay in the chunks: no small tiles of 34 rows). H200, f64
+// 33 x 1,818,176: the time of the chunks (docs/thin.md, *f64 images of 33 and 34 rows in
+// tiles of 34*).
+template <class In, class Out, Tables T>
+bool wide_thin_tiles(int rows, int cols, int images, const sat::ScanOptions& opt) {
+    using S = WideThinTiles<In, Out>;
+    if constexpr (!has_wide_thin_tiles<In, Out, T>()) {
+        return false;
+    } else {
+        constexpr int R_large = LargeTiles<In, Out>::R;
+        return images == 1 && thin_shape<In, Out, T>(rows, cols, opt) && (rows + S::R - 1) / S::R < (rows + R_large - 1) / R_large &&
+               tiles_per_image<In, Out, S>(rows, cols) >= reference_sms * S::min_blocks &&
+               wide_in_tiles<In, Out, S>(rows, cols);
+    }
+}
+
 template <class In, class Out, Tables T>
 bool small_tiles_past_a_round(int rows, int cols, int images);  // below
 
@@ -220,6 +246,12 @@ sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanO
         };
         wide(LargeTiles<In, Out>{}), wide(LanesTiles<In, Out>{}), wide(SmallTiles<In, Out>{});
         wide(ShortTiles<In, Out>{}), wide(TallSmallTiles<In, Out>{});
+        // Or, one image of them (the f64 accumulator), its wide thin tiles, a call of any batch size then.
+        if (wide_thin_tiles<In, Out, T>(rows, cols, 1, opt)) {
+            const sat::ScanScratchSize tiles = shaped_scratch<In, Out, T, WideThinTiles<In, Out>>(rows, cols, 1);
+            size.state_bytes = std::max(size.state_bytes, tiles.state_bytes);
+            size.value_bytes = std::max(size.value_bytes, tiles.value_bytes);
+        }
         return size;
     }
     const sat::ScanScratchSize small = shaped_scratch<In, Out, T, SmallTiles<In, Out>>(rows, cols, batch);
@@ -477,11 +509,13 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
     if (rows < 0 || cols < 0 || im.count < 1) return cudaErrorInvalidValue;
     if (rows == 0 || cols == 0) return cudaSuccess;
     constexpr bool both = T == Tables::both;
-    // f64's 256-thread tiles, the short ones and the tall small ones take one image's sums only
-    // (scan_images): their batch kernels are not compiled, and a batch here would be a bug in the routing.
+    // f64's 256-thread tiles, the short ones, the tall small ones and the wide thin ones take one
+    // image's sums only (scan_images): their batch kernels are not compiled, and a batch here would
+    // be a bug in the routing.
     constexpr bool one_image_per_launch = (large_tiles_for_one_image_sums_only<In, Out>() && is_large<In, Out, S>) ||
                                           std::is_same_v<S, ShortTiles<In, Out>> ||
-                                          std::is_same_v<S, TallSmallTiles<In, Out>>;
+                                          std::is_same_v<S, TallSmallTiles<In, Out>> ||
+                                          std::is_same_v<S, WideThinTiles<In, Out>>;
     static_assert(!one_image_per_launch || T == Tables::sums, "one image's sums only");
     if (one_image_per_launch && im.count > 1) return cudaErrorInvalidValue;
     if (both && (sq == nullptr || sq_pitch < std::size_t(cols) || opt.trace != nullptr)) return cudaErrorInvalidValue;
@@ -661,7 +695,7 @@ cudaError_t scan_images(const In* in, std::size_t in_pitch, Out* out, std::size_
                         std::size_t sq_pitch = 0) {
     // Vector accesses need aligned rows: base pointers, pitches and batch strides in whole vectors.
     const bool vec = whole_pieces(in, in_pitch, out, out_pitch, im, sq, sq_pitch, T == Tables::both);
-    auto scan_in = [&](auto tiles) {  // tiles: SmallTiles, ShortTiles, TallSmallTiles, LargeTiles or LanesTiles
+    auto scan_in = [&](auto tiles) {  // tiles: SmallTiles, ShortTiles, TallSmallTiles, LargeTiles, LanesTiles or WideThinTiles
         return scan_shaped<In, Out, decltype(tiles), T>(in, in_pitch, out, out_pitch, rows, cols, im, stream, call, opt,
                                                         sq, sq_pitch, state_flags, vec);
     };
@@ -681,6 +715,11 @@ cudaError_t scan_images(const In* in, std::size_t in_pitch, Out* out, std::size_
     // f64's squares always take the 128-thread tiles (small_tiles): the 256-thread kernels for them are not compiled.
     if constexpr (large_tiles_for_one_image_sums_only<In, Out>() && T != Tables::sums)
         return scan_in(SmallTiles<In, Out>{});
+    // One wide thin image of 33 or 34 rows with the f64 accumulator: its 34-row tiles (wide_thin_tiles).
+    else if constexpr (has_wide_thin_tiles<In, Out, T>())
+        return wide_thin_tiles<In, Out, T>(rows, cols, im.count, opt) ? scan_in(WideThinTiles<In, Out>{})
+               : vec                                                 ? scan_in_large(LargeTiles<In, Out>{})
+                                                                     : scan_in_large(LanesTiles<In, Out>{});
     else
         return vec ? scan_in_large(LargeTiles<In, Out>{}) : scan_in_large(LanesTiles<In, Out>{});
 }

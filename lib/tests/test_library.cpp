@@ -36,6 +36,7 @@ namespace {
 // short_tiles) are 17 x 512, the f64 accumulator's 17 x 256; the tall small tiles of f32 and i32
 // (TallSmallTileShape, satlib.cu tall_small_tiles) 38 x 512.
 constexpr int small_tile_rows = 34, f64_small_tile_rows = 32, short_tile_rows = 17, tall_small_tile_rows = 38;
+constexpr int f64_wide_thin_tile_rows = 34;  // WideThinTileShape
 
 // Device memory of n elements of T (sat::DeviceBuffer counts bytes).
 template <class T>
@@ -1195,9 +1196,20 @@ TEST_CASE("library: wide thin images of 24 to 64 rows whose tile rows are 60 % f
     CHECK_FALSE(may_take_tiles<uint8_t, int32_t>(40, 4000000));  // 40 of 72 rows, of 64 10.6 %
     CHECK(may_take_tiles<uint8_t, int32_t>(64, 4000000));
     CHECK(may_take_tiles<double, double>(32, 2000000));
-    CHECK_FALSE(may_take_tiles<double, double>(33, 2000000));  // 33 of 64 rows
     CHECK_FALSE(may_take_tiles<double, double>(43, 2000000));  // 43 of 64: 9.9 % + 0.8 % of scratch
     CHECK(may_take_tiles<double, double>(56, 2000000));
+    // The f64 accumulator's 33 and 34 rows: one tile row of 34 (WideThinTileShape) where that is a
+    // round of 256-thread blocks (264 tiles of 512 columns); 33 of 64 rows in its 32-row tiles.
+    for (const int rows : {33, 34}) {
+        INFO(rows << " rows");
+        CHECK(may_take_tiles<double, double>(rows, 2000000));
+        CHECK(may_take_tiles<uint16_t, double>(rows, 2000000));
+        CHECK(may_take_tiles<float, double>(rows, 2000000));
+        CHECK(may_take_tiles<double, double>(rows, 264 * 512));
+        CHECK_FALSE(may_take_tiles<double, double>(rows, 263 * 512));  // under a round: the chunks
+        CHECK_FALSE(may_take_tiles<double, double>(2000000, rows));    // tall: the chunks
+    }
+    CHECK_FALSE(may_take_tiles<double, double>(35, 2000000));  // 35 of 64 rows, or of 68 in tiles of 34
 
     // Scratch sized for a batch serves each smaller one: f32 33 x 100000 takes the small tiles
     // alone, the 256-thread ones from 3 images (at 100001 columns, rows not on whole pieces: two
@@ -1259,19 +1271,31 @@ TEST_CASE("library: wide thin images in the 2-D tiles: one and two tile rows, od
     check_wide<uint8_t, int32_t>({33, 500000, 500000, 500000, 0, 0, 0, false, true}, 36);
     check_wide<uint8_t, int32_t>({64, 500000, 500000, 500000, 0, 0}, 36);
     check_wide<uint8_t, int32_t>({40, 500000, 500000, 500000, 0, 0}, 0);
-    // f64: 32 rows in one tile row of 32 (586 tiles of 512 columns), and at odd pitches; 33 rows the
-    // chunks. The pairs that follow f64 and u8 -> i32: u16 -> f64 and f32 -> f64 28 rows, u8 -> f32
-    // 24 rows (411 tiles; the f32 sums stay below 2^24).
+    // f64: 32 rows in one tile row of 32 (586 tiles of 512 columns), and at odd pitches; 33 and 34
+    // rows in one tile row of 34 (WideThinTileShape), aligned and at odd pitches, in place; under a
+    // round of those tiles (263 x 512 columns) and 35 rows (of 64, or of 68) the chunks. The pairs
+    // that follow f64 and u8 -> i32: u16 -> f64 and f32 -> f64 28 rows in tiles of 32 and 33 or 34 in
+    // tiles of 34, u8 -> f32 24 rows (411 tiles; the f32 sums stay below 2^24).
     check_wide<double, double>({32, 300000, 300000, 300000, 0, 0, 0, false, true}, 32);
     check_wide<double, double>({32, 300001, 300003, 300005, 1, 1}, 32, 256, false);
-    check_wide<double, double>({33, 300000, 300000, 300000, 0, 0}, 0);
+    check_wide<double, double>({33, 300000, 300000, 300000, 0, 0, 0, false, true}, f64_wide_thin_tile_rows);
+    check_wide<double, double>({33, 300001, 300003, 300005, 1, 1}, f64_wide_thin_tile_rows, 256, false);
+    check_wide<double, double>({34, 264 * 512, 264 * 512, 264 * 512, 0, 0, 0, true}, f64_wide_thin_tile_rows);
+    check_wide<double, double>({33, 263 * 512, 263 * 512, 263 * 512, 0, 0}, 0);
+    check_wide<double, double>({35, 300000, 300000, 300000, 0, 0}, 0);
     check_wide<uint16_t, double>({28, 300000, 300000, 300000, 0, 0}, 32);
     check_wide<float, double>({28, 300000, 300000, 300000, 0, 0}, 32);
+    check_wide<uint16_t, double>({33, 300000, 300000, 300000, 0, 0}, f64_wide_thin_tile_rows);
+    check_wide<float, double>({34, 300001, 300001, 300001, 0, 0}, f64_wide_thin_tile_rows, 256, false);
     check_wide<uint8_t, float>({24, 420000, 420000, 420000, 0, 0}, 36);
     // Batches through the C ABI, one launch each, with squares (their own launch, then the sums):
     // f32 4 x 98 tiles of 40 rows, u8 -> i32 4 x 123 of 36, f64 3 x 391 small tiles of 32 x 256
     // (the f64 accumulator's batches take the small tiles, 128 threads).
     for (const bool squares : {false, true}) {
+        // A batch of f64 33-row images: the small tiles are 32 rows, so the chunks (the wide thin
+        // tiles take one image).
+        check_abi_batch({SATLIB_F64, SATLIB_F64, 2, 33, 300000, 0, 0, 0, 0, squares});
+        if (!squares) CHECK(satlib::testing::launch_log().last_thin_path == satlib::testing::ThinPath::chunks);
         check_abi_batch({SATLIB_F64, SATLIB_F64, 3, 32, 100000, 0, 0, 0, 0, squares});
         CHECK(satlib::testing::launch_log().last_thin_path == satlib::testing::ThinPath::none);
         CHECK(satlib::testing::launch_log().last_tile_rows == f64_small_tile_rows);
@@ -1297,6 +1321,8 @@ TEST_CASE("library: wide thin images in the 2-D tiles, for compute-sanitizer", "
     // rows, lane by lane.
     check_wide<uint8_t, int32_t>({33, 20000, 20000, 20000, 0, 0}, small_tile_rows, 128);
     check_wide<float, float>({28, 270001, 270003, 270005, 1, 2}, 32, 256, false);
+    // f64 33 x 135168 in a round of 264 tiles of 34 rows (WideThinTileShape).
+    check_wide<double, double>({33, 264 * 512, 264 * 512, 264 * 512, 0, 0}, f64_wide_thin_tile_rows);
     // A thin shape on a grid the caller sets takes the 2-D tiles, whose flags (2,500 tiles of 40
     // rows: 10 KB) outgrow the thin kernel's scratch that inclusive_scan_2d_scratch sizes (under
     // 1 KB): the call allocates its own instead of writing past the caller's.
