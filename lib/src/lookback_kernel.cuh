@@ -179,15 +179,16 @@ template <class In, class A> struct TallSmallTileShape : SmallTileShape<In, A> {
 template <> struct TallSmallTileShape<float, float> : Shape<16, 22, 4> {};
 template <> struct TallSmallTileShape<int32_t, uint32_t> : Shape<16, 22, 4> {};
 #endif
-// Wide thin images of 33 or 34 rows with the f64 accumulator (satlib.cu, wide_thin_tiles): 16 + 18
+// Wide thin images of 33 or 34 rows with the f64 accumulator (satlib.cu, wide_thin_tiles): 12 + 22
 // rows of 256 threads, one tile row 97-100 % full, where the 32-row tiles of TileShape would make
-// two tile rows about half full (which leaves such images in the thin kernel's chunks). Other
-// pairs: their TileShape (no kernel of it is compiled).
+// two tile rows about half full (which leaves such images in the thin kernel's chunks). 12 rows in
+// registers, not TileShape's 16: 16 + 18 spills 20-48 bytes a thread in 5 of the 6 kernels
+// (lib/tests/kernel_spills.py). Other pairs: their TileShape (no kernel of it is compiled).
 template <class In, class A> struct WideThinTileShape : TileShape<In, A> {};
 #ifndef LAB9_REG_ROWS
-template <> struct WideThinTileShape<double, double> : Shape<16, 18, 2, 256> {};
-template <> struct WideThinTileShape<uint16_t, double> : Shape<16, 18, 2, 256> {};
-template <> struct WideThinTileShape<float, double> : Shape<16, 18, 2, 256> {};
+template <> struct WideThinTileShape<double, double> : Shape<12, 22, 2, 256> {};
+template <> struct WideThinTileShape<uint16_t, double> : Shape<12, 22, 2, 256> {};
+template <> struct WideThinTileShape<float, double> : Shape<12, 22, 2, 256> {};
 #endif
 // The kernels that may add up aggregates instead of looking back (Geometry::aggregates_only):
 // the small, short and tall small tiles', which the library's launches of one round take
