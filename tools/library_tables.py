@@ -227,6 +227,10 @@
                                 padded to 2K + 1 against the shipped unpadded ones): docs/thin.md
     docs/data/wide_tiles_ab_h200.csv (and _run2)  bench_ab --set wide --csv as written (wide thin
                                 images of 24 to 64 rows in the 2-D tiles, against 4065fea): docs/thin.md
+    docs/data/wide_f64_ab_h200.csv  bench_ab --set wide --csv as written (the f64 accumulator's wide
+                                thin images of 33 or 34 rows in tiles of 16 + 18 rows, against
+                                a9fd1a2): docs/thin.md; wide_f64_shape_ab_h200.csv, tiles of
+                                12 + 22 rows against those of 16 + 18
     docs/data/wide_all_ab_h200.csv, wide_all2_ab_h200.csv  bench_ab --set wide --csv as written, of
                                 two other sets of shapes (every wide thin image of 17 rows or more
                                 in the 2-D tiles, against 4065fea; not kept as such): docs/thin.md
@@ -1315,6 +1319,27 @@ def takes_wide_tiles(r):
 
 WIDE_BASE = "the kernels of 4065fea (every thin shape in the chunks)"
 
+# The f64 accumulator's tiles for wide thin images of 33 or 34 rows, as (rows, columns, blocks
+# resident on 132 SMs) (lib/src/lookback_kernel.cuh, WideThinTileShape).
+WIDE_THIN_TILES = {t: (34, 512, 264) for t in F64_ACCUMULATOR}
+
+
+def takes_wide_thin_tiles(r):
+    """A bench_ab row in the f64 accumulator's 34-row tiles (satlib.cu, wide_thin_tiles): one image
+    whose 34-row tiles make fewer tile rows than the 32-row ones, at least a round of them, within
+    the bounds of takes_wide_tiles."""
+    k, cols, t = int(r["rows"]), int(r["cols"]), r["type"]
+    if t not in WIDE_THIN_TILES or r["batch"] != "1" or not 24 <= k <= 64 or k >= cols:
+        return False
+    tile = WIDE_THIN_TILES[t]
+    tiles_y, tiles_x = tile_grid(r, tile)
+    if tiles_y >= -(-k // LARGE_TILES[t][0]) or tiles_y * tiles_x < tile[2] or 10 * k < 6 * tile[0] * tiles_y:
+        return False
+    in_bytes, acc_bytes = TYPE_BYTES[t]
+    scratch = (tiles_scratch_bytes(tiles_y * tiles_x, tile, acc_bytes) +
+               thin_wide_scratch_bytes(k, cols, in_bytes, acc_bytes))
+    return 10 * scratch <= k * cols * acc_bytes
+
 
 def wide_all_ab_table(path):
     """An A/B of a build that took the 2-D tiles for every wide thin image of 17 rows or more."""
@@ -2246,6 +2271,18 @@ TABLES = {
                     "the scratch stays within 10 %", takes_wide_tiles,
                     bold="the rows that take the 2-D tiles (the others take the chunks in both builds)"),
                  "wide_tiles_ab_h200.csv"),
+                ("WIDE F64 AB TABLE", lambda p: ab_table(
+                    p, "the kernels of a9fd1a2 (f64 wide thin images of 33 rows in the chunks)",
+                    "f64-accumulator wide thin images of 33 or 34 rows in one tile row of 34 × 512 (16 + 18 "
+                    "rows: the kernels of a608933)",
+                    takes_wide_thin_tiles,
+                    bold="the rows in the tiles of 34 rows (the others take the same path in both builds)"),
+                 "wide_f64_ab_h200.csv"),
+                ("WIDE F64 SHAPE AB TABLE", lambda p: ab_table(
+                    p, "the kernels of a608933 (tiles of 16 + 18 rows)",
+                    "tiles of 12 + 22 rows (WideThinTileShape)", takes_wide_thin_tiles,
+                    bold="the rows in the tiles of 34 rows (the others run the same kernels in both builds)"),
+                 "wide_f64_shape_ab_h200.csv"),
                 ("WIDE ALL AB TABLE", wide_all_ab_table, "wide_all_ab_h200.csv"),
                 ("WIDE ALL2 AB TABLE", wide_all_ab_table, "wide_all2_ab_h200.csv"),
                 ("LINE POINTER AB TABLE", lambda p: ab_table(
