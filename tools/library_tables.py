@@ -1329,7 +1329,7 @@ def takes_wide_thin_tiles(r):
     whose 34-row tiles make fewer tile rows than the 32-row ones, at least a round of them, within
     the bounds of takes_wide_tiles."""
     k, cols, t = int(r["rows"]), int(r["cols"]), r["type"]
-    if t not in WIDE_THIN_TILES or r["batch"] != "1" or not 24 <= k <= 64 or k >= cols:
+    if t not in WIDE_THIN_TILES or int(r["batch"]) != 1 or not 24 <= k <= 64 or k >= cols:
         return False
     tile = WIDE_THIN_TILES[t]
     tiles_y, tiles_x = tile_grid(r, tile)

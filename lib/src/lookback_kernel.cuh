@@ -315,7 +315,8 @@ __host__ __device__ constexpr bool scan_in_place() { return sizeof(In) == sizeof
 // whose launches run many rounds of tiles, where the bytes per access count, and in
 // ShortTileShape's (H200, 1921x1081 against the small tiles' time: f32 0.85, 0.89 with
 // `elements`; i32 0.83, u8 -> i32 0.89, u8 -> f32 0.92, f64 0.85, u16 -> f64 0.88, f32 -> f64 0.82-0.83)
-// and TallSmallTileShape's (as the short tiles' 128-thread blocks; not measured against `elements`);
+// and TallSmallTileShape's (as the short tiles' 128-thread blocks; not measured against `elements`)
+// and WideThinTileShape's (as LanesTileShape's 256-thread blocks);
 // `elements` in SmallTileShape's (calls of less than a round, where each step's latency counts;
 // f64 batches and squares) (docs/tiles.md, Rows that do not start on a whole piece).
 enum class Access {

@@ -114,7 +114,8 @@ bool thin_shape(int rows, int cols, const sat::ScanOptions& opt) {
 // But a wide thin image of 24 to 64 rows takes the 2-D tiles of shape S where its rows fill at
 // least 60 % of its tile rows and its tiles' records (layout_for) and the thin kernel's scratch
 // together stay within 10 % of its output's bytes, the thin shapes' bound (scratch_for sizes for
-// both, since the path depends on the pointers too: S is LargeTiles or LanesTiles by whole_pieces).
+// both, since the path depends on the pointers too: S is LargeTiles or LanesTiles by whole_pieces,
+// or WideThinTiles, wide_thin_tiles).
 // H200, against the thin kernel: 33 x 4,000,000 f32 0.80 of the time, u8 -> i32 0.71; 24 rows of
 // 40 0.95-0.96, 22 rows 1.04; 33 rows at odd pitches (tiles of 32 rows, the second tile row one row
 // full) 1.15 (docs/thin.md, *Wide images of 24 to 64 rows in the 2-D tiles*).
@@ -167,16 +168,20 @@ constexpr bool has_wide_thin_tiles() {
 // than the 32-row ones (33 or 34 rows: one tile row, not two about half full, which wide_in_tiles
 // leaves in the chunks), that pass wide_in_tiles, and that are at least a round of 256-thread
 // blocks on a 132-SM GPU (fewer stay in the chunks: no small tiles of 34 rows). H200, f64
-// 33 x 1,818,176: 0.78 of the chunks' time, 0.75 at odd pitches (docs/thin.md, *f64 images of 33
-// and 34 rows in tiles of 34*).
+// 33 x 1,818,176 in tiles of 16 + 18 rows: 0.78 of the chunks' time, 0.75 at odd pitches; the
+// shipped 12 + 22 took 1.005 and 0.987 of that (docs/thin.md, *f64 images of 33 and 34 rows in
+// tiles of 34*).
 template <class In, class Out, Tables T>
 bool wide_thin_tiles(int rows, int cols, int images, const sat::ScanOptions& opt) {
     using S = WideThinTiles<In, Out>;
     if constexpr (!has_wide_thin_tiles<In, Out, T>()) {
         return false;
     } else {
-        constexpr int R_large = LargeTiles<In, Out>::R;
-        return images == 1 && thin_shape<In, Out, T>(rows, cols, opt) && (rows + S::R - 1) / S::R < (rows + R_large - 1) / R_large &&
+        // The 32-row tiles it replaces: LargeTiles with vector accesses, LanesTiles without.
+        static_assert(LargeTiles<In, Out>::R == LanesTiles<In, Out>::R, "one tile height to compare with");
+        constexpr int large_rows = LargeTiles<In, Out>::R;
+        return images == 1 && thin_shape<In, Out, T>(rows, cols, opt) &&
+               (rows + S::R - 1) / S::R < (rows + large_rows - 1) / large_rows &&
                tiles_per_image<In, Out, S>(rows, cols) >= reference_sms * S::min_blocks &&
                wide_in_tiles<In, Out, S>(rows, cols);
     }
@@ -217,7 +222,7 @@ constexpr bool has_tall_small_tiles() {
 template <class In, class Out, Tables T>
 bool tall_small_tiles(int rows, int cols, int images);  // below
 
-// Scratch one call of scan_images needs for `batch` images: the most of what its five tile
+// Scratch one call of scan_images needs for `batch` images: the most of what its six tile
 // shapes need, so that the size grows with the batch (the shape a call takes changes with its tile count,
 // and a caller may size once for its largest batch).
 template <class In, class Out, Tables T>
@@ -237,21 +242,19 @@ sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanO
         // Or 2 or 3 contiguous columns in words (u8 -> i32): CUB's scratch for the columns' scan.
         size.state_bytes = std::max(size.state_bytes, sat::thin::columns_scratch_bytes<In, Out>(rows, cols));
         // Or a wide image in the 2-D tiles (wide_in_tiles): the scratch of each shape that takes it.
-        auto wide = [&](auto shape) {
-            using S = decltype(shape);
-            if (!wide_in_tiles<In, Out, S>(rows, cols)) return;
-            const sat::ScanScratchSize tiles = shaped_scratch<In, Out, T, S>(rows, cols, batch);
+        auto grow = [&](const sat::ScanScratchSize& tiles) {
             size.state_bytes = std::max(size.state_bytes, tiles.state_bytes);
             size.value_bytes = std::max(size.value_bytes, tiles.value_bytes);
         };
+        auto wide = [&](auto shape) {
+            using S = decltype(shape);
+            if (wide_in_tiles<In, Out, S>(rows, cols)) grow(shaped_scratch<In, Out, T, S>(rows, cols, batch));
+        };
         wide(LargeTiles<In, Out>{}), wide(LanesTiles<In, Out>{}), wide(SmallTiles<In, Out>{});
         wide(ShortTiles<In, Out>{}), wide(TallSmallTiles<In, Out>{});
-        // Or, one image of them (the f64 accumulator), its wide thin tiles, a call of any batch size then.
-        if (wide_thin_tiles<In, Out, T>(rows, cols, 1, opt)) {
-            const sat::ScanScratchSize tiles = shaped_scratch<In, Out, T, WideThinTiles<In, Out>>(rows, cols, 1);
-            size.state_bytes = std::max(size.state_bytes, tiles.state_bytes);
-            size.value_bytes = std::max(size.value_bytes, tiles.value_bytes);
-        }
+        // Or one image in the f64 accumulator's wide thin tiles (wide_thin_tiles), whatever the batch.
+        if (wide_thin_tiles<In, Out, T>(rows, cols, 1, opt))
+            grow(shaped_scratch<In, Out, T, WideThinTiles<In, Out>>(rows, cols, 1));
         return size;
     }
     const sat::ScanScratchSize small = shaped_scratch<In, Out, T, SmallTiles<In, Out>>(rows, cols, batch);
@@ -713,15 +716,14 @@ cudaError_t scan_images(const In* in, std::size_t in_pitch, Out* out, std::size_
         return small_tiles<In, Out, T, decltype(large)>(rows, cols, im.count) ? scan_in_small() : scan_in(large);
     };
     // f64's squares always take the 128-thread tiles (small_tiles): the 256-thread kernels for them are not compiled.
-    if constexpr (large_tiles_for_one_image_sums_only<In, Out>() && T != Tables::sums)
+    if constexpr (large_tiles_for_one_image_sums_only<In, Out>() && T != Tables::sums) {
         return scan_in(SmallTiles<In, Out>{});
-    // One wide thin image of 33 or 34 rows with the f64 accumulator: its 34-row tiles (wide_thin_tiles).
-    else if constexpr (has_wide_thin_tiles<In, Out, T>())
-        return wide_thin_tiles<In, Out, T>(rows, cols, im.count, opt) ? scan_in(WideThinTiles<In, Out>{})
-               : vec                                                 ? scan_in_large(LargeTiles<In, Out>{})
-                                                                     : scan_in_large(LanesTiles<In, Out>{});
-    else
+    } else {
+        // One wide thin image of 33 or 34 rows with the f64 accumulator: its 34-row tiles (wide_thin_tiles).
+        if constexpr (has_wide_thin_tiles<In, Out, T>())
+            if (wide_thin_tiles<In, Out, T>(rows, cols, im.count, opt)) return scan_in(WideThinTiles<In, Out>{});
         return vec ? scan_in_large(LargeTiles<In, Out>{}) : scan_in_large(LanesTiles<In, Out>{});
+    }
 }
 
 }  // namespace satlib

@@ -11,11 +11,11 @@ accesses; sums, squares or both, one image or a batch), the short tiles of every
 image's sums, with and without vector accesses; the f64 accumulator's 8 + 9 rows at 5 blocks of
 128 threads too), the tall small tiles of f32 and i32 (one image's sums, with and without vector
 accesses), the 256-thread kernels of the f64 accumulator (one image's sums:
-lib/src/satlib.cu, large_tiles_for_one_image_sums_only) and its wide thin tiles of 16 + 18 rows
+lib/src/satlib.cu, large_tiles_for_one_image_sums_only) and its wide thin tiles of 12 + 22 rows
 (one image's sums, with and without vector accesses: satlib.cu, wide_thin_tiles), and checks that
-none spills. f64's small
-tiles (12 + 20 rows at 5 blocks of 128 threads, 96 registers a thread) spill 12-72 bytes in 23 of 36
-(docs/tiles.md, *The shared-memory rows' output pointer stepped by the pitch*) and are not checked. No GPU needed.
+none spills. f64's small tiles (12 + 20 rows at 5 blocks of 128 threads, 96 registers a thread)
+spill 12-72 bytes in 23 of 36 (docs/tiles.md, *The shared-memory rows' output pointer stepped by
+the pitch*) and are not checked. No GPU needed.
 Prints "kernel_spills: all checks passed" or FAIL lines; exit 1 on a failure.
 """
 import itertools

@@ -1210,6 +1210,7 @@ TEST_CASE("library: wide thin images of 24 to 64 rows whose tile rows are 60 % f
         CHECK_FALSE(may_take_tiles<double, double>(2000000, rows));    // tall: the chunks
     }
     CHECK_FALSE(may_take_tiles<double, double>(35, 2000000));  // 35 of 64 rows, or of 68 in tiles of 34
+    check_scratch_grows<double, double>(33, 2000000, 4);  // one image's tiles of 34 rows at every batch size
 
     // Scratch sized for a batch serves each smaller one: f32 33 x 100000 takes the small tiles
     // alone, the 256-thread ones from 3 images (at 100001 columns, rows not on whole pieces: two
@@ -1287,6 +1288,12 @@ TEST_CASE("library: wide thin images in the 2-D tiles: one and two tile rows, od
     check_wide<float, double>({28, 300000, 300000, 300000, 0, 0}, 32);
     check_wide<uint16_t, double>({33, 300000, 300000, 300000, 0, 0}, f64_wide_thin_tile_rows);
     check_wide<float, double>({34, 300001, 300001, 300001, 0, 0}, f64_wide_thin_tile_rows, 256, false);
+    // Through the C ABI: one f64 image of 33 rows with squares (the squares in the small tiles, then
+    // the sums in tiles of 34, one scratch for both) and one of 34 rows in the NPP layout.
+    check_abi({SATLIB_F64, SATLIB_F64, 1, 33, 300000, 0, 0, 0, 0, true});
+    CHECK(satlib::testing::launch_log().last_tile_rows == f64_wide_thin_tile_rows);
+    check_abi({SATLIB_F64, SATLIB_F64, 1, 34, 300001, 1, 1, 0, 0, false, SATLIB_LAYOUT_NPP});
+    CHECK(satlib::testing::launch_log().last_tile_rows == f64_wide_thin_tile_rows);
     check_wide<uint8_t, float>({24, 420000, 420000, 420000, 0, 0}, 36);
     // Batches through the C ABI, one launch each, with squares (their own launch, then the sums):
     // f32 4 x 98 tiles of 40 rows, u8 -> i32 4 x 123 of 36, f64 3 x 391 small tiles of 32 x 256
@@ -1295,7 +1302,7 @@ TEST_CASE("library: wide thin images in the 2-D tiles: one and two tile rows, od
         // A batch of f64 33-row images: the small tiles are 32 rows, so the chunks (the wide thin
         // tiles take one image).
         check_abi_batch({SATLIB_F64, SATLIB_F64, 2, 33, 300000, 0, 0, 0, 0, squares});
-        if (!squares) CHECK(satlib::testing::launch_log().last_thin_path == satlib::testing::ThinPath::chunks);
+        CHECK(satlib::testing::launch_log().last_thin_path == satlib::testing::ThinPath::chunks);
         check_abi_batch({SATLIB_F64, SATLIB_F64, 3, 32, 100000, 0, 0, 0, 0, squares});
         CHECK(satlib::testing::launch_log().last_thin_path == satlib::testing::ThinPath::none);
         CHECK(satlib::testing::launch_log().last_tile_rows == f64_small_tile_rows);
@@ -1321,8 +1328,8 @@ TEST_CASE("library: wide thin images in the 2-D tiles, for compute-sanitizer", "
     // rows, lane by lane.
     check_wide<uint8_t, int32_t>({33, 20000, 20000, 20000, 0, 0}, small_tile_rows, 128);
     check_wide<float, float>({28, 270001, 270003, 270005, 1, 2}, 32, 256, false);
-    // f64 33 x 135168 in a round of 264 tiles of 34 rows (WideThinTileShape).
-    check_wide<double, double>({33, 264 * 512, 264 * 512, 264 * 512, 0, 0}, f64_wide_thin_tile_rows);
+    // f64 33 x 135168 in a round of 264 tiles of 34 rows (WideThinTileShape), in the caller's scratch.
+    check_wide<double, double>({33, 264 * 512, 264 * 512, 264 * 512, 0, 0, 0, false, true}, f64_wide_thin_tile_rows);
     // A thin shape on a grid the caller sets takes the 2-D tiles, whose flags (2,500 tiles of 40
     // rows: 10 KB) outgrow the thin kernel's scratch that inclusive_scan_2d_scratch sizes (under
     // 1 KB): the call allocates its own instead of writing past the caller's.
