@@ -1294,27 +1294,34 @@ def large_tiles_of(r):
     return LARGE_TILES[r["type"]] if int(r["cols"]) % vector == 0 else LANES_TILES[r["type"]]
 
 
-def takes_wide_tiles(r):
-    """A bench_ab row that takes the 2-D tiles although thin (satlib.cu, wide_in_tiles): 24 to 64
-    rows, fewer than its columns, in the tiles its call takes (large_tiles_of; fewer 256-thread
-    tiles than a round take the small ones, as the f64 accumulator's batches do) at least 60 %
-    full, and their records with the thin kernel's scratch within 10 % of the output. The short and
-    tall small tiles are left out: no wide thin image of 24 rows or more takes them (more than 32
-    tile columns, or scratch over 10 %), as `--set wide`'s shapes do not."""
-    k, cols, batch, t = int(r["rows"]), int(r["cols"]), int(r["batch"]), r["type"]
+def wide_in_tiles(r, tile):
+    """A bench_ab row's wide thin image within the bounds of the 2-D tiles tile = (R, C, ...)
+    (satlib.cu, wide_in_tiles): 24 to 64 rows, fewer than its columns, its tile rows at least 60 %
+    full, and their records with the thin kernel's scratch within 10 % of the output."""
+    k, cols, t = int(r["rows"]), int(r["cols"]), r["type"]
     if not 24 <= k <= 64 or k >= cols:
         return False
-    in_bytes, acc_bytes = TYPE_BYTES[t]
-    tile = large_tiles_of(r)
     tiles_y, tiles_x = tile_grid(r, tile)
-    if tiles_y * tiles_x * batch < tile[2] or (batch > 1 and t in F64_ACCUMULATOR):
-        tile = SMALL_TILES[t]
-        tiles_y, tiles_x = tile_grid(r, tile)
     if 10 * k < 6 * tile[0] * tiles_y:
         return False
+    in_bytes, acc_bytes = TYPE_BYTES[t]
     scratch = (tiles_scratch_bytes(tiles_y * tiles_x, tile, acc_bytes) +
                thin_wide_scratch_bytes(k, cols, in_bytes, acc_bytes))
     return 10 * scratch <= k * cols * acc_bytes
+
+
+def takes_wide_tiles(r):
+    """A bench_ab row that takes the 2-D tiles although thin (wide_in_tiles) in the tiles its call
+    takes (large_tiles_of; fewer 256-thread tiles than a round take the small ones, as the f64
+    accumulator's batches do). The short and tall small tiles are left out: no wide thin image of
+    24 rows or more takes them (more than 32 tile columns, or scratch over 10 %), as `--set wide`'s
+    shapes do not."""
+    tile = large_tiles_of(r)
+    tiles_y, tiles_x = tile_grid(r, tile)
+    batch, t = int(r["batch"]), r["type"]
+    if tiles_y * tiles_x * batch < tile[2] or (batch > 1 and t in F64_ACCUMULATOR):
+        tile = SMALL_TILES[t]
+    return wide_in_tiles(r, tile)
 
 
 WIDE_BASE = "the kernels of 4065fea (every thin shape in the chunks)"
@@ -1327,18 +1334,14 @@ WIDE_THIN_TILES = {t: (34, 512, 264) for t in F64_ACCUMULATOR}
 def takes_wide_thin_tiles(r):
     """A bench_ab row in the f64 accumulator's 34-row tiles (satlib.cu, wide_thin_tiles): one image
     whose 34-row tiles make fewer tile rows than the 32-row ones, at least a round of them, within
-    the bounds of takes_wide_tiles."""
-    k, cols, t = int(r["rows"]), int(r["cols"]), r["type"]
-    if t not in WIDE_THIN_TILES or int(r["batch"]) != 1 or not 24 <= k <= 64 or k >= cols:
+    the bounds of wide_in_tiles."""
+    t = r["type"]
+    if t not in WIDE_THIN_TILES or int(r["batch"]) != 1:
         return False
     tile = WIDE_THIN_TILES[t]
     tiles_y, tiles_x = tile_grid(r, tile)
-    if tiles_y >= -(-k // LARGE_TILES[t][0]) or tiles_y * tiles_x < tile[2] or 10 * k < 6 * tile[0] * tiles_y:
-        return False
-    in_bytes, acc_bytes = TYPE_BYTES[t]
-    scratch = (tiles_scratch_bytes(tiles_y * tiles_x, tile, acc_bytes) +
-               thin_wide_scratch_bytes(k, cols, in_bytes, acc_bytes))
-    return 10 * scratch <= k * cols * acc_bytes
+    return (tiles_y < -(-int(r["rows"]) // LARGE_TILES[t][0]) and tiles_y * tiles_x >= tile[2] and
+            wide_in_tiles(r, tile))
 
 
 def wide_all_ab_table(path):
