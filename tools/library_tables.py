@@ -231,6 +231,10 @@
                                 thin images of 33 or 34 rows in tiles of 16 + 18 rows, against
                                 a9fd1a2): docs/thin.md; wide_f64_shape_ab_h200.csv, tiles of
                                 12 + 22 rows against those of 16 + 18
+    docs/data/wide_lanes_ab_h200.csv, wide_lanes_pitches_ab_h200.csv  bench_ab --set wide and --set
+                                pitches --csv as written (f32, i32 and u8 -> i32 wide thin images
+                                of 33 or 34 rows at odd pitches in tiles of 34 rows, against
+                                e62dc54): docs/thin.md
     docs/data/wide_all_ab_h200.csv, wide_all2_ab_h200.csv  bench_ab --set wide --csv as written, of
                                 two other sets of shapes (every wide thin image of 17 rows or more
                                 in the 2-D tiles, against 4065fea; not kept as such): docs/thin.md
@@ -1326,22 +1330,29 @@ def takes_wide_tiles(r):
 
 WIDE_BASE = "the kernels of 4065fea (every thin shape in the chunks)"
 
-# The f64 accumulator's tiles for wide thin images of 33 or 34 rows, as (rows, columns, blocks
-# resident on 132 SMs) (lib/src/lookback_kernel.cuh, WideThinTileShape).
-WIDE_THIN_TILES = {t: (34, 512, 264) for t in F64_ACCUMULATOR}
+# The tiles for wide thin images of 33 or 34 rows, as (rows, columns, blocks resident on 132 SMs)
+# (lib/src/lookback_kernel.cuh, WideThinTileShape): the f64 accumulator's, and f32's, i32's and
+# u8 -> i32's for rows that do not start on whole pieces (satlib.cu, wide_thin_serves).
+WIDE_THIN_TILES = {**{t: (34, 512, 264) for t in F64_ACCUMULATOR},
+                   "f32": (34, 1024, 264), "i32": (34, 1024, 264), "u8i32": (34, 1024, 396)}
 
 
-def takes_wide_thin_tiles(r):
-    """A bench_ab row in the f64 accumulator's 34-row tiles (satlib.cu, wide_thin_tiles): one image
-    whose 34-row tiles make fewer tile rows than the 32-row ones, at least a round of them, within
-    the bounds of wide_in_tiles."""
+def takes_wide_thin_tiles(r, types=tuple(WIDE_THIN_TILES)):
+    """A bench_ab row of one of `types` in the 34-row tiles (satlib.cu, wide_thin_tiles): one image
+    whose 34-row tiles make fewer tile rows than the 256-thread tiles of its access (large_tiles_of),
+    at least a round of them, within the bounds of wide_in_tiles."""
     t = r["type"]
-    if t not in WIDE_THIN_TILES or int(r["batch"]) != 1:
+    if t not in WIDE_THIN_TILES or t not in types or int(r["batch"]) != 1:
         return False
     tile = WIDE_THIN_TILES[t]
     tiles_y, tiles_x = tile_grid(r, tile)
-    return (tiles_y < -(-int(r["rows"]) // LARGE_TILES[t][0]) and tiles_y * tiles_x >= tile[2] and
+    return (tiles_y < -(-int(r["rows"]) // large_tiles_of(r)[0]) and tiles_y * tiles_x >= tile[2] and
             wide_in_tiles(r, tile))
+
+
+def takes_f64_wide_thin_tiles(r):
+    """takes_wide_thin_tiles for the f64 accumulator alone, the pairs that had these tiles first."""
+    return takes_wide_thin_tiles(r, F64_ACCUMULATOR)
 
 
 def wide_all_ab_table(path):
@@ -2278,14 +2289,28 @@ TABLES = {
                     p, "the kernels of a9fd1a2 (f64 wide thin images of 33 rows in the chunks)",
                     "f64-accumulator wide thin images of 33 or 34 rows in one tile row of 34 × 512 (16 + 18 "
                     "rows: the kernels of a608933)",
-                    takes_wide_thin_tiles,
+                    takes_f64_wide_thin_tiles,
                     bold="the rows in the tiles of 34 rows (the others take the same path in both builds)"),
                  "wide_f64_ab_h200.csv"),
                 ("WIDE F64 SHAPE AB TABLE", lambda p: ab_table(
                     p, "the kernels of a608933 (tiles of 16 + 18 rows)",
-                    "tiles of 12 + 22 rows (WideThinTileShape)", takes_wide_thin_tiles,
+                    "tiles of 12 + 22 rows (WideThinTileShape)", takes_f64_wide_thin_tiles,
                     bold="the rows in the tiles of 34 rows (the others run the same kernels in both builds)"),
                  "wide_f64_shape_ab_h200.csv"),
+                ("WIDE LANES AB TABLE", lambda p: ab_table(
+                    p, "the kernels of e62dc54 (f32, i32 and u8 → i32 images of 33 or 34 rows at odd pitches in "
+                    "the chunks)",
+                    "f32, i32 and u8 → i32 images of 33 or 34 rows at odd pitches in one tile row of 34 × 1024, "
+                    "lane by lane (16 + 18 and 4 + 30 rows, WideThinTileShape)",
+                    lambda r: takes_wide_thin_tiles(r, ("f32", "i32", "u8i32")),
+                    bold="the rows in the new tiles of 34 rows (the others run the same kernels in both builds)"),
+                 "wide_lanes_ab_h200.csv"),
+                ("WIDE LANES PITCHES AB TABLE", lambda p: ab_table(
+                    p, "the kernels of e62dc54", "the kernels of the WIDE LANES AB TABLE's build (f32, i32 and u8 → i32 "
+                    "images of 33 or 34 rows at odd pitches in one tile row of 34)",
+                    lambda r: takes_wide_thin_tiles(r, ("f32", "i32", "u8i32")),
+                    bold="the rows in the new tiles of 34 rows (the others run the same kernels in both builds)"),
+                 "wide_lanes_pitches_ab_h200.csv"),
                 ("WIDE ALL AB TABLE", wide_all_ab_table, "wide_all_ab_h200.csv"),
                 ("WIDE ALL2 AB TABLE", wide_all_ab_table, "wide_all2_ab_h200.csv"),
                 ("LINE POINTER AB TABLE", lambda p: ab_table(

@@ -291,20 +291,26 @@ int main(int argc, char** argv) {
                 for (const int rows : {1920, 16384, 262144, 1048576, 4000000, 12000000, 40000000})
                     cases.push_back({T::u8i32, 1, rows, k});
         } else if (set == "wide") {  // wide thin images of 17 to 64 rows: the thin kernel or the 2-D tiles
-            // About 120M elements (f64 60M), rows of whole 16-byte pieces (width a multiple of 16)
-            // or not (an odd width), then smaller images and batches of 33 rows.
+            // About 120M elements (the f64 accumulator's 60M), rows of whole 16-byte pieces (width a
+            // multiple of 16) or not (an odd width), then smaller images and batches of 33 rows.
             auto add = [&](T type, int k, bool odd) {
-                const int n = (type == T::f64 ? 60000000 : 120000000) / k;
+                const bool f64_sums = type == T::f64 || type == T::u16f64 || type == T::f32f64;
+                const int n = (f64_sums ? 60000000 : 120000000) / k;
                 cases.push_back({type, 1, k, odd ? n | 1 : n & ~15});
             };
             for (int k : {20, 22, 24, 28, 33, 36, 40, 42, 48, 56, 64}) add(T::f32, k, false);
-            for (int k : {17, 24, 28, 32, 33, 40, 42, 48, 64}) add(T::f32, k, true);
+            for (int k : {17, 24, 28, 32, 33, 34, 40, 42, 48, 64}) add(T::f32, k, true);
             for (int k : {20, 24, 28, 33, 36, 40, 42, 48, 56, 64}) add(T::u8i32, k, false);
-            for (int k : {17, 24, 28, 32, 33, 42, 64}) add(T::u8i32, k, true);
+            for (int k : {17, 24, 28, 32, 33, 34, 42, 64}) add(T::u8i32, k, true);
             for (int k : {24, 28, 33, 42, 64}) add(T::i32, k, false);
-            for (int k : {24, 32, 33}) add(T::i32, k, true);
-            for (int k : {24, 28, 32, 33, 43, 48, 64}) add(T::f64, k, false);
+            for (int k : {24, 32, 33, 34}) add(T::i32, k, true);
+            for (int k : {24, 28, 32, 33, 34, 43, 48, 64}) add(T::f64, k, false);
             for (int k : {24, 32, 33, 48, 64}) add(T::f64, k, true);
+            // The pairs that follow f64 in its tiles of 34 rows.
+            for (T type : {T::u16f64, T::f32f64}) {
+                add(type, 33, false);
+                add(type, 34, true);
+            }
             for (T type : {T::f32, T::u8i32}) cases.push_back({type, 1, 33, 4000000});
             cases.push_back({T::f32, 1, 33, 200000});
             for (T type : {T::f32, T::u8i32}) cases.push_back({type, 1, 33, 1000000});

@@ -46,7 +46,7 @@ constexpr int state_header_words = 32;  // ticket, internal status; tile states 
 
 // The pair's tile shapes: the default one for rows that start on whole 16-byte pieces, the one for
 // rows that do not, those for small images (the small tiles, the short ones and the tall small
-// ones) and the f64 accumulator's for wide thin images of 33 or 34 rows.
+// ones) and the one for wide thin images of 33 or 34 rows.
 template <class In, class Out> using LargeTiles = TileShape<In, sat::Acc<Out>>;
 template <class In, class Out> using LanesTiles = LanesTileShape<In, sat::Acc<Out>>;
 template <class In, class Out> using SmallTiles = SmallTileShape<In, sat::Acc<Out>>;
@@ -159,28 +159,35 @@ template <class In, class Out, class S>
 constexpr bool is_large = std::is_same_v<S, LargeTiles<In, Out>> || std::is_same_v<S, LanesTiles<In, Out>>;
 
 // Whether the pair has tiles of its own for wide thin images (lookback_kernel.cuh,
-// WideThinTileShape: the f64 accumulator's 34 rows). Without them no kernel of that shape is compiled.
+// WideThinTileShape: 34 rows). Without them no kernel of that shape is compiled.
 template <class In, class Out, Tables T>
 constexpr bool has_wide_thin_tiles() {
     return !same_shape<WideThinTiles<In, Out>, LargeTiles<In, Out>>() && T == Tables::sums;
 }
+// Whether they serve the rows of this access (vec: rows on whole pieces): where the 256-thread
+// tiles they replace, LargeTiles with vector accesses and LanesTiles without, are shorter (the f64
+// accumulator's 32 rows with either; f32's, i32's and u8's 32 rows without). Their kernels are
+// compiled for these accesses alone (compiled_for).
+template <class In, class Out>
+constexpr bool wide_thin_serves(bool vec) {
+    return (vec ? LargeTiles<In, Out>::R : LanesTiles<In, Out>::R) < WideThinTiles<In, Out>::R;
+}
 // Whether a call takes them: one wide thin image of sums whose 34-row tiles make fewer tile rows
-// than the 32-row ones (33 or 34 rows: one tile row, not two about half full, which wide_in_tiles
-// leaves in the chunks), that pass wide_in_tiles, and that are at least a round of 256-thread
-// blocks on a 132-SM GPU (fewer stay in the chunks: no small tiles of 34 rows). H200, f64
-// 33 x 1,818,176 in tiles of 16 + 18 rows: 0.78 of the chunks' time, 0.75 at odd pitches; the
+// than the 32-row ones of its access (33 or 34 rows: one tile row, not two about half full, which
+// wide_in_tiles leaves in the chunks), that pass wide_in_tiles, and that are at least a round of
+// 256-thread blocks on a 132-SM GPU (fewer stay in the chunks: no small tiles of 34 rows). H200,
+// f64 33 x 1,818,176 in tiles of 16 + 18 rows: 0.78 of the chunks' time, 0.75 at odd pitches; the
 // shipped 12 + 22 took 1.005 and 0.987 of that (docs/thin.md, *f64 images of 33 and 34 rows in
-// tiles of 34*).
+// tiles of 34*; f32, i32 and u8 at odd pitches: *Images of 33 and 34 rows at odd pitches in tiles
+// of 34*).
 template <class In, class Out, Tables T>
-bool wide_thin_tiles(int rows, int cols, int images, const sat::ScanOptions& opt) {
+bool wide_thin_tiles(int rows, int cols, int images, const sat::ScanOptions& opt, bool vec) {
     using S = WideThinTiles<In, Out>;
     if constexpr (!has_wide_thin_tiles<In, Out, T>()) {
         return false;
     } else {
-        // The 32-row tiles it replaces: LargeTiles with vector accesses, LanesTiles without.
-        static_assert(LargeTiles<In, Out>::R == LanesTiles<In, Out>::R, "one tile height to compare with");
-        constexpr int large_rows = LargeTiles<In, Out>::R;
-        return images == 1 && thin_shape<In, Out, T>(rows, cols, opt) &&
+        const int large_rows = vec ? LargeTiles<In, Out>::R : LanesTiles<In, Out>::R;
+        return wide_thin_serves<In, Out>(vec) && images == 1 && thin_shape<In, Out, T>(rows, cols, opt) &&
                (rows + S::R - 1) / S::R < (rows + large_rows - 1) / large_rows &&
                tiles_per_image<In, Out, S>(rows, cols) >= reference_sms * S::min_blocks &&
                wide_in_tiles<In, Out, S>(rows, cols);
@@ -252,8 +259,8 @@ sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanO
         };
         wide(LargeTiles<In, Out>{}), wide(LanesTiles<In, Out>{}), wide(SmallTiles<In, Out>{});
         wide(ShortTiles<In, Out>{}), wide(TallSmallTiles<In, Out>{});
-        // Or one image in the f64 accumulator's wide thin tiles (wide_thin_tiles), whatever the batch.
-        if (wide_thin_tiles<In, Out, T>(rows, cols, 1, opt))
+        // Or one image in the wide thin tiles (wide_thin_tiles), with either access, whatever the batch.
+        if (wide_thin_tiles<In, Out, T>(rows, cols, 1, opt, true) || wide_thin_tiles<In, Out, T>(rows, cols, 1, opt, false))
             grow(shaped_scratch<In, Out, T, WideThinTiles<In, Out>>(rows, cols, 1));
         return size;
     }
@@ -483,11 +490,13 @@ KernelCache& lookback_cache() {
     return cache;
 }
 // LargeTiles' kernels are compiled for vector accesses only and LanesTiles' for the others
-// (scan_images routes each call to one of them), SmallTiles' for both.
+// (scan_images routes each call to one of them), WideThinTiles' for the accesses they serve
+// (wide_thin_serves), the others for both.
 template <class In, class Out, class S>
 constexpr bool compiled_for(bool vec) {
     if (std::is_same_v<S, LargeTiles<In, Out>>) return vec;
     if (std::is_same_v<S, LanesTiles<In, Out>>) return !vec;
+    if (std::is_same_v<S, WideThinTiles<In, Out>>) return wide_thin_serves<In, Out>(vec);
     return true;
 }
 template <class In, class Out, class S, Tables T, bool Batched, bool Vec>
@@ -719,9 +728,9 @@ cudaError_t scan_images(const In* in, std::size_t in_pitch, Out* out, std::size_
     if constexpr (large_tiles_for_one_image_sums_only<In, Out>() && T != Tables::sums) {
         return scan_in(SmallTiles<In, Out>{});
     } else {
-        // One wide thin image of 33 or 34 rows with the f64 accumulator: its 34-row tiles (wide_thin_tiles).
+        // One wide thin image of 33 or 34 rows: its 34-row tiles where they serve (wide_thin_tiles).
         if constexpr (has_wide_thin_tiles<In, Out, T>())
-            if (wide_thin_tiles<In, Out, T>(rows, cols, im.count, opt)) return scan_in(WideThinTiles<In, Out>{});
+            if (wide_thin_tiles<In, Out, T>(rows, cols, im.count, opt, vec)) return scan_in(WideThinTiles<In, Out>{});
         return vec ? scan_in_large(LargeTiles<In, Out>{}) : scan_in_large(LanesTiles<In, Out>{});
     }
 }

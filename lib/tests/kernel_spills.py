@@ -11,9 +11,10 @@ accesses; sums, squares or both, one image or a batch), the short tiles of every
 image's sums, with and without vector accesses; the f64 accumulator's 8 + 9 rows at 5 blocks of
 128 threads too), the tall small tiles of f32 and i32 (one image's sums, with and without vector
 accesses), the 256-thread kernels of the f64 accumulator (one image's sums:
-lib/src/satlib.cu, large_tiles_for_one_image_sums_only) and its wide thin tiles of 12 + 22 rows
-(one image's sums, with and without vector accesses: satlib.cu, wide_thin_tiles), and checks that
-none spills. f64's small tiles (12 + 20 rows at 5 blocks of 128 threads, 96 registers a thread)
+lib/src/satlib.cu, large_tiles_for_one_image_sums_only), its wide thin tiles of 12 + 22 rows
+(one image's sums, with and without vector accesses: satlib.cu, wide_thin_tiles) and the other
+f32, i32 and u8 -> i32 wide thin tiles of 16 + 18 and 4 + 30 rows (one image's sums, without vector
+accesses), and checks that none spills. f64's small tiles (12 + 20 rows at 5 blocks of 128 threads, 96 registers a thread)
 spill 12-72 bytes in 23 of 36 (docs/tiles.md, *The shared-memory rows' output pointer stepped by
 the pitch*) and are not checked. No GPU needed.
 Prints "kernel_spills: all checks passed" or FAIL lines; exit 1 on a failure.
@@ -48,8 +49,10 @@ def instantiations():
     cases += [(p, "ShortTileShape", vec, "sums", False) for p in FLOAT_INT_PAIRS + F64_PAIRS for vec in (False, True)]
     # The tall small tiles of f32 and i32: one image of sums (satlib.cu, tall_small_tiles).
     cases += [(p, "TallSmallTileShape", vec, "sums", False) for p in (F32, I32) for vec in (False, True)]
-    # The f64 accumulator's wide thin tiles: one image of sums (satlib.cu, wide_thin_tiles).
+    # The wide thin tiles: one image of sums (satlib.cu, wide_thin_tiles), the f64 accumulator's
+    # with and without vector accesses, the others' without (satlib.cu, wide_thin_serves).
     cases += [(p, "WideThinTileShape", vec, "sums", False) for p in F64_PAIRS for vec in (False, True)]
+    cases += [(p, "WideThinTileShape", False, "sums", False) for p in FLOAT_INT_PAIRS[:3]]
     b = lambda flag: "true" if flag else "false"
     return [f"template __global__ void lookback_sat_kernel<{i}, {o}, {shape}<{i}, {a}>, {b(vec)}, Tables::{t}, "
             f"{b(batched)}>(const {i}*, {o}*, Geometry, TileRecords<sat::Acc<{o}>>, int*, unsigned long long*, {o}*);"

@@ -36,7 +36,7 @@ namespace {
 // short_tiles) are 17 x 512, the f64 accumulator's 17 x 256; the tall small tiles of f32 and i32
 // (TallSmallTileShape, satlib.cu tall_small_tiles) 38 x 512.
 constexpr int small_tile_rows = 34, f64_small_tile_rows = 32, short_tile_rows = 17, tall_small_tile_rows = 38;
-constexpr int f64_wide_thin_tile_rows = 34;  // WideThinTileShape
+constexpr int wide_thin_tile_rows = 34;  // WideThinTileShape: f64 accumulator; f32, i32, u8 -> i32 lane by lane
 
 // Device memory of n elements of T (sat::DeviceBuffer counts bytes).
 template <class T>
@@ -1254,8 +1254,10 @@ TEST_CASE("library: wide thin images in the 2-D tiles: one and two tile rows, od
     SAT_REQUIRE_GPU();
     // f32: 33 and 24 rows in one tile row of 40 (293 and 391 tiles, more than a round of 264);
     // 48 rows in two (the second looks up its tile column); 28 rows at odd pitches in one of 32,
-    // lane by lane; 33 x 100000 in 196 small tiles of 34 rows. The chunks: 22 rows, 42 (of 80),
-    // 33 at odd pitches (of 64).
+    // lane by lane; 33 x 100000 in 196 small tiles of 34 rows. 33 and 34 rows at odd pitches in
+    // one tile row of 34 (WideThinTileShape), lane by lane, from a round of them (264 tiles of 1024
+    // columns), in place and in the caller's scratch. The chunks: 22 rows, 42 (of 80), 33 at odd
+    // pitches under a round of tiles of 34, 35 at odd pitches (of 64, or of 68 in tiles of 34).
     check_wide<float, float>({33, 300000, 300000, 300000, 0, 0, 0, false, true}, 40);
     check_wide<float, float>({24, 400000, 400000, 400000, 0, 0}, 40);
     check_wide<float, float>({48, 200000, 200004, 200004, 1, 4}, 40);
@@ -1263,15 +1265,28 @@ TEST_CASE("library: wide thin images in the 2-D tiles: one and two tile rows, od
     check_wide<float, float>({33, 100000, 100000, 100000, 0, 0}, small_tile_rows, 128);
     check_wide<float, float>({22, 400000, 400000, 400000, 0, 0}, 0);
     check_wide<float, float>({42, 200000, 200000, 200000, 0, 0}, 0);
-    check_wide<float, float>({33, 300001, 300001, 300001, 0, 0}, 0);
-    // i32: 64 rows in two tile rows of 40, in place; 42 rows the chunks.
+    check_wide<float, float>({33, 300001, 300001, 300001, 0, 0}, wide_thin_tile_rows, 256, false);
+    check_wide<float, float>({34, 264 * 1024, 264 * 1024 + 3, 264 * 1024 + 5, 1, 2, 0, false, true},
+                             wide_thin_tile_rows, 256, false);
+    check_wide<float, float>({33, 270001, 270001, 270001, 0, 0, 0, true}, wide_thin_tile_rows, 256, false);
+    check_wide<float, float>({33, 263 * 1024 - 1, 263 * 1024 - 1, 263 * 1024 - 1, 0, 0}, 0);
+    check_wide<float, float>({35, 300001, 300001, 300001, 0, 0}, 0);
+    // i32: 64 rows in two tile rows of 40, in place; 42 rows the chunks; 33 and 34 rows at odd
+    // pitches in one tile row of 34.
     check_wide<int32_t, int32_t>({64, 300000, 300000, 300000, 0, 0, 0, true}, 40);
     check_wide<int32_t, int32_t>({42, 300000, 300000, 300000, 0, 0}, 0);
+    check_wide<int32_t, int32_t>({33, 300001, 300003, 300005, 1, 1}, wide_thin_tile_rows, 256, false);
+    check_wide<int32_t, int32_t>({34, 300001, 300001, 300001, 0, 0, 0, true}, wide_thin_tile_rows, 256, false);
     // u8 -> i32: 33 and 64 rows in tiles of 36 (489 and 978 tiles, more than a round of 396); 40
-    // rows (of 72) the chunks.
+    // rows (of 72) the chunks; 33 and 34 rows at odd pitches in one tile row of 34 from a round of
+    // 396 of them, the chunks under it.
     check_wide<uint8_t, int32_t>({33, 500000, 500000, 500000, 0, 0, 0, false, true}, 36);
     check_wide<uint8_t, int32_t>({64, 500000, 500000, 500000, 0, 0}, 36);
     check_wide<uint8_t, int32_t>({40, 500000, 500000, 500000, 0, 0}, 0);
+    check_wide<uint8_t, int32_t>({33, 500001, 500003, 500005, 1, 3, 0, false, true}, wide_thin_tile_rows, 256, false);
+    check_wide<uint8_t, int32_t>({34, 396 * 1024 - 3, 396 * 1024 - 3, 396 * 1024 - 3, 0, 0}, wide_thin_tile_rows, 256,
+                                 false);
+    check_wide<uint8_t, int32_t>({33, 395 * 1024 - 1, 395 * 1024 - 1, 395 * 1024 - 1, 0, 0}, 0);
     // f64: 32 rows in one tile row of 32 (586 tiles of 512 columns), and at odd pitches; 33 and 34
     // rows in one tile row of 34 (WideThinTileShape), aligned and at odd pitches, in place; under a
     // round of those tiles (263 x 512 columns) and 35 rows (of 64, or of 68) the chunks. The pairs
@@ -1279,21 +1294,21 @@ TEST_CASE("library: wide thin images in the 2-D tiles: one and two tile rows, od
     // tiles of 34, u8 -> f32 24 rows (411 tiles; the f32 sums stay below 2^24).
     check_wide<double, double>({32, 300000, 300000, 300000, 0, 0, 0, false, true}, 32);
     check_wide<double, double>({32, 300001, 300003, 300005, 1, 1}, 32, 256, false);
-    check_wide<double, double>({33, 300000, 300000, 300000, 0, 0, 0, false, true}, f64_wide_thin_tile_rows);
-    check_wide<double, double>({33, 300001, 300003, 300005, 1, 1}, f64_wide_thin_tile_rows, 256, false);
-    check_wide<double, double>({34, 264 * 512, 264 * 512, 264 * 512, 0, 0, 0, true}, f64_wide_thin_tile_rows);
+    check_wide<double, double>({33, 300000, 300000, 300000, 0, 0, 0, false, true}, wide_thin_tile_rows);
+    check_wide<double, double>({33, 300001, 300003, 300005, 1, 1}, wide_thin_tile_rows, 256, false);
+    check_wide<double, double>({34, 264 * 512, 264 * 512, 264 * 512, 0, 0, 0, true}, wide_thin_tile_rows);
     check_wide<double, double>({33, 263 * 512, 263 * 512, 263 * 512, 0, 0}, 0);
     check_wide<double, double>({35, 300000, 300000, 300000, 0, 0}, 0);
     check_wide<uint16_t, double>({28, 300000, 300000, 300000, 0, 0}, 32);
     check_wide<float, double>({28, 300000, 300000, 300000, 0, 0}, 32);
-    check_wide<uint16_t, double>({33, 300000, 300000, 300000, 0, 0}, f64_wide_thin_tile_rows);
-    check_wide<float, double>({34, 300001, 300001, 300001, 0, 0}, f64_wide_thin_tile_rows, 256, false);
+    check_wide<uint16_t, double>({33, 300000, 300000, 300000, 0, 0}, wide_thin_tile_rows);
+    check_wide<float, double>({34, 300001, 300001, 300001, 0, 0}, wide_thin_tile_rows, 256, false);
     // Through the C ABI: one f64 image of 33 rows with squares (the squares in the small tiles, then
     // the sums in tiles of 34, one scratch for both) and one of 34 rows in the NPP layout.
     check_abi({SATLIB_F64, SATLIB_F64, 1, 33, 300000, 0, 0, 0, 0, true});
-    CHECK(satlib::testing::launch_log().last_tile_rows == f64_wide_thin_tile_rows);
+    CHECK(satlib::testing::launch_log().last_tile_rows == wide_thin_tile_rows);
     check_abi({SATLIB_F64, SATLIB_F64, 1, 34, 300001, 1, 1, 0, 0, false, SATLIB_LAYOUT_NPP});
-    CHECK(satlib::testing::launch_log().last_tile_rows == f64_wide_thin_tile_rows);
+    CHECK(satlib::testing::launch_log().last_tile_rows == wide_thin_tile_rows);
     check_wide<uint8_t, float>({24, 420000, 420000, 420000, 0, 0}, 36);
     // Batches through the C ABI, one launch each, with squares (their own launch, then the sums):
     // f32 4 x 98 tiles of 40 rows, u8 -> i32 4 x 123 of 36, f64 3 x 391 small tiles of 32 x 256
@@ -1328,8 +1343,10 @@ TEST_CASE("library: wide thin images in the 2-D tiles, for compute-sanitizer", "
     // rows, lane by lane.
     check_wide<uint8_t, int32_t>({33, 20000, 20000, 20000, 0, 0}, small_tile_rows, 128);
     check_wide<float, float>({28, 270001, 270003, 270005, 1, 2}, 32, 256, false);
-    // f64 33 x 135168 in a round of 264 tiles of 34 rows (WideThinTileShape), in the caller's scratch.
-    check_wide<double, double>({33, 264 * 512, 264 * 512, 264 * 512, 0, 0, 0, false, true}, f64_wide_thin_tile_rows);
+    // f64 33 x 135168 in a round of 264 tiles of 34 rows (WideThinTileShape), in the caller's scratch;
+    // f32 33 x 270001 at odd pitches in a round of 264 of f32's tiles of 34 rows, lane by lane.
+    check_wide<double, double>({33, 264 * 512, 264 * 512, 264 * 512, 0, 0, 0, false, true}, wide_thin_tile_rows);
+    check_wide<float, float>({33, 270001, 270003, 270005, 1, 2, 0, false, true}, wide_thin_tile_rows, 256, false);
     // A thin shape on a grid the caller sets takes the 2-D tiles, whose flags (2,500 tiles of 40
     // rows: 10 KB) outgrow the thin kernel's scratch that inclusive_scan_2d_scratch sizes (under
     // 1 KB): the call allocates its own instead of writing past the caller's.
