@@ -160,6 +160,8 @@ TEST_CASE("thin SAT, many chunks in flight: 4,000,000 x 1 and 1 x 4,000,000", "[
     check_thin<uint8_t, int32_t>({4000000, 1, 0, 0, 0, true}, "u8->i32");
     check_thin<int32_t, int32_t>({1, 4000000, 0, 0, 0, false}, "i32");
     check_thin<float, float>({4000000, 3, 0, 0, 0, true}, "f32");
+    check_thin<float, float>({3, 4000000, 0, 0, 0, true}, "f32");      // 1645 chunks of 128 threads
+    check_thin<int32_t, int32_t>({5, 1000003, 0, 0, 0, false}, "i32");  // 711 chunks of 128 threads
 }
 
 TEST_CASE("thin SAT scratch is under 10 % of the output on the thin targets", "[thin]") {
@@ -192,7 +194,13 @@ TEST_CASE("thin SAT plan: M = 2 at K = 33 where input and accumulator are as wid
     }
     CHECK(scratch_bytes<double, double>(100000, 19) == expected(100000, 19, 256 * 2, 8));
     CHECK(scratch_bytes<uint16_t, double>(100000, 19) == expected(100000, 19, 256 * 3, 8));
-    CHECK(scratch_bytes<float, float>(3, 40000000) == expected(40000000, 3, 256 * 21, 4));
+    // A single wide f32 or i32 image of at most 5 rows: blocks of 128 threads, the largest chunk
+    // of which 7 fit an SM (3 rows: M = 19; 5 rows: M = 11). Its batch, and 6 rows, keep 256.
+    CHECK(scratch_bytes<float, float>(3, 40000000) == expected(40000000, 3, 128 * 19, 4));
+    CHECK(scratch_bytes<int32_t, int32_t>(5, 4000000) == expected(4000000, 5, 128 * 11, 4));
+    CHECK(scratch_bytes<float, float>(3, 5376000, 2) == expected(2 * 5376000ll, 3, 256 * 21, 4));
+    CHECK(scratch_bytes<float, float>(6, 4000000) == expected(4000000, 6, 256 * 11, 4));
+    CHECK(scratch_bytes<double, double>(3, 40000000) == expected(40000000, 3, 256 * 11, 8));
     // A single tall image of f32 or i32 takes the largest chunk of which 4 fit an SM where it
     // keeps at least 4 lines per thread: N x 3 M = 17, N x 4 M = 12 (segments of 48 padded to
     // 49). Its batch, the wide matrix, f64 (M = 11) and u8 keep their 64 KB chunks.
@@ -202,8 +210,8 @@ TEST_CASE("thin SAT plan: M = 2 at K = 33 where input and accumulator are as wid
     CHECK(scratch_bytes<float, float>(5376000, 3, 2) == expected(2 * 5376000ll, 3, 256 * 21, 4));  // whole chunks
     CHECK(scratch_bytes<double, double>(40000000, 3) == expected(40000000, 3, 256 * 11, 8));
     CHECK(scratch_bytes<uint8_t, int32_t>(40000000, 3) == expected(40000000, 3, 256 * 21, 4));
-    // satlib sizes a batch's scratch for its largest launch; a single image's smaller chunks
-    // must not need more.
+    // satlib sizes a batch's scratch for its largest launch; a single tall image's smaller chunks
+    // must not need more (a single wide image's of 128-thread blocks may: satlib sizes for both).
     for (int k = 1; k <= 64; ++k)
         for (const int rows : {100000, 4000000, 40000000}) {
             INFO(rows << " x " << k);
@@ -251,6 +259,10 @@ TEST_CASE("thin SAT plan: the GPU keeps as many blocks per SM resident as each p
     CHECK(check(float{}, float{}, 3, true, 3) == 3);
     CHECK(check(double{}, double{}, 3, true, 1) == 3);
     CHECK(check(float{}, float{}, 15, true, 1) == 4);  // the 64 KB plan's M = 3: 45 KB chunks
+    CHECK(check(float{}, float{}, 3, false, 1) == 7);   // blocks of 128 threads
+    CHECK(check(int32_t{}, int32_t{}, 5, false, 1) == 7);
+    CHECK(check(float{}, float{}, 3, false, 3) == 3);
+    CHECK(check(float{}, float{}, 6, false, 1) == 3);
 }
 
 TEST_CASE("thin SAT FlatCursor: every step lands where / and % put it", "[thin]") {

@@ -231,6 +231,10 @@
                                 thin images of 33 or 34 rows in tiles of 16 + 18 rows, against
                                 a9fd1a2): docs/thin.md; wide_f64_shape_ab_h200.csv, tiles of
                                 12 + 22 rows against those of 16 + 18
+    docs/data/thin_small_blocks_same_type_ab_h200.csv, thin_small_blocks_pitches_ab_h200.csv,
+                                thin_small_blocks_thin_ab_h200.csv  bench_ab --set same-type,
+                                pitches and thin --csv as written (one wide f32 or i32 image of
+                                few rows in blocks of 128 threads, against d4bd298): docs/thin.md
     docs/data/wide_lanes_ab_h200.csv, wide_lanes_pitches_ab_h200.csv  bench_ab --set wide and --set
                                 pitches --csv as written (f32, i32 and u8 -> i32 wide thin images
                                 of 33 or 34 rows at odd pitches in tiles of 34 rows, against
@@ -1355,6 +1359,20 @@ def takes_f64_wide_thin_tiles(r):
     return takes_wide_thin_tiles(r, F64_ACCUMULATOR)
 
 
+def takes_small_thin_blocks(r, max_rows):
+    """A bench_ab row in the thin kernel's blocks of 128 threads (sat_thin.cu, plan_for) of a
+    build that takes them up to max_rows rows: one wide f32 or i32 image in the chunks, not 2 or
+    3 rows in element lanes (narrower than 524,288 columns) or 2 rows of whole groups in group
+    lanes (sat_thin.cuh, rows_in_lanes and rows_in_groups)."""
+    rows, cols = int(r["rows"]), int(r["cols"])
+    if r["type"] not in ("f32", "i32") or int(r["batch"]) != 1 or not rows < cols or rows > max_rows:
+        return False
+    return not (rows <= 3 and cols < 524288) and not (rows == 2 and cols % 4 == 0)
+
+
+SMALL_BLOCKS_BASE = "the kernels of d4bd298 (blocks of 256 threads everywhere)"
+
+
 def wide_all_ab_table(path):
     """An A/B of a build that took the 2-D tiles for every wide thin image of 17 rows or more."""
     return ab_table(path, WIDE_BASE,
@@ -2305,6 +2323,22 @@ TABLES = {
                     lambda r: takes_wide_thin_tiles(r, ("f32", "i32", "u8i32")),
                     bold="the rows in the new tiles of 34 rows (the others run the same kernels in both builds)"),
                  "wide_lanes_ab_h200.csv"),
+                ("THIN SMALL BLOCKS SAME TYPE AB TABLE", lambda p: ab_table(
+                    p, SMALL_BLOCKS_BASE, "one wide f32 or i32 image of at most 16 rows in blocks of 128 threads, "
+                    "7 an SM (not kept as such: the library takes them up to 5 rows)",
+                    lambda r: takes_small_thin_blocks(r, 16),
+                    bold="the rows in blocks of 128 threads (the others run the same kernels in both builds)"),
+                 "thin_small_blocks_same_type_ab_h200.csv"),
+                ("THIN SMALL BLOCKS PITCHES AB TABLE", lambda p: ab_table(
+                    p, SMALL_BLOCKS_BASE, "the build of the table above (blocks of 128 threads up to 16 rows)",
+                    lambda r: takes_small_thin_blocks(r, 16),
+                    bold="the rows in blocks of 128 threads (the others run the same kernels in both builds)"),
+                 "thin_small_blocks_pitches_ab_h200.csv"),
+                ("THIN SMALL BLOCKS THIN AB TABLE", lambda p: ab_table(
+                    p, SMALL_BLOCKS_BASE, "one wide f32 or i32 image of at most 5 rows in blocks of 128 threads "
+                    "(shipped)", lambda r: takes_small_thin_blocks(r, 5),
+                    bold="the rows in blocks of 128 threads (the others run the same kernels in both builds)"),
+                 "thin_small_blocks_thin_ab_h200.csv"),
                 ("WIDE LANES PITCHES AB TABLE", lambda p: ab_table(
                     p, "the kernels of e62dc54", "the kernels of the WIDE LANES AB TABLE's build (f32, i32 and u8 → i32 "
                     "images of 33 or 34 rows at odd pitches in one tile row of 34)",

@@ -52,7 +52,6 @@ namespace {
 #define SAT_THIN_THREADS 256
 #endif
 constexpr int block_threads = SAT_THIN_THREADS;
-constexpr int warps = block_threads / 32;
 static_assert(block_threads % 32 == 0, "whole warps: the warp scans and shuffles use every lane");
 constexpr int state_header_words = 32;          // ticket, internal status; flags start at 128 B
 #ifndef SAT_THIN_CHUNK_BYTES  // accumulators staged per chunk (tuning: -DSAT_THIN_CHUNK_BYTES=..)
@@ -69,6 +68,14 @@ constexpr int loads_in_flight = SAT_THIN_LOADS_IN_FLIGHT;
 #ifndef SAT_THIN_MIN_LINES_4  // fewest lines per thread of a chunk sized for 4 blocks per SM (tuning)
 #define SAT_THIN_MIN_LINES_4 4
 #endif
+// One wide f32 or i32 image of at most this many rows takes blocks of 128 threads, 7 an SM, each
+// on a chunk that fits a seventh of the SM: more blocks in flight where a chunk's steps are short
+// (H200, against 256 threads: 3 and 5 rows 0.94-0.95 of the time, 7 to 16 rows 1.06-1.21;
+// docs/thin.md, *Blocks of 128 threads for wide images of few rows*).
+#ifndef SAT_THIN_SMALL_BLOCKS_MAX_WIDTH
+#define SAT_THIN_SMALL_BLOCKS_MAX_WIDTH 5
+#endif
+constexpr int small_block_threads = 128, small_blocks_per_sm = 7;
 
 // The SM the plans are made for: sm_90 (H100, H200), 228 KB of shared memory, of which the
 // system reserves 1 KB per block, allocated in steps of 128 bytes. Fixed, not the current
@@ -84,36 +91,45 @@ struct Plan {
     int M;              // lines per thread (odd, except M = 2 and tall chunks of even K)
     int seg;            // distance between two threads' segments in shared memory (elements)
     int sa, sb;         // strides of segment coordinates a (line) and b (component)
-    long long lines;    // chunk length along the long side: 256 * M rows or columns
+    int threads;        // of a block: block_threads, or small_block_threads (plan_for)
+    long long lines;    // chunk length along the long side: threads * M rows or columns
     unsigned chunks;
     std::size_t smem_elems;
     int blocks_per_sm;  // resident at once, as the kernel's registers and the chunk allow
 };
 
-// Blocks per SM the registers of a kernel allow (its __launch_bounds__): 4 for one tall image
-// whose input is as wide as 4-byte sums (f32, i32: 64 registers a thread under the bound of 3,
-// 63 under this one), else SAT_THIN_MIN_BLOCKS (64 to 80 registers).
+// Whether the pair has blocks of 128 threads: inputs as wide as their 4-byte sums (f32, i32).
 template <class In, class Out>
-constexpr int blocks_by_registers(bool tall, bool one_image) {
-    const bool four = tall && one_image && sizeof(In) == 4 && sizeof(Acc<Out>) == 4 && block_threads == 256;
+constexpr bool has_small_blocks = sizeof(In) == 4 && sizeof(Acc<Out>) == 4 && block_threads == 256;
+
+// Blocks per SM the registers of a kernel allow (its __launch_bounds__): 7 for blocks of 128
+// threads; 4 for one tall image whose input is as wide as 4-byte sums (f32, i32: 64 registers a
+// thread under the bound of 3, 63 under this one), else SAT_THIN_MIN_BLOCKS (64 to 80 registers).
+template <class In, class Out>
+constexpr int blocks_by_registers(bool tall, bool one_image, int threads) {
+    if (threads == small_block_threads) return small_blocks_per_sm;
+    const bool four = tall && one_image && has_small_blocks<In, Out>;
     return four ? std::max(4, SAT_THIN_MIN_BLOCKS) : SAT_THIN_MIN_BLOCKS;
 }
 
 // The kernel's static shared memory (thin_sat_kernel: s_warp, s_agg, s_carry, s_part and four
-// words), for sums of type A.
+// words), for sums of type A and blocks of `threads`.
 template <class A>
-constexpr std::size_t static_smem_bytes = sizeof(A) * (warps * max_width + 2 * max_width + block_threads) + 16;
+constexpr std::size_t static_smem_bytes(int threads) {
+    return sizeof(A) * (threads / 32 * max_width + 2 * max_width + threads) + 16;
+}
 
 // The largest chunk (bytes of shared memory) of which `blocks` fit an SM with their static
 // arrays; and the blocks that fit with a chunk of chunk_bytes.
 template <class A>
-constexpr std::size_t chunk_budget(int blocks) {
-    return sm_smem_bytes / blocks / smem_step * smem_step - smem_reserved_per_block - static_smem_bytes<A>;
+constexpr std::size_t chunk_budget(int blocks, int threads = block_threads) {
+    return sm_smem_bytes / blocks / smem_step * smem_step - smem_reserved_per_block - static_smem_bytes<A>(threads);
 }
-static_assert(static_smem_bytes<double> + smem_reserved_per_block < sm_smem_bytes / 4, "4 blocks' static arrays fit");
+static_assert(static_smem_bytes<double>(block_threads) + smem_reserved_per_block < sm_smem_bytes / 4,
+              "4 blocks' static arrays fit");
 template <class A>
-int blocks_by_smem(std::size_t chunk_bytes) {
-    const std::size_t block = chunk_bytes + static_smem_bytes<A> + smem_reserved_per_block;
+int blocks_by_smem(std::size_t chunk_bytes, int threads) {
+    const std::size_t block = chunk_bytes + static_smem_bytes<A>(threads) + smem_reserved_per_block;
     return int(sm_smem_bytes / ((block + smem_step - 1) / smem_step * smem_step));
 }
 
@@ -121,12 +137,13 @@ int blocks_by_smem(std::size_t chunk_bytes) {
 enum class Lines { nearest, to_fit };
 
 template <class In, class Out>
-Plan plan_sized(int rows, int cols, std::size_t chunk_bytes, Lines lines) {
+Plan plan_sized(int rows, int cols, std::size_t chunk_bytes, Lines lines, int threads = block_threads) {
     using A = Acc<Out>;
     const bool to_fit = lines == Lines::to_fit;
     Plan p{};
     p.tall = cols <= rows;
     p.K = p.tall ? cols : rows;
+    p.threads = threads;
     // Lines per thread for about chunk_bytes a chunk. A warp's 32 segments start M (wide) or
     // M * K (tall) elements apart: an odd distance puts them in 32 banks, so M is made odd
     // (wide, or tall with odd K) or a tall segment is padded to an odd length. One exception,
@@ -134,7 +151,7 @@ Plan plan_sized(int rows, int cols, std::size_t chunk_bytes, Lines lines) {
     // conflicts). At K = 33 that makes chunks of 66 KB, three blocks per SM, not two of 99 KB;
     // inputs narrower than the accumulator keep M = 3 (u8 -> i32 measured faster so; H100 A/B:
     // docs/thin.md).
-    const double ideal = double(chunk_bytes / sizeof(A)) / (block_threads * double(p.K));
+    const double ideal = double(chunk_bytes / sizeof(A)) / (threads * double(p.K));
     int M = std::max(1, int(to_fit ? ideal : ideal + 0.5));
     const bool odd_needed = !p.tall || p.K % 2 == 1;  // else an odd M * K comes from padding
     const bool padded = !odd_needed;                   // tall, even K: every M * K is even
@@ -142,21 +159,21 @@ Plan plan_sized(int rows, int cols, std::size_t chunk_bytes, Lines lines) {
     // An even M made odd: one line less, except 2 -> 3 where no budget forbids it.
     if (odd_needed && M % 2 == 0 && !two_way) M = M == 2 && !to_fit ? 3 : M - 1;
     // To fit, a padded segment (even K) counts its pad: one line less where the pad overflows.
-    if (to_fit && padded && M > 1 && std::size_t(block_threads) * (M * p.K + 1) * sizeof(A) > chunk_bytes) --M;
+    if (to_fit && padded && M > 1 && std::size_t(threads) * (M * p.K + 1) * sizeof(A) > chunk_bytes) --M;
     // A padded segment holds a whole group of input or output (PaddedGroup: a group passes at
     // most one pad). Changes no plan of the default chunk sizes (the shortest padded segment is 22
     // elements); it keeps smaller tuning chunks (-DSAT_THIN_CHUNK_BYTES) correct.
     constexpr int widest_group = std::max(16 / int(sizeof(In)), 16 / int(sizeof(Out)));
     if (padded) M = std::max(M, (widest_group + p.K - 1) / p.K);
     p.M = M;
-    p.lines = (long long)block_threads * M;
+    p.lines = (long long)threads * M;
     const long long along = p.tall ? rows : cols;
     p.chunks = unsigned((along + p.lines - 1) / p.lines);
     if (p.tall) {
         const int len = M * p.K;
         p.seg = padded ? len + 1 : len;
         p.sa = p.K, p.sb = 1;
-        p.smem_elems = std::size_t(block_threads) * p.seg;
+        p.smem_elems = std::size_t(threads) * p.seg;
     } else {
         p.seg = M;
         p.sa = 1, p.sb = int(p.lines);
@@ -168,17 +185,28 @@ Plan plan_sized(int rows, int cols, std::size_t chunk_bytes, Lines lines) {
 // Chunks of about chunk_target_bytes (64 KB, 3 blocks per SM). Where the kernel's registers
 // allow 4 blocks, the largest chunk of which 4 fit an SM instead, if it keeps at least
 // SAT_THIN_MIN_LINES_4 lines per thread (N x 3 f32: M = 17, not 21); with fewer, the extra
-// chunks' look-backs cost more than the fourth block gains (K = 33: docs/thin.md).
+// chunks' look-backs cost more than the fourth block gains (K = 33: docs/thin.md). One wide f32
+// or i32 image of at most SAT_THIN_SMALL_BLOCKS_MAX_WIDTH rows: blocks of 128 threads, the
+// largest chunk of which 7 fit an SM (3 x N: M = 19, 29 KB; 5 x N: M = 11).
 template <class In, class Out>
 Plan plan_for(int rows, int cols, int images) {
     using A = Acc<Out>;
-    const int by_registers = blocks_by_registers<In, Out>(cols <= rows, images == 1);
-    Plan p = plan_sized<In, Out>(rows, cols, chunk_target_bytes, Lines::nearest);
-    if (by_registers >= 4) {
-        const Plan four = plan_sized<In, Out>(rows, cols, std::min(chunk_target_bytes, chunk_budget<A>(4)), Lines::to_fit);
-        if (four.M >= SAT_THIN_MIN_LINES_4) p = four;
+    const bool tall = cols <= rows;
+    const bool small_blocks = has_small_blocks<In, Out> && !tall && images == 1 && rows <= SAT_THIN_SMALL_BLOCKS_MAX_WIDTH;
+    const int threads = small_blocks ? small_block_threads : block_threads;
+    const int by_registers = blocks_by_registers<In, Out>(tall, images == 1, threads);
+    Plan p;
+    if (small_blocks) {
+        p = plan_sized<In, Out>(rows, cols, chunk_budget<A>(small_blocks_per_sm, threads), Lines::to_fit, threads);
+    } else {
+        p = plan_sized<In, Out>(rows, cols, chunk_target_bytes, Lines::nearest);
+        if (by_registers >= 4) {
+            const Plan four =
+                plan_sized<In, Out>(rows, cols, std::min(chunk_target_bytes, chunk_budget<A>(4)), Lines::to_fit);
+            if (four.M >= SAT_THIN_MIN_LINES_4) p = four;
+        }
     }
-    p.blocks_per_sm = std::min(by_registers, blocks_by_smem<A>(p.smem_elems * sizeof(A)));
+    p.blocks_per_sm = std::min(by_registers, blocks_by_smem<A>(p.smem_elems * sizeof(A), threads));
     return p;
 }
 
@@ -403,13 +431,13 @@ __device__ __forceinline__ void copy_group_async(A* p, const In* run, int e, int
 
 // A tall chunk with contiguous rows is one flat run of elements: groups of GI, U groups in
 // flight per thread; same-width 16-byte groups of unpadded segments by cp.async, all at once.
-template <class In, class A, int GI>
+template <class In, class A, int GI, int Threads>
 __device__ __forceinline__ void load_tall_run(const In* in, const Plan& p, long long row0, int nr, A* S) {
     const int K = p.K, full = int(p.lines) * K, n = nr * K;
     const bool padded = p.M * K != p.seg, rotate = K >= rotate_min_width;
     if constexpr (copies_straight<In, A, GI>()) {
         if (!padded && K >= straight_min_width) {
-            for (int e = threadIdx.x * GI; e < full; e += block_threads * GI)
+            for (int e = threadIdx.x * GI; e < full; e += Threads * GI)
                 copy_group_async<In, A, GI>(S + e, in + std::size_t(row0) * K, e, n);
             cp_async_commit();
             cp_async_wait_all();
@@ -417,17 +445,17 @@ __device__ __forceinline__ void load_tall_run(const In* in, const Plan& p, long 
         }
     }
     constexpr int U = loads_in_flight;
-    for (int e0 = threadIdx.x * GI; e0 < full; e0 += U * block_threads * GI) {
+    for (int e0 = threadIdx.x * GI; e0 < full; e0 += U * Threads * GI) {
         RawGroup<In, GI> x[U];
 #pragma unroll
         for (int u = 0; u < U; ++u) {
             // The run's start is formed here, in the loop (the compiler hoists it): a pointer
             // formed before the loop gives the batched kernels other machine code.
-            x[u] = load_raw_clipped<In, GI>(in + std::size_t(row0) * K, e0 + u * block_threads * GI, n);
+            x[u] = load_raw_clipped<In, GI>(in + std::size_t(row0) * K, e0 + u * Threads * GI, n);
         }
 #pragma unroll
         for (int u = 0; u < U; ++u) {
-            const int e = e0 + u * block_threads * GI;
+            const int e = e0 + u * Threads * GI;
             if (e >= full) break;
             if (!padded) {
                 smem_store_raw<In, A, GI>(S + e, x[u], rotate);
@@ -442,20 +470,20 @@ __device__ __forceinline__ void load_tall_run(const In* in, const Plan& p, long 
     }
 }
 
-template <class In, class A, int G>
+template <class In, class A, int G, int Threads>
 __device__ __forceinline__ void load_tall(const In* in, const Args& g, const Plan& p,
                                           long long row0, int nr, A* S) {
     constexpr int wide_group = wide_input_group<In>;
     if (g.in_group == wide_group) {
-        load_tall_run<In, A, wide_group>(in, p, row0, nr, S);
+        load_tall_run<In, A, wide_group, Threads>(in, p, row0, nr, S);
     } else if (wide_group != G && g.in_group == G) {
-        load_tall_run<In, A, G>(in, p, row0, nr, S);
+        load_tall_run<In, A, G, Threads>(in, p, row0, nr, S);
     } else {
         const int K = p.K, full = int(p.lines) * K, n = nr * K;
         const bool padded = p.M * K != p.seg;
-        FlatCursor at(threadIdx.x, K, block_threads);                // element e: row, column
-        FlatCursor segment_of(threadIdx.x, p.M * K, block_threads);  // element e: its segment (row)
-        for (int e = threadIdx.x; e < full; e += block_threads, at.next(), segment_of.next()) {
+        FlatCursor at(threadIdx.x, K, Threads);                // element e: row, column
+        FlatCursor segment_of(threadIdx.x, p.M * K, Threads);  // element e: its segment (row)
+        for (int e = threadIdx.x; e < full; e += Threads, at.next(), segment_of.next()) {
             A v = 0;
             if (e < n) v = A(in[std::size_t(row0 + at.row) * g.in_pitch + at.col]);
             S[padded ? e + segment_of.row : e] = v;
@@ -463,14 +491,14 @@ __device__ __forceinline__ void load_tall(const In* in, const Args& g, const Pla
     }
 }
 
-template <class Out, class A, int G>
+template <class Out, class A, int G, int Threads>
 __device__ __forceinline__ void write_tall(Out* out, const Args& g, const Plan& p, long long row0,
                                            int nr, const A* S, const A* carry) {
     const int K = p.K, n = nr * K;
     const bool padded = p.M * K != p.seg;
     if (g.vec_out) {
-        FlatCursor at(threadIdx.x * G, K, block_threads * G);  // at.col: the column of element e
-        for (int e = threadIdx.x * G; e < n; e += block_threads * G, at.next()) {
+        FlatCursor at(threadIdx.x * G, K, Threads * G);  // at.col: the column of element e
+        for (int e = threadIdx.x * G; e < n; e += Threads * G, at.next()) {
             A x[G];
             if (!padded) {
                 smem_load_group<A, G>(S + e, x);
@@ -488,9 +516,9 @@ __device__ __forceinline__ void write_tall(Out* out, const Args& g, const Plan& 
             store_group_clipped<Out, A, G>(out + std::size_t(row0) * K, e, n, x);  // start: see load_tall
         }
     } else {
-        FlatCursor at(threadIdx.x, K, block_threads);                // element e: row, column
-        FlatCursor segment_of(threadIdx.x, p.M * K, block_threads);  // element e: its segment (row)
-        for (int e = threadIdx.x; e < n; e += block_threads, at.next(), segment_of.next()) {
+        FlatCursor at(threadIdx.x, K, Threads);                // element e: row, column
+        FlatCursor segment_of(threadIdx.x, p.M * K, Threads);  // element e: its segment (row)
+        for (int e = threadIdx.x; e < n; e += Threads, at.next(), segment_of.next()) {
             const A sum = S[padded ? e + segment_of.row : e];
             out[std::size_t(row0 + at.row) * g.out_pitch + at.col] = Out(sum + carry[at.col]);
         }
@@ -503,7 +531,7 @@ __device__ __forceinline__ void write_tall(Out* out, const Args& g, const Plan& 
 // U groups in flight per thread. Shifted (16-byte groups, any pitch): a row's run may start
 // anywhere in a 16-byte group, so each group comes from the two aligned ones around it
 // (shift_window), half as many groups in flight (with 8 the registers spill at 3 blocks per SM).
-template <class In, class A, int GI, bool Shifted = false>
+template <class In, class A, int GI, int Threads, bool Shifted = false>
 __device__ __forceinline__ void load_wide_rows(const In* in, const Args& g, const Plan& p, long long col0, int nc,
                                                A* S) {
     const int K = p.K, W = int(p.lines);
@@ -511,10 +539,10 @@ __device__ __forceinline__ void load_wide_rows(const In* in, const Args& g, cons
     const bool rotate = K >= rotate_min_width;
     constexpr int U = Shifted ? loads_in_flight / 2 : loads_in_flight;
     static_assert(!Shifted || GI * sizeof(In) == 16, "shifted groups are 16 bytes");
-    FlatCursor at(threadIdx.x, groups_per_row, block_threads);  // group q: row, group in the row
+    FlatCursor at(threadIdx.x, groups_per_row, Threads);  // group q: row, group in the row
     if constexpr (!Shifted && copies_straight<In, A, GI>()) {
         if (K >= straight_min_width) {
-            for (int q = threadIdx.x; q < total; q += block_threads, at.next())
+            for (int q = threadIdx.x; q < total; q += Threads, at.next())
                 copy_group_async<In, A, GI>(S + std::size_t(q) * GI,
                                             in + std::size_t(at.row) * g.in_pitch + std::size_t(col0), at.col * GI, nc);
             cp_async_commit();
@@ -522,12 +550,12 @@ __device__ __forceinline__ void load_wide_rows(const In* in, const Args& g, cons
             return;
         }
     }
-    for (int q0 = threadIdx.x; q0 < total; q0 += U * block_threads) {
+    for (int q0 = threadIdx.x; q0 < total; q0 += U * Threads) {
         RawGroup<In, GI> x[U], next[U];  // next: the aligned group after x (Shifted)
         int lead[U];                     // the run's start: elements into its aligned group (Shifted)
 #pragma unroll
         for (int u = 0; u < U; ++u, at.next()) {
-            const int q = q0 + u * block_threads;
+            const int q = q0 + u * Threads;
             if (q >= total) break;
             const In* run = in + std::size_t(at.row) * g.in_pitch + std::size_t(col0);
             if constexpr (Shifted) {
@@ -545,7 +573,7 @@ __device__ __forceinline__ void load_wide_rows(const In* in, const Args& g, cons
         }
 #pragma unroll
         for (int u = 0; u < U; ++u) {
-            const int q = q0 + u * block_threads;
+            const int q = q0 + u * Threads;
             if (q >= total) break;
             if constexpr (Shifted) {
                 if (lead[u] > 0) x[u] = shift_window(x[u], next[u], lead[u] * int(sizeof(In)));
@@ -561,10 +589,10 @@ __device__ __forceinline__ void load_wide_rows(const In* in, const Args& g, cons
 // at a time, one load each, and its first 31 lanes form their groups with the next slot taken
 // from the neighbouring lane by a shuffle, so U loads stay in flight. A row's last slot only
 // serves its neighbour, and lane 31's slot is loaded again as the first of the next 31.
-template <class In, class A>
+template <class In, class A, int Threads>
 __device__ __forceinline__ void load_wide_rows_shifted(const In* in, const Args& g, const Plan& p, long long col0,
                                                        int nc, A* S) {
-    constexpr int GI = wide_input_group<In>, U = loads_in_flight, per_warp = 31, step = warps * per_warp;
+    constexpr int GI = wide_input_group<In>, U = loads_in_flight, per_warp = 31, step = Threads / 32 * per_warp;
     static_assert(GI * sizeof(In) == 16, "shifted groups are 16 bytes");
     const int K = p.K, W = int(p.lines);
     const int groups_per_row = W / GI, slots_per_row = groups_per_row + 1, total = K * slots_per_row;
@@ -609,29 +637,29 @@ __device__ __forceinline__ void load_wide_rows_shifted(const In* in, const Args&
 // element loads for f64, but 1.03-1.11 for u8 -> i32, whose groups gain less from a saved load
 // than they lose to the idle lanes (lane 31, a row's last slot); measured, not profiled. u16 ->
 // f64 groups are four stores too; not timed.
-template <class In, class A, int G>
+template <class In, class A, int G, int Threads>
 __device__ __forceinline__ void load_wide(const In* in, const Args& g, const Plan& p,
                                           long long col0, int nc, A* S) {
     constexpr int wide_group = wide_input_group<In>;
     if (g.in_group == wide_group) {
-        load_wide_rows<In, A, wide_group>(in, g, p, col0, nc, S);
+        load_wide_rows<In, A, wide_group, Threads>(in, g, p, col0, nc, S);
     } else if (wide_group != G && g.in_group == G) {
-        load_wide_rows<In, A, G>(in, g, p, col0, nc, S);
+        load_wide_rows<In, A, G, Threads>(in, g, p, col0, nc, S);
     } else if constexpr (wide_group * sizeof(A) == 4 * 16) {  // four 16-byte stores per group
-        load_wide_rows<In, A, wide_group, true>(in, g, p, col0, nc, S);
+        load_wide_rows<In, A, wide_group, Threads, true>(in, g, p, col0, nc, S);
     } else {
-        load_wide_rows_shifted<In, A>(in, g, p, col0, nc, S);
+        load_wide_rows_shifted<In, A, Threads>(in, g, p, col0, nc, S);
     }
 }
 
-template <class Out, class A, int G>
+template <class Out, class A, int G, int Threads>
 __device__ __forceinline__ void write_wide(Out* out, const Args& g, const Plan& p, long long col0,
                                            int nc, const A* S, const A* carry) {
     const int K = p.K, W = int(p.lines);
     if (g.vec_out) {
         const int groups_per_row = W / G, total = K * groups_per_row;
-        FlatCursor at(threadIdx.x, groups_per_row, block_threads);  // group q: row, group in the row
-        for (int q = threadIdx.x; q < total; q += block_threads, at.next()) {
+        FlatCursor at(threadIdx.x, groups_per_row, Threads);  // group q: row, group in the row
+        for (int q = threadIdx.x; q < total; q += Threads, at.next()) {
             const int i = at.row, c = at.col * G;
             if (c >= nc) continue;
             A x[G];
@@ -646,8 +674,8 @@ __device__ __forceinline__ void write_wide(Out* out, const Args& g, const Plan& 
         // Any pitch or alignment: the groups of G outputs are those of 16-byte aligned memory, so
         // a row's run starts `lead` elements into its first group and spans at most W / G + 1.
         const int groups_per_row = W / G + 1, total = K * groups_per_row;
-        FlatCursor at(threadIdx.x, groups_per_row, block_threads);
-        for (int q = threadIdx.x; q < total; q += block_threads, at.next()) {
+        FlatCursor at(threadIdx.x, groups_per_row, Threads);
+        for (int q = threadIdx.x; q < total; q += Threads, at.next()) {
             const int i = at.row;
             Out* run = out + std::size_t(i) * g.out_pitch + std::size_t(col0);
             const int c = at.col * G - lead_elements(run);  // the group's first column (may be < 0)
@@ -764,10 +792,11 @@ __device__ __forceinline__ void walk_last_lines(A* first_last_line, const Plan& 
 // run over the images one after the other; the records of ticket t sit at index t, and a chunk
 // looks back only as far as its image's first chunk (Batched; one image: false, the code of a
 // single image).
-template <class In, class Out, bool Tall, bool Batched>
-__global__ void __launch_bounds__(block_threads, blocks_by_registers<In, Out>(Tall, !Batched))
+template <class In, class Out, bool Tall, bool Batched, int Threads>
+__global__ void __launch_bounds__(Threads, blocks_by_registers<In, Out>(Tall, !Batched, Threads))
 thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>* incl) {
     using A = Acc<Out>;
+    constexpr int warps = Threads / 32;
     constexpr int G = int(16 / sizeof(Out));  // elements per 16-byte output access
     extern __shared__ __align__(16) unsigned char smem_raw[];
     A* S = reinterpret_cast<A*>(smem_raw);
@@ -776,7 +805,7 @@ thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>*
     __shared__ A s_warp[warps][max_width];  // warp totals, then warp offsets, per component
     __shared__ A s_agg[max_width];          // chunk aggregate
     __shared__ A s_carry[max_width];        // sum of the chunks before: SAT row above / column left
-    __shared__ A s_part[block_threads];     // look-back: per-slot partial sums
+    __shared__ A s_part[Threads];           // look-back: per-slot partial sums
     __shared__ int s_nearest[2];            // look-back: nearest chunk with its inclusive prefix
                                             // (two: one is reset while the other is read)
 
@@ -785,7 +814,7 @@ thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>*
     if (tid == 0) {
         s_chunk = atomicAdd(g.ticket, 1u);
         s_failed = 0;
-        s_nearest[0] = block_threads;
+        s_nearest[0] = Threads;
     }
     __syncthreads();
     const unsigned ticket = s_chunk;  // indexes flags and published sums
@@ -804,9 +833,9 @@ thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>*
     const int count = int(left_over < p.lines ? left_over : p.lines);
 
     if (Tall)
-        load_tall<In, A, G>(in, g, p, start, count, S);
+        load_tall<In, A, G, Threads>(in, g, p, start, count, S);
     else
-        load_wide<In, A, G>(in, g, p, start, count, S);
+        load_wide<In, A, G, Threads>(in, g, p, start, count, S);
     __syncthreads();
 
     // 1. Aggregate pass: the thread's local SAT on its last line.
@@ -839,7 +868,7 @@ thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>*
         __threadfence();
     }
     __syncthreads();
-    if (tid == block_threads - 1) publish_state(g.flags + ticket, chunk == 0 ? inclusive : aggregate);
+    if (tid == Threads - 1) publish_state(g.flags + ticket, chunk == 0 ? inclusive : aggregate);
     if (warp > 0)
         for (int b = 0; b < K; ++b) seg[last + b * p.sb] += s_warp[warp][b];
     __syncthreads();  // last lines final before step 4 reads the previous thread's
@@ -851,11 +880,11 @@ thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>*
     // trips, more than start meanwhile (hundreds are in flight: a warp's 32 a round can fall
     // behind, and then every chunk walks back over all of them).
     if (chunk > 0) {
-        const int P = block_threads / K;  // slots: chunks summed in parallel per component
+        const int P = Threads / K;  // slots: chunks summed in parallel per component
         const int q = tid % K, slot = tid / K;
         A sum = 0;
         int examined = 0;  // chunks summed so far (all rounds)
-        for (long long left = (long long)ticket - 1, round = 0;; left -= block_threads, ++round) {
+        for (long long left = (long long)ticket - 1, round = 0;; left -= Threads, ++round) {
             int* nearest_slot = &s_nearest[round & 1];
             const long long c = left - tid;
             unsigned st = inclusive;  // before the image's chunk 0: nothing to add, stop there
@@ -865,10 +894,10 @@ thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>*
             if (st == inclusive) atomicMin(nearest_slot, tid);
             __syncthreads();  // orders the acquires above before every thread's reads below
             const int nearest = *nearest_slot;
-            if (tid == 0) s_nearest[(round + 1) & 1] = block_threads;  // for the next round
+            if (tid == 0) s_nearest[(round + 1) & 1] = Threads;  // for the next round
             if (s_failed) break;
-            const bool found = nearest < block_threads;
-            const int depth = found ? nearest + 1 : block_threads;
+            const bool found = nearest < Threads;
+            const int depth = found ? nearest + 1 : Threads;
             if (slot < P) {
 #pragma unroll 4
                 for (int k = slot; k < depth; k += P) {
@@ -905,9 +934,9 @@ thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>*
 
     // 5. Write out with the carry.
     if (Tall)
-        write_tall<Out, A, G>(out, g, p, start, count, S, s_carry);
+        write_tall<Out, A, G, Threads>(out, g, p, start, count, S, s_carry);
     else
-        write_wide<Out, A, G>(out, g, p, start, count, S, s_carry);
+        write_wide<Out, A, G, Threads>(out, g, p, start, count, S, s_carry);
 }
 
 inline bool aligned(const void* p, std::size_t a) { return reinterpret_cast<std::uintptr_t>(p) % a == 0; }
@@ -929,14 +958,17 @@ std::size_t scratch_bytes(int rows, int cols, int images) {
 
 // A thin kernel with its per-device cache (device_cache.h): its dynamic shared memory limit is
 // set on its first launch or occupancy query on a device, and again only for a larger chunk.
-template <class In, class Out, bool Tall, bool Batched>
-satlib::CachedKernel<decltype(&thin_sat_kernel<In, Out, true, false>)> thin_kernel() {
+template <class In, class Out, bool Tall, bool Batched, int Threads = block_threads>
+satlib::CachedKernel<decltype(&thin_sat_kernel<In, Out, true, false, block_threads>)> thin_kernel() {
     static satlib::KernelCache cache;
-    return {thin_sat_kernel<In, Out, Tall, Batched>, &cache};
+    return {thin_sat_kernel<In, Out, Tall, Batched, Threads>, &cache};
 }
-// The kernel of a plan: tall or wide chunks, one image or a batch.
+// The kernel of a plan: tall or wide chunks, one image or a batch, blocks of 256 or 128 threads
+// (128: one wide image, f32 and i32 alone).
 template <class In, class Out>
 auto kernel_for(const Plan& p, int images) {
+    if constexpr (has_small_blocks<In, Out>)
+        if (p.threads == small_block_threads) return thin_kernel<In, Out, false, false, small_block_threads>();
     if (images > 1) return p.tall ? thin_kernel<In, Out, true, true>() : thin_kernel<In, Out, false, true>();
     return p.tall ? thin_kernel<In, Out, true, false>() : thin_kernel<In, Out, false, false>();
 }
@@ -1006,7 +1038,7 @@ cudaError_t scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_p
         if (cudaGetDevice(&device) != cudaSuccess) device = -1;
         err = satlib::launch_with_smem(k, device, int(smem), [&] {
             const bool overlap = satlib::overlaps_clear(k, device, flags);
-            return sat::launch_kernel(overlap, k.kernel, unsigned(tickets), block_threads, smem, stream, in, out, g, p,
+            return sat::launch_kernel(overlap, k.kernel, unsigned(tickets), p.threads, smem, stream, in, out, g, p,
                                       agg, incl);
         });
         if (err == cudaSuccess) err = cudaGetLastError();  // an error an earlier call left is reported too
@@ -1029,7 +1061,7 @@ cudaError_t blocks_per_sm(int rows, int cols, int images, int* planned, int* res
     int device = -1;
     cudaError_t err = cudaGetDevice(&device);
     if (err == cudaSuccess) err = satlib::raise_smem_limit(k, device, smem);  // as a launch sets it
-    if (err == cudaSuccess) err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(resident, k.kernel, block_threads, smem);
+    if (err == cudaSuccess) err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(resident, k.kernel, p.threads, smem);
     return err;
 }
 

@@ -238,6 +238,8 @@ sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanO
     if (rows <= 0 || cols <= 0 || batch <= 0) return size;
     if (thin_shape<In, Out, T>(rows, cols, opt)) {  // the thin kernel's: one zeroed block
         size.state_bytes = sat::thin::scratch_bytes<In, Out>(rows, cols, images_per_launch<In, Out>(rows, cols, batch));
+        // One image may take more chunks than a batch (blocks of 128 threads: sat_thin.cu, plan_for).
+        size.state_bytes = std::max(size.state_bytes, sat::thin::scratch_bytes<In, Out>(rows, cols, 1));
         // One image may be a line (pitches decide): CUB's scratch, asked of the current device
         // (which this creates a context on); 0 without one (sat_thin.cuh: line_scratch_bytes).
         // For a batch too, since scratch sized for a batch serves one image (sat.hpp).
