@@ -195,7 +195,7 @@ plots: $(DEPS_STAMP)
 	@$(PYTHON) plots/make_plots.py $(or $(CSV),plots/sample_bench.csv) $(BUILD)/plots
 
 # docs/results.md: the committed bench CSV and its metadata (GPU, driver, toolkit, date) as tables.
-RESULTS_CSV ?= plots/bench_h100_2026-11-28.csv plots/bench_h100_2026-11-28_32k.csv plots/bench_h200_2026-11-28_937c09f.csv plots/bench_h200_2026-11-28.csv plots/bench_h200_2026-11-29_lib.csv plots/bench_h200_2026-11-29_thin_f64.csv plots/bench_h200_2026-11-30_510fc04.csv plots/bench_h200_2026-11-30_df61d03.csv plots/bench_h200_2026-11-30_c78b4c0.csv plots/bench_h200_2026-12-01_070cc11.csv plots/bench_h200_2026-12-01_d4b906b.csv plots/bench_h200_2026-12-01_d88f0e8.csv plots/bench_h200_2026-12-01_2bb441a.csv plots/bench_h200_2026-12-01_a608933.csv plots/bench_h200_2026-12-01_8d74296.csv
+RESULTS_CSV ?= plots/bench_h100_2026-11-28.csv plots/bench_h100_2026-11-28_32k.csv plots/bench_h200_2026-11-28_937c09f.csv plots/bench_h200_2026-11-28.csv plots/bench_h200_2026-11-29_lib.csv plots/bench_h200_2026-11-29_thin_f64.csv plots/bench_h200_2026-11-30_510fc04.csv plots/bench_h200_2026-11-30_df61d03.csv plots/bench_h200_2026-11-30_c78b4c0.csv plots/bench_h200_2026-12-01_070cc11.csv plots/bench_h200_2026-12-01_d4b906b.csv plots/bench_h200_2026-12-01_d88f0e8.csv plots/bench_h200_2026-12-01_2bb441a.csv plots/bench_h200_2026-12-01_a608933.csv plots/bench_h200_2026-12-01_8d74296.csv plots/bench_h200_2026-12-01_4cb90fb.csv
 RESULTS_MD  ?= docs/results.md
 results:
 	@$(PYTHON) tools/results.py $(or $(CSV),$(RESULTS_CSV)) $(RESULTS_MD)
