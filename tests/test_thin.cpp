@@ -121,6 +121,7 @@ std::vector<ThinCase> thin_cases() {
                              {5, 7937},   {7937, 5},   {16, 16411}, {16411, 16},
                              {6, 30011},  {30011, 6},  {19, 9001},  {9001, 19},
                              {2, 7938},   // 4-byte types: a last wide chunk of 2 columns
+                             {4, 10007},  {10007, 4},  // f32, i32: 4 rows in blocks of 128 threads
                              {24, 5003},  {5003, 25}};  // f32, i32: the least K loaded by cp.async
     for (const auto& s : shapes) {
         cases.push_back({s[0], s[1], 0, 0, 0, true});
@@ -266,20 +267,20 @@ TEST_CASE("thin SAT plan: the GPU keeps as many blocks per SM resident as each p
 }
 
 TEST_CASE("thin SAT FlatCursor: every step lands where / and % put it", "[thin]") {
-    // The chunk loops' cursor (sat_thin.cuh) for the strides they use: 256 groups or 256 * G
-    // elements a step; rows of 1 ... 100 (a tall chunk's K, and its segments of M * K elements)
-    // and of 256 * M / G groups for the group sizes G = 16, 4 and 2 (wide rows of u8 input, of 4-
-    // and of 8-byte elements).
+    // The chunk loops' cursor (sat_thin.cuh) for the strides they use: T groups or T * G elements
+    // a step (T = 256 or 128 threads; the shifted loads' 31 of each warp's 32: 248 or 124); rows
+    // of 1 ... 100 (a tall chunk's K, and its segments of M * K elements) and of 256 * M / G groups
+    // for the group sizes G = 16, 4 and 2 (wide rows of u8 input, of 4- and of 8-byte elements).
     std::vector<int> per_rows;
     for (int k = 1; k <= 100; ++k) per_rows.push_back(k);
     for (int m = 1; m <= 64; ++m)
         for (int g : {16, 4, 2}) per_rows.push_back(256 * m / g);
     int checked = 0;
     for (const int per_row : per_rows)
-        for (const int step : {256, 512, 1024})
-            for (const int first : {0, 1, 7, 255}) {
-                sat::thin::FlatCursor at(first * (step / 256), per_row, step);
-                for (int q = first * (step / 256), i = 0; i < 200; q += step, ++i, at.next()) {
+        for (const int step : {124, 128, 248, 256, 512, 1024})
+            for (const int first : {0, 1, 7, 123}) {
+                sat::thin::FlatCursor at(first * (step / 124), per_row, step);
+                for (int q = first * (step / 124), i = 0; i < 200; q += step, ++i, at.next()) {
                     if (at.row != q / per_row || at.col != q % per_row) {
                         FAIL_CHECK("per_row " << per_row << ", step " << step << ", q " << q << ": row " << at.row
                                               << " col " << at.col);

@@ -1355,7 +1355,8 @@ def takes_wide_thin_tiles(r, types=tuple(WIDE_THIN_TILES)):
 
 
 def takes_f64_wide_thin_tiles(r):
-    """takes_wide_thin_tiles for the f64 accumulator alone, the pairs that had these tiles first."""
+    """takes_wide_thin_tiles for the f64 accumulator alone: the rows whose tiles differ in the WIDE
+    F64 AB TABLE's and WIDE F64 SHAPE AB TABLE's builds."""
     return takes_wide_thin_tiles(r, F64_ACCUMULATOR)
 
 
@@ -1365,7 +1366,7 @@ def takes_small_thin_blocks(r, max_rows):
     3 rows in element lanes (narrower than 524,288 columns) or 2 rows of whole groups in group
     lanes (sat_thin.cuh, rows_in_lanes and rows_in_groups)."""
     rows, cols = int(r["rows"]), int(r["cols"])
-    if r["type"] not in ("f32", "i32") or int(r["batch"]) != 1 or not rows < cols or rows > max_rows:
+    if r["type"] not in ("f32", "i32") or int(r["batch"]) != 1 or not 2 <= rows < cols or rows > max_rows:
         return False
     return not (rows <= 3 and cols < 524288) and not (rows == 2 and cols % 4 == 0)
 
@@ -2327,17 +2328,17 @@ TABLES = {
                     p, SMALL_BLOCKS_BASE, "one wide f32 or i32 image of at most 16 rows in blocks of 128 threads, "
                     "7 an SM (not kept as such: the library takes them up to 5 rows)",
                     lambda r: takes_small_thin_blocks(r, 16),
-                    bold="the rows in blocks of 128 threads (the others run the same kernels in both builds)"),
+                    bold="the rows in blocks of 128 threads (the others keep blocks of 256 threads in both builds)"),
                  "thin_small_blocks_same_type_ab_h200.csv"),
                 ("THIN SMALL BLOCKS PITCHES AB TABLE", lambda p: ab_table(
                     p, SMALL_BLOCKS_BASE, "the build of the table above (blocks of 128 threads up to 16 rows)",
                     lambda r: takes_small_thin_blocks(r, 16),
-                    bold="the rows in blocks of 128 threads (the others run the same kernels in both builds)"),
+                    bold="the rows in blocks of 128 threads (the others keep blocks of 256 threads in both builds)"),
                  "thin_small_blocks_pitches_ab_h200.csv"),
                 ("THIN SMALL BLOCKS THIN AB TABLE", lambda p: ab_table(
                     p, SMALL_BLOCKS_BASE, "one wide f32 or i32 image of at most 5 rows in blocks of 128 threads "
                     "(shipped)", lambda r: takes_small_thin_blocks(r, 5),
-                    bold="the rows in blocks of 128 threads (the others run the same kernels in both builds)"),
+                    bold="the rows in blocks of 128 threads (the others keep blocks of 256 threads in both builds)"),
                  "thin_small_blocks_thin_ab_h200.csv"),
                 ("WIDE LANES PITCHES AB TABLE", lambda p: ab_table(
                     p, "the kernels of e62dc54", "the kernels of the WIDE LANES AB TABLE's build (f32, i32 and u8 → i32 "

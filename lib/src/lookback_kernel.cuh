@@ -181,13 +181,13 @@ template <> struct TallSmallTileShape<int32_t, uint32_t> : Shape<16, 22, 4> {};
 #endif
 // Wide thin images of 33 or 34 rows (satlib.cu, wide_thin_tiles): tiles of 34 rows of 256 threads,
 // one tile row 97-100 % full, where 32-row tiles would make two tile rows about half full (which
-// leaves such images in the thin kernel's chunks). The f64 accumulator's tiles are 32 rows with
-// either access: 12 + 22, with vector accesses or not; 12 rows in registers, not TileShape's 16:
+// leaves such images in the thin kernel's chunks). The f64 accumulator's 256-thread tiles are 32
+// rows with either access, so its 12 + 22 serve both; 12 rows in registers, not TileShape's 16:
 // 16 + 18 spills 20-48 bytes a thread in 5 of the 6 kernels (lib/tests/kernel_spills.py). f32 and
 // i32 (16 + 18) and u8 -> i32 (4 + 30) have them for rows that do not start on a whole piece
 // (LanesTileShape's 32 rows); their vector tiles are 40 and 36 rows, one tile row already. u8 -> f32
-// keeps its TileShape (no kernel): its f32 sums over a round of these tiles pass 2^24, so the
-// library's exact tests cannot check it there.
+// keeps its TileShape (no kernel): over a round of these tiles its f32 sums of the library tests'
+// inputs (0 to 3) pass 2^24, so no exact test checks it there (inputs of 0 and 1 would).
 template <class In, class A> struct WideThinTileShape : TileShape<In, A> {};
 #ifndef LAB9_REG_ROWS
 template <> struct WideThinTileShape<double, double> : Shape<12, 22, 2, 256> {};

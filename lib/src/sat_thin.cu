@@ -1,15 +1,16 @@
 // sat_thin.cu — single-pass SAT of thin matrices: decoupled look-back over chunks of the long side.
 //
 // Notation: K = the short side (cols of a tall matrix, rows of a wide one), M = lines per thread.
-// A block of 256 threads takes one chunk by atomic ticket and stages it in shared memory as
-// accumulators. Thread t owns a segment of M x K elements: M consecutive rows x all K columns
-// (tall) or all K rows x M consecutive columns (wide). In segment coordinates (a < M, b < K) the
+// A block of T threads (256; 128 for one wide f32 or i32 image of at most 5 rows: plan_for) takes
+// one chunk by atomic ticket and stages it in shared memory as accumulators. Thread t owns a
+// segment of M x K elements: M consecutive rows x all K columns (tall) or all K rows x M
+// consecutive columns (wide). In segment coordinates (a < M, b < K) the
 // two cases are the same algorithm with different strides:
 //   1. aggregate pass: for each b, the sum over a of the segment, prefix-summed over b, replaces
 //      the segment's last line a = M-1: the thread's local SAT there (its bottom row / right
 //      column),
-//   2. an inclusive scan of those K-vectors over the 256 threads turns each last line into the
-//      chunk-local SAT there; thread 255's is the chunk aggregate, published at once (flag 1),
+//   2. an inclusive scan of those K-vectors over the T threads turns each last line into the
+//      chunk-local SAT there; thread T-1's is the chunk aggregate, published at once (flag 1),
 //   3. the block looks back over the chunks before (flag 1: add its aggregate, flag 2: add its
 //      inclusive prefix and stop) and publishes this chunk's inclusive prefix (flag 2),
 //   4. every thread turns lines a < M-1 into the chunk-local SAT, line by line, from the line
@@ -68,7 +69,7 @@ constexpr int loads_in_flight = SAT_THIN_LOADS_IN_FLIGHT;
 #ifndef SAT_THIN_MIN_LINES_4  // fewest lines per thread of a chunk sized for 4 blocks per SM (tuning)
 #define SAT_THIN_MIN_LINES_4 4
 #endif
-// One wide f32 or i32 image of at most this many rows takes blocks of 128 threads, 7 an SM, each
+// One wide f32 or i32 image of at most this many rows (K) takes blocks of 128 threads, 7 an SM, each
 // on a chunk that fits a seventh of the SM: more blocks in flight where a chunk's steps are short
 // (H200, against 256 threads: 3 and 5 rows 0.94-0.95 of the time, 7 to 16 rows 1.06-1.21;
 // docs/thin.md, *Blocks of 128 threads for wide images of few rows*).
@@ -107,8 +108,8 @@ constexpr bool has_small_blocks = sizeof(In) == 4 && sizeof(Acc<Out>) == 4 && bl
 // thread under the bound of 3, 63 under this one), else SAT_THIN_MIN_BLOCKS (64 to 80 registers).
 template <class In, class Out>
 constexpr int blocks_by_registers(bool tall, bool one_image, int threads) {
-    if (threads == small_block_threads) return small_blocks_per_sm;
-    const bool four = tall && one_image && has_small_blocks<In, Out>;
+    if (has_small_blocks<In, Out> && threads == small_block_threads) return small_blocks_per_sm;
+    const bool four = tall && one_image && sizeof(In) == 4 && sizeof(Acc<Out>) == 4 && block_threads == 256;
     return four ? std::max(4, SAT_THIN_MIN_BLOCKS) : SAT_THIN_MIN_BLOCKS;
 }
 
@@ -192,7 +193,8 @@ template <class In, class Out>
 Plan plan_for(int rows, int cols, int images) {
     using A = Acc<Out>;
     const bool tall = cols <= rows;
-    const bool small_blocks = has_small_blocks<In, Out> && !tall && images == 1 && rows <= SAT_THIN_SMALL_BLOCKS_MAX_WIDTH;
+    const bool small_blocks =
+        has_small_blocks<In, Out> && !tall && images == 1 && rows <= SAT_THIN_SMALL_BLOCKS_MAX_WIDTH;
     const int threads = small_blocks ? small_block_threads : block_threads;
     const int by_registers = blocks_by_registers<In, Out>(tall, images == 1, threads);
     Plan p;
@@ -873,12 +875,14 @@ thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>*
         for (int b = 0; b < K; ++b) seg[last + b * p.sb] += s_warp[warp][b];
     __syncthreads();  // last lines final before step 4 reads the previous thread's
 
-    // 3. The whole block looks back over the chunks before this one, 256 per round: thread t
+    // 3. The whole block looks back over the chunks before this one, Threads per round: thread t
     // waits until chunk left-t has published (flag >= aggregate); the nearest one with its
     // inclusive prefix ends the look-back. Then thread (q, s) = (t % K, t / K) adds component q
-    // of chunks s, s + P, s + 2P, ... up to it. A round covers 256 chunks in two L2 round
-    // trips, more than start meanwhile (hundreds are in flight: a warp's 32 a round can fall
-    // behind, and then every chunk walks back over all of them).
+    // of chunks s, s + P, s + 2P, ... up to it. A round covers 256 chunks (blocks of 256) in two L2
+    // round trips, more than start meanwhile (hundreds are in flight: a warp's 32 a round can fall
+    // behind, and then every chunk walks back over all of them). Blocks of 128 cover fewer than
+    // the 924 that 7 an SM put in flight; measured faster all the same at 3 and 5 rows
+    // (docs/thin.md, *Blocks of 128 threads for wide images of few rows*).
     if (chunk > 0) {
         const int P = Threads / K;  // slots: chunks summed in parallel per component
         const int q = tid % K, slot = tid / K;

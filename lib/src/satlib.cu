@@ -128,6 +128,12 @@ bool wide_in_tiles(int rows, int cols) {
     const std::size_t scratch = L.state_bytes + L.value_bytes + sat::thin::scratch_bytes<In, Out>(rows, cols, 1);
     return 10 * scratch <= std::size_t(rows) * std::size_t(cols) * sizeof(Out);
 }
+// The thin kernel's chunks' scratch for launches of at most `images` images of rows x cols: one
+// image may take more chunks than a batch (blocks of 128 threads: sat_thin.cu, plan_for).
+template <class In, class Out>
+std::size_t thin_chunks_scratch(int rows, int cols, int images) {
+    return std::max(sat::thin::scratch_bytes<In, Out>(rows, cols, images), sat::thin::scratch_bytes<In, Out>(rows, cols, 1));
+}
 template <class In, class Out, Tables T, class S>
 bool takes_thin(int rows, int cols, const sat::ScanOptions& opt) {
     return thin_shape<In, Out, T>(rows, cols, opt) && !wide_in_tiles<In, Out, S>(rows, cols);
@@ -166,7 +172,7 @@ constexpr bool has_wide_thin_tiles() {
 }
 // Whether they serve the rows of this access (vec: rows on whole pieces): where the 256-thread
 // tiles they replace, LargeTiles with vector accesses and LanesTiles without, are shorter (the f64
-// accumulator's 32 rows with either; f32's, i32's and u8's 32 rows without). Their kernels are
+// accumulator's 32 rows with either; f32's, i32's and u8 -> i32's 32 rows without). Their kernels are
 // compiled for these accesses alone (compiled_for).
 template <class In, class Out>
 constexpr bool wide_thin_serves(bool vec) {
@@ -237,9 +243,7 @@ sat::ScanScratchSize scratch_for(int rows, int cols, int batch, const sat::ScanO
     sat::ScanScratchSize size;
     if (rows <= 0 || cols <= 0 || batch <= 0) return size;
     if (thin_shape<In, Out, T>(rows, cols, opt)) {  // the thin kernel's: one zeroed block
-        size.state_bytes = sat::thin::scratch_bytes<In, Out>(rows, cols, images_per_launch<In, Out>(rows, cols, batch));
-        // One image may take more chunks than a batch (blocks of 128 threads: sat_thin.cu, plan_for).
-        size.state_bytes = std::max(size.state_bytes, sat::thin::scratch_bytes<In, Out>(rows, cols, 1));
+        size.state_bytes = thin_chunks_scratch<In, Out>(rows, cols, images_per_launch<In, Out>(rows, cols, batch));
         // One image may be a line (pitches decide): CUB's scratch, asked of the current device
         // (which this creates a context on); 0 without one (sat_thin.cuh: line_scratch_bytes).
         // For a batch too, since scratch sized for a batch serves one image (sat.hpp).
@@ -565,7 +569,7 @@ cudaError_t scan_shaped(const In* in, std::size_t in_pitch, Out* out, std::size_
             const std::size_t bytes = line       ? sat::thin::line_scratch_bytes<In, Out>(rows * cols)
                                       : few_rows ? sat::thin::rows_scratch_bytes<In, Out>(rows, cols)
                                       : few_cols ? sat::thin::columns_scratch_bytes<In, Out>(rows, cols)
-                                                 : sat::thin::scratch_bytes<In, Out>(rows, cols, group);
+                                                 : thin_chunks_scratch<In, Out>(rows, cols, group);
             if (bytes > 0 && (err = scratch_alloc(&own, bytes, stream, call)) != cudaSuccess) return err;
             scratch = own;
         }
