@@ -289,7 +289,7 @@ TEST_CASE("thin SAT FlatCursor: every step lands where / and % put it", "[thin]"
                     ++checked;
                 }
             }
-    CHECK(checked == int(per_rows.size()) * 3 * 4 * 200);
+    CHECK(checked == int(per_rows.size()) * 6 * 4 * 200);
 }
 
 TEST_CASE("thin SAT PaddedGroup: every element of a group lands at f + f / len", "[thin]") {
