@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <random>
 #include <string>
 #include <tuple>
@@ -275,10 +276,11 @@ TEST_CASE("thin SAT FlatCursor: every step lands where / and % put it", "[thin]"
     for (int k = 1; k <= 100; ++k) per_rows.push_back(k);
     for (int m = 1; m <= 64; ++m)
         for (int g : {16, 4, 2}) per_rows.push_back(256 * m / g);
+    const int steps[] = {124, 128, 248, 256, 512, 1024}, firsts[] = {0, 1, 7, 123};
     int checked = 0;
     for (const int per_row : per_rows)
-        for (const int step : {124, 128, 248, 256, 512, 1024})
-            for (const int first : {0, 1, 7, 123}) {
+        for (const int step : steps)
+            for (const int first : firsts) {
                 sat::thin::FlatCursor at(first * (step / 124), per_row, step);
                 for (int q = first * (step / 124), i = 0; i < 200; q += step, ++i, at.next()) {
                     if (at.row != q / per_row || at.col != q % per_row) {
@@ -289,7 +291,7 @@ TEST_CASE("thin SAT FlatCursor: every step lands where / and % put it", "[thin]"
                     ++checked;
                 }
             }
-    CHECK(checked == int(per_rows.size()) * 6 * 4 * 200);
+    CHECK(checked == int(per_rows.size() * std::size(steps) * std::size(firsts)) * 200);
 }
 
 TEST_CASE("thin SAT PaddedGroup: every element of a group lands at f + f / len", "[thin]") {

@@ -1346,7 +1346,7 @@ def takes_wide_thin_tiles(r, types=tuple(WIDE_THIN_TILES)):
     whose 34-row tiles make fewer tile rows than the 256-thread tiles of its access (large_tiles_of),
     at least a round of them, within the bounds of wide_in_tiles."""
     t = r["type"]
-    if t not in WIDE_THIN_TILES or t not in types or int(r["batch"]) != 1:
+    if t not in types or int(r["batch"]) != 1:
         return False
     tile = WIDE_THIN_TILES[t]
     tiles_y, tiles_x = tile_grid(r, tile)

@@ -99,7 +99,9 @@ struct Plan {
     int blocks_per_sm;  // resident at once, as the kernel's registers and the chunk allow
 };
 
-// Whether the pair has blocks of 128 threads: inputs as wide as their 4-byte sums (f32, i32).
+// Inputs as wide as their 4-byte sums (f32, i32), at the default 256 threads: the pairs whose one
+// tall image takes chunks for 4 blocks per SM and whose one wide image of few rows takes blocks of
+// 128 threads (plan_for).
 template <class In, class Out>
 constexpr bool has_small_blocks = sizeof(In) == 4 && sizeof(Acc<Out>) == 4 && block_threads == 256;
 
@@ -109,7 +111,7 @@ constexpr bool has_small_blocks = sizeof(In) == 4 && sizeof(Acc<Out>) == 4 && bl
 template <class In, class Out>
 constexpr int blocks_by_registers(bool tall, bool one_image, int threads) {
     if (has_small_blocks<In, Out> && threads == small_block_threads) return small_blocks_per_sm;
-    const bool four = tall && one_image && sizeof(In) == 4 && sizeof(Acc<Out>) == 4 && block_threads == 256;
+    const bool four = tall && one_image && has_small_blocks<In, Out>;
     return four ? std::max(4, SAT_THIN_MIN_BLOCKS) : SAT_THIN_MIN_BLOCKS;
 }
 
