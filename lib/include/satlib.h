@@ -17,8 +17,9 @@
  *
  * Conventions: device pointers; pitches and batch strides counted in ELEMENTS of their own
  * array; rows x cols is the input's shape (the NPP layout makes outputs (rows+1) x (cols+1));
- * `stream` is a cudaStream_t (0 = the legacy default stream). Every function returns
- * SATLIB_OK or an error code; satlib_error_string() turns it into one line.
+ * `stream` is a cudaStream_t (0 = the legacy default stream). satlib_integral, satlib_box and
+ * satlib_wait return SATLIB_OK or an error code; satlib_error_string() turns it into one line.
+ * satlib_last_timeout returns 1 or 0, not a status.
  * Scratch is stream-ordered (cudaMallocAsync from the current device's memory pool); a release
  * threshold of 0 on that pool (the CUDA default) is raised to 256 MiB, so that freed scratch
  * stays mapped across synchronizations instead of being mapped again on every call.
@@ -91,10 +92,11 @@ int satlib_box(const void* in, satlib_dtype in_type, size_t in_pitch, size_t in_
                void* out, satlib_dtype out_type, size_t out_pitch, size_t out_batch_stride,
                int batch, int rows, int cols, int radius, satlib_box_op op, void* stream);
 
-/* Non-zero if a kernel launched on any stream by this library timed out since the last call: of
- * a call with check_timeout (which also returned SATLIB_ERR_TIMEOUT) or without it (unless
- * satlib_wait has reported it since). It waits for the whole device, which a stream capture
- * anywhere forbids. */
+/* 1 if a kernel launched on any stream by this library timed out since the last call: of a call
+ * with check_timeout (which also returned SATLIB_ERR_TIMEOUT) or without it (unless satlib_wait
+ * has reported it since), else 0 (not a satlib_status). It waits for the whole device, which a
+ * stream capture anywhere forbids: where it cannot wait (no device, or the synchronization fails,
+ * as under a capture) it reports only the timeouts that checking calls returned. */
 int satlib_last_timeout(void);
 
 /* Waits for `stream`, then SATLIB_ERR_TIMEOUT if a kernel of a call without `check_timeout`

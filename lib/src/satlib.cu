@@ -14,8 +14,10 @@
 #include "satlib.h"
 #include "satlib_testing.h"
 
+// mk/lib.mk passes its LIB_VERSION; this fallback serves builds outside make (kept equal to it:
+// a [library][cpu] test compares the two).
 #ifndef SATLIB_VERSION
-#define SATLIB_VERSION "1.0.0"
+#define SATLIB_VERSION "1.1.0"
 #endif
 
 namespace satlib {

@@ -2651,6 +2651,17 @@ TEST_CASE("library C ABI: bad arguments are refused before any CUDA call", "[cpu
     CHECK(std::strlen(satlib_version()) > 0);
 }
 
+// One version: mk/lib.mk's LIB_VERSION (passed to the build, written into satlib.pc and the CMake
+// package), the fallback in satlib.cu for builds outside make, and what this build reports.
+TEST_CASE("library: satlib_version() is mk/lib.mk's version, and so is satlib.cu's fallback", "[cpu][library]") {
+    const std::string make_version = sat_test::require_command("sed -n 's/^LIB_VERSION *:= *//p' mk/lib.mk");
+    const std::string fallback =
+        sat_test::require_command("sed -n 's/^#define SATLIB_VERSION \"\\(.*\\)\"$/\\1/p' lib/src/satlib.cu");
+    REQUIRE(make_version.size() > 1);
+    CHECK(make_version == std::string(satlib_version()) + "\n");
+    CHECK(fallback == make_version);
+}
+
 TEST_CASE("library C ABI without a GPU: valid calls say there is no device", "[cpu][library]") {
     if (sat_test::gpu_present()) {
         // With a GPU the same valid calls run for real (the [gpu][library] tests).
