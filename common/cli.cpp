@@ -250,7 +250,7 @@ std::vector<OptionSpec> option_table(Options& opt, ParseState& st, const LabInfo
                        [&](const std::string& v) { opt.gpus = int(parse_integer("--gpus", v, 1, 1024)); }});
         own.push_back({"--strips", "G",
                        "G row strips on one GPU, exchanged by device-local copies (default 4); the table's "
-                       "variant names end in /S<G> (G strips on one GPU) or /G<G> (G GPUs)",
+                       "variant names end in /S<G> (G strips on one GPU) or /G<G> (G GPUs); one strip: no ending",
                        [&](const std::string& v) { opt.strips = int(parse_integer("--strips", v, 1, 1024)); }});
         own.push_back({"--slice-rows", "R", "rows per slice of the check against the CPU reference (default: 256 MiB)",
                        [&](const std::string& v) { opt.slice_rows = int(parse_integer("--slice-rows", v, 1, 2147483647L)); }});
