@@ -43,9 +43,15 @@ Shape parse_shape(const std::string& option, const std::string& text, long max_s
         const int side = int(parse_integer(option, text, 1, max_side));
         return {side, side};
     }
-    const int rows = int(parse_integer(option, text.substr(0, x), 1, max_side));
-    const int cols = int(parse_integer(option, text.substr(x + 1), 1, max_side));
-    return {rows, cols};
+    // ROWSxCOLS: a bad side is named with the whole value ('3x' would otherwise read as '').
+    try {
+        const int rows = int(parse_integer(option, text.substr(0, x), 1, max_side));
+        const int cols = int(parse_integer(option, text.substr(x + 1), 1, max_side));
+        return {rows, cols};
+    } catch (const UsageError&) {
+        throw UsageError(option + " needs an integer in [1, " + std::to_string(max_side) +
+                         "] on each side of the x, got '" + text + "'");
+    }
 }
 
 FILE* open_csv(const std::string& path, std::string* why) {

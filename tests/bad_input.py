@@ -120,6 +120,7 @@ def cases():
         ("--size 1080x1920 is rows x cols", f"{L} --size 1080x1920 --reps 0 --variant threaded", 0, None,
          "1080x1920", None),
         ("-ref binary names itself", f"{L} --size 0", 2, 1, "lab1-ref: --size needs an integer", None),
+        ("--size 3x names the whole value", f"{L} --size 3x", 2, 1, "on each side of the x, got '3x'", None),
         ("make plots CSV=README.md", "python3 plots/make_plots.py README.md build/bad_input/plots", 2, 1,
          "not a bench CSV", None),
         ("make plots CSV=/dev/null", "python3 plots/make_plots.py /dev/null build/bad_input/plots", 2, 1,

@@ -55,6 +55,9 @@ TEST_CASE("cli rejects bad arguments with a message naming the problem", "[cpu][
     using Catch::Contains;
     CHECK_THROWS_WITH(parse({"--size", "0"}), Contains("--size needs an integer"));
     CHECK_THROWS_WITH(parse({"--size", "12abc"}), Contains("'12abc'"));
+    for (const char* bad : {"3x", "x5", "3x0", "3x5x7", "0x4"})
+        CHECK_THROWS_WITH(parse({"--size", bad}), Contains("--size needs an integer in [1, 2147483647] on each side of "
+                                                           "the x, got '" + std::string(bad) + "'"));
     CHECK_THROWS_WITH(parse({"--type", "nope"}), Contains("unknown --type 'nope'"));
     CHECK_THROWS_WITH(parse({"--variant", "fast"}), Contains("unknown --variant 'fast'"));
     CHECK_THROWS_WITH(parse({"--frobnicate"}), Contains("unknown option"));
