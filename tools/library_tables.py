@@ -1491,14 +1491,14 @@ def short_tiles_ab_table(path):
 def int_short_tiles_ab_table(path):
     """An A/B of i32's and u8 → i32's short tiles against the kernels of f32's alone."""
     return ab_table(path, SHORT_INT_BASE, SHORT_INT_THIS, lambda r: takes_short_tiles(r, ("i32", "u8i32")),
-                    bold="the rows that take the new short tiles")
+                    bold="the rows that take this build's short tiles")
 
 
 def pairs_short_tiles_ab_table(path):
     """An A/B of the short tiles of u8 → f32 and of the f64 accumulator against the kernels before them."""
     return ab_table(path, SHORT_PAIRS_BASE, SHORT_PAIRS_THIS,
                     lambda r: takes_short_tiles(r, ("u8f32",) + F64_ACCUMULATOR),
-                    bold="the rows that take the new short tiles")
+                    bold="the rows that take this build's short tiles")
 
 
 def second_round(r):
@@ -2322,7 +2322,7 @@ TABLES = {
                     "f32, i32 and u8 → i32 images of 33 or 34 rows at odd pitches in one tile row of 34 × 1024, "
                     "lane by lane (16 + 18 and 4 + 30 rows, WideThinTileShape)",
                     lambda r: takes_wide_thin_tiles(r, ("f32", "i32", "u8i32")),
-                    bold="the rows in the new tiles of 34 rows (the others run the same kernels in both builds)"),
+                    bold="the rows in this build's tiles of 34 rows (the others run the same kernels in both builds)"),
                  "wide_lanes_ab_h200.csv"),
                 ("THIN SMALL BLOCKS SAME TYPE AB TABLE", lambda p: ab_table(
                     p, SMALL_BLOCKS_BASE, "one wide f32 or i32 image of at most 16 rows in blocks of 128 threads, "
@@ -2344,7 +2344,7 @@ TABLES = {
                     p, "the kernels of e62dc54", "the kernels of the WIDE LANES AB TABLE's build (f32, i32 and u8 → i32 "
                     "images of 33 or 34 rows at odd pitches in one tile row of 34)",
                     lambda r: takes_wide_thin_tiles(r, ("f32", "i32", "u8i32")),
-                    bold="the rows in the new tiles of 34 rows (the others run the same kernels in both builds)"),
+                    bold="the rows in this build's tiles of 34 rows (the others run the same kernels in both builds)"),
                  "wide_lanes_pitches_ab_h200.csv"),
                 ("WIDE ALL AB TABLE", wide_all_ab_table, "wide_all_ab_h200.csv"),
                 ("WIDE ALL2 AB TABLE", wide_all_ab_table, "wide_all2_ab_h200.csv"),
