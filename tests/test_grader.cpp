@@ -3,10 +3,15 @@
 // small copy of the repository that holds lab 1 only (build/grader_test/repo; objects already
 // built are copied with their times, so little is recompiled): the reference scores full marks,
 // the skeleton zero, a planted off-by-one loses its correctness points, a crash or a hang costs
-// only the tests it hits, and the JUnit XML fits a strict schema. The student release is written,
-// built and graded (zero, cleanly) and holds no solution code. Every mutant spec applies, and a
+// only the tests it hits, no process a test leaves behind outlives it, and the JUnit XML fits a
+// strict schema. The student release is written, built and graded (zero, cleanly) and holds no
+// solution code. Every mutant spec applies, and a
 // CPU mutant is caught by make mutants.
+#include <signal.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -234,6 +239,72 @@ TEST_CASE("grader: a crash and a hang cost only the tests they hit, and the repo
     CHECK(has(g.scores, "lab1.speed 0/30"));
     const std::string report = read_file(kMini + "/build/grade/report.txt");
     CHECK(has(report, "reproduce: SAT_TEST_SEED="));
+}
+
+// A student's process that outlives its test: one in a session of its own with every descriptor
+// closed (it could rewrite results.json after the grader wrote it), one that keeps the test's
+// output pipe open (the grader would wait for it for ever). Each writes its pid first.
+const char* kLeaveDaemon = R"(
+#include <fcntl.h>
+#include <unistd.h>
+#include <cstdio>
+static void leave_a_process(bool keep_output) {
+    static bool left = false;  // one a test process
+    if (left) return;
+    left = true;
+    if (fork() != 0) return;  // the test goes on
+    setsid();
+    if (fork() != 0) _exit(0);  // the grandchild is orphaned at once
+    char line[32];
+    const int n = std::snprintf(line, sizeof line, "%d\n", int(getpid()));
+    const int fd = open("build/left_pids", O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd >= 0) { (void)!write(fd, line, n); close(fd); }
+    if (!keep_output)
+        for (int d = 0; d < 1024; ++d) close(d);
+    sleep(120);
+    _exit(0);
+}
+)";
+
+namespace {
+// The pids that kLeaveDaemon's processes wrote: each must be gone once the grader is done.
+int check_none_left() {
+    std::istringstream pids(read_file(kMini + "/build/left_pids"));
+    int count = 0;
+    for (int pid; pids >> pid; ++count) {
+        INFO("pid " << pid << " was left by a test");
+        errno = 0;
+        CHECK(kill(pid, 0) == -1);
+        CHECK(errno == ESRCH);
+    }
+    return count;
+}
+}  // namespace
+
+TEST_CASE("grader: no process a test leaves behind outlives it or keeps the grader waiting", "[cpu][grader]") {
+    const std::string with_helper = replace_once(read_file("solutions/" + kLab1), "#include <thread>",
+                                                 std::string("#include <thread>\n") + kLeaveDaemon);
+    make_mini();
+    {
+        // Every descriptor closed: the tests pass, and the processes are gone with their tests.
+        std::remove((kMini + "/build/left_pids").c_str());
+        const Grade g = grade_lab1(insert_in_body(with_helper, "sat_2r2w_cpu", "    leave_a_process(false);"),
+                                   "--no-speed");
+        INFO(g.out << "\n" << g.scores);
+        CHECK(has(g.scores, "lab1.correctness 70/70"));
+        CHECK(!has(g.out, "timed out"));
+        CHECK(check_none_left() >= 1);
+    }
+    {
+        // The output pipe held open: those tests time out, and the grader goes on.
+        std::remove((kMini + "/build/left_pids").c_str());
+        const Grade g = grade_lab1(insert_in_body(with_helper, "sat_threaded_cpu", "    leave_a_process(true);"),
+                                   "--timeout 4 --no-speed");
+        INFO(g.out << "\n" << g.scores);
+        CHECK(has(g.out, "timed out after 4 s"));
+        CHECK(points(g.scores, "lab1.correctness") > 0);  // the tests that do not run the threaded SAT
+        CHECK(check_none_left() >= 1);
+    }
 }
 
 TEST_CASE("release: the student copy builds, grades zero cleanly and gives no solution away",

@@ -37,6 +37,7 @@ score zero, with that reason. Exit status 0 when grading finished (whatever the 
 """
 import argparse
 import csv
+import ctypes
 import json
 import os
 import random
@@ -119,8 +120,57 @@ def stop_children(signum, _frame):
     os._exit(128 + signum)
 
 
+# Linux's PR_SET_CHILD_SUBREAPER: a process that a test leaves behind (forked, even into a session
+# of its own) becomes the grader's child when its parent exits, so end_orphans can kill it.
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def adopt_orphans():
+    """Make the grader the subreaper of everything it starts (Linux; elsewhere a no-op)."""
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def children_of(pid):
+    """The pids whose parent is `pid` (from /proc; empty where there is none)."""
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue  # ended meanwhile
+        fields = stat[stat.rfind(")") + 2:].split()  # after "pid (comm) ": state, ppid, ...
+        if len(fields) > 1 and int(fields[1]) == pid:
+            found.append(int(entry.name))
+    return found
+
+
+def end_orphans():
+    """Kill and reap every child of the grader that no Proc is running: what a finished test left
+    behind. A student's process must not outlive its test (to rewrite results.json, or to hold the
+    output pipe open so that the grader waits for ever). Killing one can orphan its own children,
+    which the grader adopts in turn: repeat until none is left."""
+    for _ in range(100):
+        orphans = [pid for pid in children_of(os.getpid()) if pid not in RUNNING]
+        if not orphans:
+            return
+        for pid in orphans:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        for pid in orphans:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+
+
 class Proc:
-    """Outcome of one child process run with a time limit (its whole process group is killed)."""
+    """Outcome of one child process run with a time limit (its whole process group is killed, and
+    whatever it left behind: end_orphans)."""
 
     def __init__(self, cmd, cwd, timeout, env=None):
         self.cmd, self.timed_out, start = cmd, False, time.monotonic()
@@ -141,15 +191,18 @@ class Proc:
                     break
                 except subprocess.TimeoutExpired:
                     continue
+            end_orphans()  # a process in a session of its own may still hold the output pipe
             out, _ = p.communicate()
         RUNNING.discard(p.pid)
+        end_orphans()
         self.rc = p.returncode
         self.seconds = time.monotonic() - start
         self.output = out.decode("utf-8", "replace")
 
     def what_happened(self, limit):
         if self.timed_out:
-            return f"timed out after {limit:.0f} s and was killed (a kernel or loop that never finishes?)"
+            return (f"timed out after {limit:.0f} s and was killed (a kernel or loop that never finishes, "
+                    "or a process it started that keeps its output open?)")
         if self.rc is not None and self.rc < 0:
             name = signal_name(self.rc)
             return f"crashed: {name} ({SIGNAL_WHY.get(name, 'killed by a signal')})"
@@ -777,6 +830,7 @@ def main(argv):
         return 2
     start = time.monotonic()
     signal.signal(signal.SIGTERM, stop_children)
+    adopt_orphans()
     grader = Grader(args, root)
     results = grader.grade(wanted)
     seconds = time.monotonic() - start
