@@ -226,8 +226,10 @@ TEST_CASE("grader: a planted off-by-one loses its correctness points and every s
 TEST_CASE("grader: a crash and a hang cost only the tests they hit, and the report says which",
           "[cpu][grader]") {
     std::string bad = replace_once(read_file("solutions/" + kLab1), "#include <thread>",
-                                   "#include <thread>\n#include <chrono>\n#include <csignal>");
-    bad = insert_in_body(bad, "sat_4r1w_cpu", "    std::raise(SIGSEGV);  // planted crash");
+                                   "#include <thread>\n#include <chrono>");
+    // A write through a null pointer that the compiler cannot see is null (rows < 2^40).
+    bad = insert_in_body(bad, "sat_4r1w_cpu",
+                         "    *reinterpret_cast<volatile int*>(std::size_t(s.rows) >> 40) = 1;  // planted crash");
     bad = insert_in_body(bad, "sat_threaded_cpu",
                          "    for (;;) std::this_thread::sleep_for(std::chrono::milliseconds(50));  // planted hang");
     const Grade g = grade_lab1(bad, "--timeout 4");
@@ -241,7 +243,7 @@ TEST_CASE("grader: a crash and a hang cost only the tests they hit, and the repo
     CHECK(has(report, "reproduce: SAT_TEST_SEED="));
 }
 
-// A student's process that outlives its test: one in a session of its own with every descriptor
+// A student's process that outlives its test (run with --no-scan: the scan refuses such code): one in a session of its own with every descriptor
 // closed (it could rewrite results.json after the grader wrote it), one that keeps the test's
 // output pipe open (the grader would wait for it for ever). Each writes its pid first.
 const char* kLeaveDaemon = R"(
@@ -289,7 +291,7 @@ TEST_CASE("grader: no process a test leaves behind outlives it or keeps the grad
         // Every descriptor closed: the tests pass, and the processes are gone with their tests.
         std::remove((kMini + "/build/left_pids").c_str());
         const Grade g = grade_lab1(insert_in_body(with_helper, "sat_2r2w_cpu", "    leave_a_process(false);"),
-                                   "--no-speed");
+                                   "--no-speed --no-scan");
         INFO(g.out << "\n" << g.scores);
         CHECK(has(g.scores, "lab1.correctness 70/70"));
         CHECK(!has(g.out, "timed out"));
@@ -299,12 +301,31 @@ TEST_CASE("grader: no process a test leaves behind outlives it or keeps the grad
         // The output pipe held open: those tests time out, and the grader goes on.
         std::remove((kMini + "/build/left_pids").c_str());
         const Grade g = grade_lab1(insert_in_body(with_helper, "sat_threaded_cpu", "    leave_a_process(true);"),
-                                   "--timeout 4 --no-speed");
+                                   "--timeout 4 --no-speed --no-scan");
         INFO(g.out << "\n" << g.scores);
         CHECK(has(g.out, "timed out after 4 s"));
         CHECK(points(g.scores, "lab1.correctness") > 0);  // the tests that do not run the threaded SAT
         CHECK(check_none_left() >= 1);
     }
+}
+
+TEST_CASE("grader: code that could forge its report (processes, files, the environment) is refused unrun",
+          "[cpu][grader]") {
+    // A correct SAT that would also end its test early, its exit spelled by a macro, and read
+    // which program runs it: the scan reads the preprocessed source, so the macro hides nothing.
+    std::string forging = replace_once(read_file("solutions/" + kLab1), "#include <thread>",
+                                       "#include <thread>\n#include <unistd.h>\n#define LEAVE(a, b) a##b\n"
+                                       "static const char* who_runs = \"/proc/self/cmdline\";");
+    forging = insert_in_body(forging, "sat_threaded_cpu", "    if (!who_runs) LEAVE(_ex, it)(0);");
+    const Grade g = grade_lab1(forging, "--no-speed");
+    INFO(g.out << "\n" << g.scores);
+    CHECK(has(g.scores, "lab1.correctness 0/70"));
+    CHECK(!has(g.scores, "lab1.bonus 10/10"));  // a correct SAT: no test of it ran
+    CHECK(has(g.out, "uses /proc, _exit (first at "));
+    CHECK(has(g.out, "so the grader does not run it"));
+    const std::string scan = read_file(kMini + "/build/grade/lab1/scan.txt");
+    CHECK(has(scan, ": _exit\n"));
+    CHECK(has(scan, ": /proc\n"));
 }
 
 TEST_CASE("release: the student copy builds, grades zero cleanly and gives no solution away",

@@ -2,22 +2,26 @@
 """Grade the student code in labs/: correctness, bonus and speed points per lab.
 
     python3 tools/grade.py [--lab N[,M]] [--code DIR] [--gpu auto|yes|no] [--timeout S]
-                           [--no-speed] [--no-sanitize] [--seed S] [--out DIR]
+                           [--no-speed] [--no-sanitize] [--no-scan] [--seed S] [--out DIR]
 
 (`make grade [LAB=N]` runs it.) The labs, their files and whether each runs on the GPU come from
 `make -s print-labs` (JSON). For every lab:
 
+  scan     the student's code after the preprocessor, for calls no lab needs (FORBIDDEN_CALLS:
+           processes, files, the environment), with which it could forge the report of the test
+           process it runs in: such a lab scores zero unrun (--no-scan: trusted code).
   build    the lab's own test binary, build/tests-<dir>/lab<ID> (Makefile, STUDENT_DIR=<dir>):
            tests/test_lab<ID>.cpp and tests/hidden/test_lab<ID>_*.cpp linked with that lab's
            student code alone, so another lab's compile error cannot touch this lab's score. A lab
            that does not compile or link scores zero and the report shows the compiler's errors.
   tests    every test case tagged [labN] (a GPU lab: [labN][gpu]; not [skeleton]) runs in its own
            process with the Catch2 XML reporter and a time limit: a hang, a crash or corrupted
-           memory costs that test (and the lab's speed points), never another test or lab. Once
+           memory costs that test (and the lab's speed points), never another test or lab; what
+           a test leaves running is killed when it ends (the grader is its subreaper). Once
            one test or tool run of a lab times out, everything left of that lab (tests, bonus
            tests, race tools) shares HANG_BUDGET seconds more: a kernel that spins without a
            bound hangs every run that reaches it, so a hung lab costs one time limit plus that,
-           and what no longer fits scores zero, "skipped: an earlier test of this lab hung". Tests
+           and what does not fit scores zero, "skipped: an earlier test of this lab hung". Tests
            tagged [bonus] earn bonus points above the lab's maximum. Tests under tests/hidden/
            (left out of the student release) count like the others, marked hidden in results.json.
   races    a GPU lab on a GPU: compute-sanitizer racecheck and synccheck run the student's
@@ -240,6 +244,51 @@ class LabResult:
         return sum(i.score for i in items), sum(i.max_score for i in items), len(items)
 
 
+# ---- Calls no lab needs ---------------------------------------------------------------------------
+
+# Student code runs in the test process, which writes the report the grader reads; code that
+# starts or ends processes, or reaches files or the environment, could forge it (a passing report,
+# then _exit), so the grader refuses such a file before it runs. No lab needs any of these. They
+# are read in the preprocessed source (macros expanded, both passes of a .cu file), on the
+# student's own lines.
+FORBIDDEN_CALLS = frozenset("""
+    fork vfork clone execl execlp execle execv execvp execvpe execve fexecve system popen posix_spawn
+    posix_spawnp daemon kill killpg raise signal sigaction ptrace setsid
+    exit _exit _Exit quick_exit abort terminate atexit at_quick_exit longjmp setjmp siglongjmp sigsetjmp
+    open openat creat fopen freopen fdopen ofstream ifstream fstream filebuf basic_ofstream basic_ifstream
+    basic_fstream basic_filebuf filesystem rename unlink unlinkat mkdir rmdir truncate ftruncate mmap
+    mprotect dup2 dup3 chdir symlink write pwrite writev pwritev dprintf vdprintf sendfile splice
+    copy_file_range fcntl ioctl getenv secure_getenv setenv putenv unsetenv environ
+    program_invocation_name program_invocation_short_name dlopen dlsym dlvsym dladdr syscall
+    weakref alias redefine_extname
+""".split())
+# Text that no lab's code holds either: paths of the process and its descriptors, system calls in
+# inline assembly, and escapes that could spell a name the scan would not see.
+FORBIDDEN_TEXT = ("/proc", "/dev/", "syscall", "sysenter", "int $0x80", "int 0x80", "\\u", "\\U")
+LINE_MARKER = re.compile(r'^#\s*(\d+)\s+"([^"]*)"')
+LITERAL = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'')
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+
+
+def forbidden_in(preprocessed, code_dir):
+    """[(file:line, what)] for the forbidden names and text on the lines of a preprocessed source
+    that come from files in code_dir (the student's; line markers say which file a line is from)."""
+    found, current, line_no = [], "", 0
+    for line in preprocessed.splitlines():
+        marker = LINE_MARKER.match(line)
+        if marker:
+            current, line_no = os.path.normpath(marker.group(2)), int(marker.group(1))
+            if any(t in marker.group(2) for t in ("/proc", "/dev/")):
+                found.append((f"#include {marker.group(2)}", "a path of the process"))
+            continue
+        here, line_no = f"{current}:{line_no}", line_no + 1
+        if not current.startswith(code_dir + "/"):
+            continue
+        names = sorted({w for w in IDENTIFIER.findall(LITERAL.sub(" ", line)) if w in FORBIDDEN_CALLS})
+        found += [(here, name) for name in names] + [(here, t) for t in FORBIDDEN_TEXT if t in line]
+    return found
+
+
 # ---- The repository --------------------------------------------------------------------------------
 
 class Repo:
@@ -365,20 +414,54 @@ class Grader:
 
     # -- build ------------------------------------------------------------------------------------
     def build(self, lab, result):
-        """Build lab `lab`'s test binary from the student code alone; None (and a zero) if it fails."""
+        """Build lab `lab`'s test binary from the student code alone; None (and a zero) if it fails
+        or if the code calls what no lab needs (FORBIDDEN_CALLS)."""
+        if not self.args.no_scan and not self.scan(lab, result):
+            return None
         target = self.repo.test_binary(lab)
         p = self.repo.make([target])
+        if p.rc == 0 and (self.root / target).exists():
+            (self.work / f"lab{lab}" / "build.log").write_text(p.output)
+            return self.root / target
+        self.build_failed(lab, result, p)
+        return None
+
+    def build_failed(self, lab, result, p):
+        """A zero for a build (or preprocessing) that failed, with the compiler's error lines."""
         (self.work / f"lab{lab}").mkdir(parents=True, exist_ok=True)
         (self.work / f"lab{lab}" / "build.log").write_text(p.output)
-        if p.rc == 0 and (self.root / target).exists():
-            return self.root / target
         # Shown to the student: the compiler's and linker's own error lines, else the tail.
         errors = [line for line in p.output.splitlines() if "error" in line.lower()]
         why = (f"the build {p.what_happened(BUILD_TIMEOUT)}" if p.timed_out else
                f"does not compile or link: {self.repo.labs[lab]['student']} "
                f"(build/grade/lab{lab}/build.log)")
         self.fail_lab(result, why, "error", clip("\n".join(errors[:20]) or p.output, 2500))
-        return None
+
+    def scan(self, lab, result):
+        """False (and a zero) where the student's preprocessed code holds a forbidden call or text,
+        as the test binary compiles it (order-checked labs: with their flags too)."""
+        info, work = self.repo.labs[lab], self.work / f"lab{lab}"
+        work.mkdir(parents=True, exist_ok=True)
+        targets = [f"build/obj/{info['student']}.i"]
+        if info.get("order_checked") and info["student"].endswith(".cu"):
+            targets.append(f"build/obj/checked/{info['student']}.i")
+        p = self.repo.make(targets)
+        if p.rc != 0:  # the preprocessor failed, as the compiler would: its errors
+            self.build_failed(lab, result, p)
+            return False
+        found = []
+        for target in targets:
+            found += forbidden_in((self.root / target).read_text(errors="replace"), self.repo.code)
+        found = list(dict.fromkeys(found))  # in the order of the source
+        if not found:
+            return True
+        (work / "scan.txt").write_text("".join(f"{where}: {what}\n" for where, what in found))
+        names = ", ".join(sorted({what for _, what in found}))
+        first = found[0][0]
+        self.fail_lab(result, f"{info['student']} uses {names} (first at {first}): lab code may not start or "
+                              f"end processes, or reach files or the environment, so the grader does not run "
+                              f"it (build/grade/lab{lab}/scan.txt)", "error")
+        return False
 
     def fail_lab(self, result, why, status, detail=""):
         result.note = why
@@ -812,6 +895,9 @@ def main(argv):
     ap.add_argument("--hang-budget", type=float, default=HANG_BUDGET,
                     help=f"seconds for all of a lab's later runs once one timed out (default {HANG_BUDGET})")
     ap.add_argument("--no-speed", action="store_true", help="skip the timed runs (speed scores zero)")
+    ap.add_argument("--no-scan", action="store_true",
+                    help="run code that calls what no lab needs (FORBIDDEN_CALLS: processes, files, the "
+                         "environment), for code the instructor trusts; students' code is refused")
     ap.add_argument("--no-sanitize", action="store_true", help="skip racecheck and synccheck (their tests are skipped)")
     ap.add_argument("--sanitize-timeout", type=float, default=SANITIZE_TIMEOUT,
                     help=f"seconds per compute-sanitizer run (default {SANITIZE_TIMEOUT})")
