@@ -96,19 +96,21 @@ $(OBJ)/%.cpp.o: %.cpp $(HEADERS) $(DEPS_STAMP)
 	$(CXX) $(CXXFLAGS) -c $< -o $@
 # A source as the compiler sees it after the preprocessor, line markers kept: tools/grade.py reads a
 # student's lines in it for calls that no lab needs (macros expanded, so they cannot hide a name).
-# A .cu file twice: its device pass (nvcc -E, __CUDA_ARCH__ defined), then its host pass, the host
-# compiler's -E step that nvcc would run (taken from nvcc --dryrun: nvcc has no flag for it).
+# A .cu file twice: its device pass (nvcc -E, __CUDA_ARCH__ defined), then, after the marker line
+# HOST_PASS, its host pass: the host compiler's -E step that nvcc would run (taken from nvcc
+# --dryrun: nvcc has no flag for it). A .cpp file has only a host pass.
+HOST_PASS := \# 0 "<host pass>"
 define preprocess_cu
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) $(1) -E $< -o $@
 	$(NVCC) $(NVFLAGS) $(1) -c $< -o $@.o --dryrun 2>&1 | sed -n '/cpp4\.ii/{s/^#\$$ //;s|-o "[^"]*cpp4\.ii"|-o "$@.host"|p;q}' | sh
-	cat $@.host >> $@ && rm -f $@.host
+	echo '$(HOST_PASS)' >> $@ && cat $@.host >> $@ && rm -f $@.host
 endef
 $(OBJ)/%.cu.i: %.cu $(HEADERS) $(DEPS_STAMP)
 	$(call preprocess_cu,)
 $(OBJ)/%.cpp.i: %.cpp $(HEADERS) $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CXX) $(CXXFLAGS) -E $< -o $@
+	echo '$(HOST_PASS)' > $@ && $(CXX) $(CXXFLAGS) -E $< >> $@
 
 # ---- Tests: one binary per lab, one for the harness ---------------------------------------------
 # tests/test_lab<ID>.cpp and tests/hidden/test_lab<ID>_*.cpp -> build/tests/lab<ID>, linked with

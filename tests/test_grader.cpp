@@ -328,6 +328,27 @@ TEST_CASE("grader: code that could forge its report (processes, files, the envir
     CHECK(has(scan, ": /proc\n"));
 }
 
+TEST_CASE("grader: names hidden from the text scan are found in the object, and line markers may not move",
+          "[cpu][grader]") {
+    // Calls spelled so that no forbidden name stands in the source (a builtin, a *64 variant, an
+    // asm label), and a #line that would credit the lines after it to a harness header. None runs
+    // (the branch is never taken); the grader refuses the file before any test.
+    std::string hidden = replace_once(read_file("solutions/" + kLab1), "#include <thread>",
+                                      "#include <thread>\n#include <cstdio>\n"
+                                      "extern \"C\" std::FILE* open_by_label(const char*, const char*) __asm__(\"fo\" \"pen\");");
+    hidden = insert_in_body(hidden, "sat_threaded_cpu",
+                            "    if (s.rows < 0) { fopen64(\"x\", \"w\"); open_by_label(\"y\", \"w\"); __builtin__exit(0); }\n"
+                            "#line 1 \"common/sat.h\"");
+    const Grade g = grade_lab1(hidden, "--no-speed");
+    INFO(g.out << "\n" << g.scores);
+    CHECK(has(g.scores, "lab1.correctness 0/70"));
+    CHECK(has(g.out, "so the grader does not run it"));
+    const std::string scan = read_file(kMini + "/build/grade/lab1/scan.txt");
+    for (const char* what : {": a #line, line marker or raw string\n", ".o: fopen64\n", ".o: fopen\n", ".o: _exit\n",
+                             ": __asm__\n"})
+        CHECK(has(scan, what));
+}
+
 TEST_CASE("release: the student copy builds, grades zero cleanly and gives no solution away",
           "[cpu][grader][release]") {
     make_mini();

@@ -7,9 +7,10 @@
 (`make grade [LAB=N]` runs it.) The labs, their files and whether each runs on the GPU come from
 `make -s print-labs` (JSON). For every lab:
 
-  scan     the student's code after the preprocessor, for calls no lab needs (FORBIDDEN_CALLS:
-           processes, files, the environment), with which it could forge the report of the test
-           process it runs in: such a lab scores zero unrun (--no-scan: trusted code).
+  scan     the student's compiled object (only ALLOWED_SYMBOLS and ALLOWED_QUALIFIED), its source
+           after the preprocessor (FORBIDDEN_CALLS, host asm) and its raw source (no #line): code
+           that reaches processes, files or the environment could forge the report of the test
+           process it runs in, so such a lab scores zero unrun (--no-scan: trusted code).
   build    the lab's own test binary, build/tests-<dir>/lab<ID> (Makefile, STUDENT_DIR=<dir>):
            tests/test_lab<ID>.cpp and tests/hidden/test_lab<ID>_*.cpp linked with that lab's
            student code alone, so another lab's compile error cannot touch this lab's score. A lab
@@ -248,9 +249,9 @@ class LabResult:
 
 # Student code runs in the test process, which writes the report the grader reads; code that
 # starts or ends processes, or reaches files or the environment, could forge it (a passing report,
-# then _exit), so the grader refuses such a file before it runs. No lab needs any of these. They
-# are read in the preprocessed source (macros expanded, both passes of a .cu file), on the
-# student's own lines.
+# then _exit), so the grader refuses such a file before it runs. No lab needs any of these. The
+# names are read in the preprocessed source (macros expanded, both passes of a .cu file), on the
+# student's own lines; the compiled object's calls are checked too (ALLOWED_SYMBOLS).
 FORBIDDEN_CALLS = frozenset("""
     fork vfork clone execl execlp execle execv execvp execvpe execve fexecve system popen posix_spawn
     posix_spawnp daemon kill killpg raise signal sigaction ptrace setsid
@@ -265,18 +266,87 @@ FORBIDDEN_CALLS = frozenset("""
 # Text that no lab's code holds either: paths of the process and its descriptors, system calls in
 # inline assembly, and escapes that could spell a name the scan would not see.
 FORBIDDEN_TEXT = ("/proc", "/dev/", "syscall", "sysenter", "int $0x80", "int 0x80", "\\u", "\\U")
+# Inline assembly in host code could make system calls that no symbol shows (device code's PTX
+# cannot, and labs may use it).
+HOST_ASM = frozenset(("asm", "__asm", "__asm__"))
 LINE_MARKER = re.compile(r'^#\s*(\d+)\s+"([^"]*)"')
 LITERAL = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'')
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
 
+# What a student's compiled object may call (nm -u, demangled): names hide from a text scan
+# (builtins, asm labels, *64 variants, a forged line marker), not from the linker. The CUDA runtime,
+# the C++ runtime and standard library but its files, memory, string, math, stdout, clock, sleep,
+# thread and random-number functions, and the harness's entry points that the labs use; the SAT
+# library only in the labs that call it.
+ALLOWED_SYMBOLS = re.compile(r"""^(?:
+    _?_?cuda\w* | __cxa_\w* | _Unwind_Resume | __gxx_personality_v0 | __stack_chk_fail | __tls_get_addr
+  | atexit | __dso_handle
+  | mem(?:cpy|move|set|cmp) | str(?:len|cmp|ncmp|cpy|ncpy|chr|rchr|str) | (?:c|m|re)alloc | free
+  | aligned_alloc | posix_memalign
+  | (?:sqrt|cbrt|exp2?|expm1|log(?:2|10|1p)?|pow|fabs|floor|ceil|l?l?round|l?l?rint|trunc|fmod|fma|fmin
+     |fmax|hypot|ldexp|frexp|modf|nextafter|copysign|erfc?|[tl]gamma|a?sinh?|a?cosh?|a?tanh?|atan2)[fl]?
+  | v?s?n?printf | puts | putchar | fflush | __assert_fail | __errno_location
+  | nanosleep | usleep | sleep | sched_yield | clock_gettime | gettimeofday | time | clock
+  | pthread_(?:self|equal|once|create|join|detach|mutex_\w+|cond_\w+|rwlock_\w+|spin_\w+|key_\w+
+             |getspecific|setspecific|attr_\w+)
+  | s?rand(?:om)? | srandom | [sd]rand48 | qsort | bsearch | l?l?abs | strto\w+ | ato[ifl]
+  | operator\ (?:new|delete)(?:\[\])?\(.* | (?:typeinfo(?:\ name)?|vtable|VTT|guard\ variable|construction\ vtable)\ for\ .*
+)$""", re.X)
+# A C++ function by its qualified name (nm -C prints the return type of a template first, and
+# the parameters, which may name std:: types of any function): the standard library's, and the
+# harness's entry points that the labs use.
+ALLOWED_QUALIFIED = re.compile(r"^(?:std::|sat::(?:register_lab|cached_graph|throw_cuda_error|Workspace::|tasks::"
+                               r"|multigpu::))")
+# ... but not the standard library's files, nor Catch2, whose report the grader reads.
+DENIED_SYMBOL_PARTS = ("fstream", "filebuf", "__basic_file", "filesystem", "Catch::", "_exit", "quick_exit")
+LIBRARY_QUALIFIED = re.compile(r"^sat::inclusive_scan_2d(?:_scratch)?\b")
+LIBRARY_LABS = ("10",)  # the labs whose reference calls the SAT library (tools/release.py's too)
+
+
+def qualified_name(symbol):
+    """The qualified name of a demangled function: before its parameters, after its return type."""
+    depth, cut = 0, len(symbol)
+    for i, c in enumerate(symbol):
+        depth += (c == "<") - (c == ">")
+        if c == "(" and depth == 0:
+            cut = i
+            break
+    depth, start = 0, 0
+    for i, c in enumerate(symbol[:cut]):
+        depth += (c == "<") - (c == ">")
+        if c == " " and depth == 0:
+            start = i + 1
+    return symbol[start:cut]
+
+
+def refused_symbols(undefined, lab):
+    """The undefined symbols (demangled, from nm -u -C) that lab `lab`'s student object may not call."""
+    refused = []
+    for name in undefined:
+        name = name.split("@")[0].strip()
+        qualified = qualified_name(name)
+        allowed = (ALLOWED_SYMBOLS.match(name) or ALLOWED_QUALIFIED.match(qualified) or
+                   (lab in LIBRARY_LABS and LIBRARY_QUALIFIED.match(qualified)))
+        if not allowed or any(part in name for part in DENIED_SYMBOL_PARTS):
+            refused.append(name)
+    return refused
+
+
+# The student's source may not move the preprocessor's line markers (a #line, a GNU marker, a raw
+# string whose lines look like one): the text scan reads them to tell the student's lines apart.
+MOVED_LINES = re.compile(r'^\s*(?:#|%:)\s*(?:line\b|\d)|\b(?:u8|[uUL])?R"', re.M)
+
+
 def forbidden_in(preprocessed, code_dir):
     """[(file:line, what)] for the forbidden names and text on the lines of a preprocessed source
     that come from files in code_dir (the student's; line markers say which file a line is from)."""
-    found, current, line_no = [], "", 0
+    found, current, line_no, code_dir = [], "", 0, os.path.normpath(code_dir)
+    host = False  # the device pass of a .cu file comes first (Makefile, HOST_PASS)
     for line in preprocessed.splitlines():
         marker = LINE_MARKER.match(line)
         if marker:
+            host = host or marker.group(2) == "<host pass>"
             current, line_no = os.path.normpath(marker.group(2)), int(marker.group(1))
             if any(t in marker.group(2) for t in ("/proc", "/dev/")):
                 found.append((f"#include {marker.group(2)}", "a path of the process"))
@@ -284,7 +354,8 @@ def forbidden_in(preprocessed, code_dir):
         here, line_no = f"{current}:{line_no}", line_no + 1
         if not current.startswith(code_dir + "/"):
             continue
-        names = sorted({w for w in IDENTIFIER.findall(LITERAL.sub(" ", line)) if w in FORBIDDEN_CALLS})
+        forbidden = FORBIDDEN_CALLS | HOST_ASM if host else FORBIDDEN_CALLS
+        names = sorted({w for w in IDENTIFIER.findall(LITERAL.sub(" ", line)) if w in forbidden})
         found += [(here, name) for name in names] + [(here, t) for t in FORBIDDEN_TEXT if t in line]
     return found
 
@@ -442,16 +513,26 @@ class Grader:
         as the test binary compiles it (order-checked labs: with their flags too)."""
         info, work = self.repo.labs[lab], self.work / f"lab{lab}"
         work.mkdir(parents=True, exist_ok=True)
-        targets = [f"build/obj/{info['student']}.i"]
+        objects = [f"build/obj/{info['student']}.o"]
         if info.get("order_checked") and info["student"].endswith(".cu"):
-            targets.append(f"build/obj/checked/{info['student']}.i")
-        p = self.repo.make(targets)
-        if p.rc != 0:  # the preprocessor failed, as the compiler would: its errors
+            objects.append(f"build/obj/checked/{info['student']}.o")
+        sources = [o[:-2] + ".i" for o in objects]
+        p = self.repo.make(sources + objects)
+        if p.rc != 0:  # the preprocessor or the compiler failed: their errors
             self.build_failed(lab, result, p)
             return False
         found = []
-        for target in targets:
-            found += forbidden_in((self.root / target).read_text(errors="replace"), self.repo.code)
+        for path in sorted((self.root / self.repo.code).glob("lab*_*.c*")):  # the student's files
+            for m in MOVED_LINES.finditer(path.read_text(errors="replace").replace("\\\n", "")):
+                found.append((f"{path.relative_to(self.root)}", "a #line, line marker or raw string"))
+        for source in sources:
+            found += forbidden_in((self.root / source).read_text(errors="replace"), self.repo.code)
+        for obj in objects:
+            nm = subprocess.run(["nm", "-u", "-C", str(self.root / obj)], capture_output=True, text=True)
+            undefined = [line.split(None, 1)[-1] for line in nm.stdout.splitlines() if line.strip()]
+            if nm.returncode != 0:
+                found.append((obj, "unreadable by nm: " + clip(nm.stderr, 200)))
+            found += [(obj, name) for name in refused_symbols(undefined, lab)]
         found = list(dict.fromkeys(found))  # in the order of the source
         if not found:
             return True
