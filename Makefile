@@ -98,13 +98,15 @@ $(OBJ)/%.cpp.o: %.cpp $(HEADERS) $(DEPS_STAMP)
 # student's lines in it for calls that no lab needs (macros expanded, so they cannot hide a name).
 # A .cu file twice: its device pass (nvcc -E, __CUDA_ARCH__ defined), then, after the marker line
 # HOST_PASS, its host pass: the host compiler's -E step that nvcc would run (taken from nvcc
-# --dryrun: nvcc has no flag for it). A .cpp file has only a host pass.
+# --dryrun: nvcc has no flag for it; where --dryrun shows no such step, cudafe's host code from
+# nvcc --cuda). A .cpp file has only a host pass.
 HOST_PASS := \# 0 "<host pass>"
 define preprocess_cu
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) $(1) -E $< -o $@
-	$(NVCC) $(NVFLAGS) $(1) -c $< -o $@.o --dryrun 2>&1 | sed -n '/cpp4\.ii/{s/^#\$$ //;s|-o "[^"]*cpp4\.ii"|-o "$@.host"|p;q}' | sh
-	echo '$(HOST_PASS)' >> $@ && cat $@.host >> $@ && rm -f $@.host
+	$(NVCC) $(NVFLAGS) $(1) -c $< -o $@.o --dryrun 2>&1 | sed -n '/cpp4\.ii/{s/^#\$$ //;s|-o "[^"]*cpp4\.ii"|-o "$@.host"|p;q}' > $@.cmd
+	if [ -s $@.cmd ]; then sh $@.cmd; else $(NVCC) $(NVFLAGS) $(1) --cuda $< -o $@.host; fi
+	echo '$(HOST_PASS)' >> $@ && cat $@.host >> $@ && rm -f $@.host $@.cmd
 endef
 $(OBJ)/%.cu.i: %.cu $(HEADERS) $(DEPS_STAMP)
 	$(call preprocess_cu,)
