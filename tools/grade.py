@@ -300,8 +300,7 @@ ALLOWED_QUALIFIED = re.compile(r"^(?:std::|sat::(?:register_lab|cached_graph|thr
                                r"|multigpu::))")
 # ... but not the standard library's files, nor Catch2, whose report the grader reads, nor the CUDA
 # runtime's calls that write a file at any path or hand out any driver function by name.
-DENIED_SYMBOL_PARTS = ("fstream", "filebuf", "__basic_file", "filesystem", "Catch::", "_exit", "quick_exit",
-                       "DebugDotPrint", "GetDriverEntryPoint", "GetExportTable", "GetProcAddress")
+DENIED_SYMBOL_PARTS = ("fstream", "filebuf", "__basic_file", "filesystem", "Catch::", "_exit", "DebugDotPrint", "GetDriverEntryPoint", "GetExportTable", "GetProcAddress")
 LIBRARY_QUALIFIED = re.compile(r"^sat::inclusive_scan_2d(?:_scratch)?\b")
 LIBRARY_LABS = ("10",)  # the labs whose reference calls the SAT library (tools/release.py's too)
 
@@ -493,20 +492,20 @@ class Grader:
     # -- build ------------------------------------------------------------------------------------
     def build(self, lab, result):
         """Build lab `lab`'s test binary from the student code alone; None (and a zero) if it fails
-        or if the code calls what no lab needs (FORBIDDEN_CALLS)."""
+        or if the code could reach the system (scan)."""
+        (self.work / f"lab{lab}").mkdir(parents=True, exist_ok=True)
         if not self.args.no_scan and not self.scan(lab, result):
             return None
         target = self.repo.test_binary(lab)
         p = self.repo.make([target])
+        (self.work / f"lab{lab}" / "build.log").write_text(p.output)
         if p.rc == 0 and (self.root / target).exists():
-            (self.work / f"lab{lab}" / "build.log").write_text(p.output)
             return self.root / target
         self.build_failed(lab, result, p)
         return None
 
     def build_failed(self, lab, result, p):
         """A zero for a build (or preprocessing) that failed, with the compiler's error lines."""
-        (self.work / f"lab{lab}").mkdir(parents=True, exist_ok=True)
         (self.work / f"lab{lab}" / "build.log").write_text(p.output)
         # Shown to the student: the compiler's and linker's own error lines, else the tail.
         errors = [line for line in p.output.splitlines() if "error" in line.lower()]
@@ -516,10 +515,11 @@ class Grader:
         self.fail_lab(result, why, "error", clip("\n".join(errors[:20]) or p.output, 2500))
 
     def scan(self, lab, result):
-        """False (and a zero) where the student's preprocessed code holds a forbidden call or text,
-        as the test binary compiles it (order-checked labs: with their flags too)."""
+        """False (and a zero) where the student's code could reach the system: its compiled object
+        calls outside ALLOWED_SYMBOLS, its preprocessed lines hold FORBIDDEN_CALLS, FORBIDDEN_TEXT or
+        host asm, or its raw source moves line markers (MOVED_LINES); as the test binary compiles
+        it (order-checked labs: with their flags too)."""
         info, work = self.repo.labs[lab], self.work / f"lab{lab}"
-        work.mkdir(parents=True, exist_ok=True)
         objects = [f"build/obj/{info['student']}.o"]
         if info.get("order_checked") and info["student"].endswith(".cu"):
             objects.append(f"build/obj/checked/{info['student']}.o")
@@ -530,7 +530,7 @@ class Grader:
             return False
         found = []
         for path in sorted((self.root / self.repo.code).glob("lab*_*.c*")):  # the student's files
-            for m in MOVED_LINES.finditer(path.read_text(errors="replace").replace("\\\n", "")):
+            if MOVED_LINES.search(path.read_text(errors="replace").replace("\\\n", "")):
                 found.append((f"{path.relative_to(self.root)}", "a #line, line marker or raw string"))
         for source in sources:
             found += forbidden_in((self.root / source).read_text(errors="replace"), self.repo.code)
@@ -984,8 +984,8 @@ def main(argv):
                     help=f"seconds for all of a lab's later runs once one timed out (default {HANG_BUDGET})")
     ap.add_argument("--no-speed", action="store_true", help="skip the timed runs (speed scores zero)")
     ap.add_argument("--no-scan", action="store_true",
-                    help="run code that calls what no lab needs (FORBIDDEN_CALLS: processes, files, the "
-                         "environment), for code the instructor trusts; students' code is refused")
+                    help="skip the scan that refuses code able to reach processes, files or the "
+                         "environment, for code the instructor trusts")
     ap.add_argument("--no-sanitize", action="store_true", help="skip racecheck and synccheck (their tests are skipped)")
     ap.add_argument("--sanitize-timeout", type=float, default=SANITIZE_TIMEOUT,
                     help=f"seconds per compute-sanitizer run (default {SANITIZE_TIMEOUT})")
