@@ -180,12 +180,16 @@ TESTS ?= $(if $(filter labs,$(SOL_DIR)),~[skeleton]~[repo])
 TEST_TIMEOUT ?= 3600
 TEST_HOOKS ?=
 # TEST_JOBS=N: up to N binaries at once, the hooks one after another beside them (tools/run_tests.py).
+# Above 1 the harness, by far the longest binary, runs as two parts side by side: its [library]
+# cases and the rest (each with TESTS).
 TEST_JOBS ?= 1
+TEST_PARTS = $(if $(filter-out 1,$(TEST_JOBS)),--part '$(BUILD)/tests/harness=[library]' \
+                                               --part '$(BUILD)/tests/harness=~[library]')
 # Every binary runs (a crash or a time-out in one costs only its own count), then every hook;
 # the last line sums them all.
 test: $(TEST_BINS) refs
 	@$(PYTHON) tools/run_tests.py --timeout $(TEST_TIMEOUT) --jobs $(TEST_JOBS) --filter '$(TESTS)' \
-	    $(addprefix --hook ,$(TEST_HOOKS)) $(TEST_BINS)
+	    $(TEST_PARTS) $(addprefix --hook ,$(TEST_HOOKS)) $(TEST_BINS)
 
 # The labs as JSON (tools read this, not the Makefile): id, reference and student file, GPU or
 # CPU (lab<ID>_*.cpp is a CPU lab, .cu a GPU lab), whether its test objects are order-checked

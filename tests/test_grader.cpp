@@ -533,6 +533,67 @@ TEST_CASE("make test's runner with --jobs: binaries side by side, the hooks in t
     }
 }
 
+TEST_CASE("make test's runner with --part: a binary's parts side by side, each with the filter and its term",
+          "[cpu][grader][run_tests]") {
+    // split's two parts each wait for the other to start, so they pass only side by side. Every
+    // binary appends its name, its number of arguments and its first one to args. crashy's [a] part
+    // crashes and its other part prints no counts line: one failed test each.
+    std::string out;
+    const std::string d = kDir + "/parts";
+    REQUIRE(sat_test::run_command("rm -rf " + d + " && mkdir -p " + d, &out) == 0);
+    std::ofstream(d + "/split") << R"sh(#!/bin/sh
+cd "$(dirname "$0")"
+printf 'split %s %s\n' "$#" "$1" >> args
+case "$1" in "[library]"*) part=library ;; *) part=rest ;; esac
+touch $part.started
+i=0; while [ ! -e library.started ] || [ ! -e rest.started ]; do sleep 0.05; i=$((i+1)); [ $i -gt 200 ] && exit 1; done
+if [ $part = library ]; then echo '2 passed, 0 failed, 1 skipped'; else echo '3 passed, 1 failed, 0 skipped'; exit 1; fi
+)sh";
+    std::ofstream(d + "/other") << "#!/bin/sh\ncd \"$(dirname \"$0\")\"\nprintf 'other %s %s\\n' \"$#\" \"$1\" >> args\n"
+                                   "echo '1 passed, 0 failed, 0 skipped'\n";
+    std::ofstream(d + "/crashy") << "#!/bin/sh\ncase \"$1\" in \"[a]\"*) kill -SEGV $$ ;; esac\n";
+    REQUIRE(sat_test::run_command("cd " + d + " && chmod +x split other crashy", &out) == 0);
+    const std::string runner = "root=$(pwd); cd " + d + " && rm -f args *.started && python3 $root/tools/run_tests.py "
+                               "--jobs 2 --part './split=[library]' --part './split=~[library]' ";
+    // A filter with a comma (or): the term goes in front of each alternative ("\," is a comma in a name).
+    int rc = sat_test::run_command(runner + "--part './crashy=[a]' --part './crashy=~[a]' "
+                                            "--filter '[cpu]~[repo],a\\,b' ./split ./other ./crashy", &out);
+    std::string args = read_file(d + "/args");
+    {
+        INFO(out << "\nargs:\n" << args);
+        CHECK(rc == 1);
+        CHECK(has(args, "split 1 [library][cpu]~[repo],[library]a\\,b\n"));
+        CHECK(has(args, "split 1 ~[library][cpu]~[repo],~[library]a\\,b\n"));
+        CHECK(has(args, "other 1 [cpu]~[repo],a\\,b\n"));
+        CHECK(has(out, "-- ./split [library] took "));
+        CHECK(has(out, "-- ./split ~[library] took "));
+        CHECK(has(out, "./crashy [a]: crashed (SIGSEGV)"));
+        CHECK(has(out, "./crashy ~[a]: exited with status 0 without its counts line"));
+        // 2 + 3 + 1 passed; 1 reported + the crash + the missing line failed; 1 skipped.
+        CHECK(out.substr(out.rfind("passed") - 2) == "6 passed, 3 failed, 1 skipped\n");
+    }
+    // No filter: the parts split what Catch2 runs without one, "~[.]" (a spec that only excludes,
+    // such as "~[library]", would run the hidden cases too).
+    rc = sat_test::run_command(runner + "./split ./other", &out);
+    args = read_file(d + "/args");
+    {
+        INFO(out << "\nargs:\n" << args);
+        CHECK(rc == 1);
+        CHECK(has(args, "split 1 [library]~[.]\n"));
+        CHECK(has(args, "split 1 ~[library]~[.]\n"));
+        CHECK(has(args, "other 0 \n"));
+        CHECK(out.substr(out.rfind("passed") - 2) == "6 passed, 1 failed, 1 skipped\n");
+    }
+    CHECK(sat_test::run_command(runner + "--part './nope=[a]' ./split", &out) == 2);
+    CHECK(has(out, "--part ./nope=[a]: expected BINARY=TERM"));
+    // make test splits the harness only when binaries run side by side.
+    REQUIRE(sat_test::run_command("make -n --no-print-directory test TEST_JOBS=2", &out) == 0);
+    CHECK(has(out, "--part 'build/tests/harness=[library]' --part 'build/tests/harness=~[library]'"));
+    REQUIRE(sat_test::run_command("make -n --no-print-directory test TEST_JOBS=1", &out) == 0);
+    CHECK(has(out, "tools/run_tests.py"));
+    CHECK(!has(out, "--part"));
+}
+
 TEST_CASE("mutants: every spec applies to solutions/ and every category is covered", "[cpu][grader][mutants]") {
     std::string out;
     const int rc = sat_test::run_command("python3 tools/mutants.py check", &out);

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Run every test binary and every test hook of `make test`; end with one summed line.
 
-    python3 tools/run_tests.py [--timeout S] [--filter SPEC] [--jobs N] [--hook TARGET]... BINARY...
+    python3 tools/run_tests.py [--timeout S] [--filter SPEC] [--jobs N] [--part BINARY=TERM]...
+                               [--hook TARGET]... BINARY...
 
 Each binary runs with its own time limit, so a crash or a hang in one costs only its own count
 (it is counted as one failed test) and the others still run. A hook is a make target whose last
@@ -13,8 +14,12 @@ With --jobs N (make test TEST_JOBS=N) up to N binaries run at once, and the hook
 another beside them (each runs make in this tree, which builds what it needs). Each one's output
 is then printed whole when it ends, so the blocks do not interleave; with 1 (the default) it
 streams. Side by side needs what make test builds first up to date (some tests run make on it),
-and shares the machine among tests that time themselves. Ctrl-C kills the running steps, starts
-no more and exits with status 130.
+and shares the machine among tests that time themselves. A binary given parts (--part BINARY=TERM
+once per part; terms such as [library] and ~[library], which hold every case once between them)
+runs once per part, with the cases that match both the filter and the part's term, so that a long
+binary's parts run side by side. Each part is a step of its own, named "BINARY TERM", with its
+own time limit and counts (a crash is one failed test of that part). Ctrl-C kills the running
+steps, starts no more and exits with status 130.
 last_counts() reads that line for other tools (delay_mutants.py; grade.py keeps its own copy, so
 that it runs with only sanitize.py and deps.sh beside it, as in tests/test_grader.cpp's copy).
 """
@@ -37,6 +42,23 @@ def last_counts(output):
     """The last counts line in a test binary's output as (passed, failed, skipped), or None."""
     found = COUNTS.findall(output)
     return tuple(map(int, found[-1])) if found else None
+
+
+def alternatives(spec):
+    """The comma-separated alternatives of a Catch2 test spec (a case runs if it matches any), blank
+    ones left out; a backslash escapes the next character, so that "\\," is a comma in a name."""
+    return [a for a in re.findall(r"(?:\\.?|[^\\,])+", spec, re.S) if a.strip()]
+
+
+def part_spec(filter_spec, term):
+    """One Catch2 test spec for the cases that match both filter_spec and term ("[library]", "~[a][b]").
+
+    Catch2 ANDs the terms of an alternative, so the term goes in front of each one (after a tag the
+    parser is where an alternative starts; after a name the term would join the name). No filter
+    stands for "~[.]", the cases Catch2 runs without one: a spec that only excludes, such as
+    "~[library]", matches the hidden cases too.
+    """
+    return ",".join(t + a for t in alternatives(term) for a in (alternatives(filter_spec) or ["~[.]"]))
 
 
 # The steps' processes running now, and whether Ctrl-C asked every step to stop: each step runs in
@@ -118,13 +140,26 @@ def main(argv):
     ap.add_argument("--timeout", type=float, default=3600, help="seconds per binary or hook")
     ap.add_argument("--filter", default="", help="a Catch2 test spec for every binary")
     ap.add_argument("--jobs", type=int, default=1, help="binaries run at once (the hooks in turn beside them)")
+    ap.add_argument("--part", action="append", default=[], metavar="BINARY=TERM",
+                    help="run BINARY once per part given, with the cases that also match TERM")
     ap.add_argument("--hook", action="append", default=[], help="a make target that prints its counts")
     ap.add_argument("binaries", nargs="*")
     args = ap.parse_args(argv)
     if args.jobs < 1:
         ap.error("--jobs must be at least 1")
+    terms = {}  # binary -> the terms of its parts
+    for part in args.part:
+        binary, _, term = part.partition("=")
+        if binary not in args.binaries or not alternatives(term):
+            ap.error(f"--part {part}: expected BINARY=TERM, BINARY one of the binaries given")
+        terms.setdefault(binary, []).append(term)
     # A binary named twice runs once (side by side, two copies would share their scratch folders).
-    binaries = [([b] + ([args.filter] if args.filter else []), b) for b in dict.fromkeys(args.binaries)]
+    binaries = []
+    for b in dict.fromkeys(args.binaries):
+        if b in terms:
+            binaries += [([b, part_spec(args.filter, t)], f"{b} {t}") for t in terms[b]]
+        else:
+            binaries.append(([b] + ([args.filter] if args.filter else []), b))
     hooks = [(["make", "--no-print-directory", h], f"make {h}") for h in args.hook]
     steps = binaries + hooks
     results = [None] * len(steps)  # (exit status, counts) of each step
