@@ -122,7 +122,7 @@ std::vector<ThinCase> thin_cases() {
                              {5, 7937},   {7937, 5},   {16, 16411}, {16411, 16},
                              {6, 30011},  {30011, 6},  {19, 9001},  {9001, 19},
                              {2, 7938},   // 4-byte types: a last wide chunk of 2 columns
-                             {4, 10007},  {10007, 4},  // f32, i32: 4 rows in blocks of 128 threads
+                             {4, 10007},  {10007, 4},  // f32, i32: 4 rows in chunks of which 4 fit an SM
                              {24, 5003},  {5003, 25}};  // f32, i32: the least K loaded by cp.async
     for (const auto& s : shapes) {
         cases.push_back({s[0], s[1], 0, 0, 0, true});
@@ -162,8 +162,8 @@ TEST_CASE("thin SAT, many chunks in flight: 4,000,000 x 1 and 1 x 4,000,000", "[
     check_thin<uint8_t, int32_t>({4000000, 1, 0, 0, 0, true}, "u8->i32");
     check_thin<int32_t, int32_t>({1, 4000000, 0, 0, 0, false}, "i32");
     check_thin<float, float>({4000000, 3, 0, 0, 0, true}, "f32");
-    check_thin<float, float>({3, 4000000, 0, 0, 0, true}, "f32");      // 1645 chunks of 128 threads
-    check_thin<int32_t, int32_t>({5, 1000003, 0, 0, 0, false}, "i32");  // 711 chunks of 128 threads
+    check_thin<float, float>({3, 4000000, 0, 0, 0, true}, "f32");      // 920 chunks of 4,352 columns
+    check_thin<int32_t, int32_t>({5, 1000003, 0, 0, 0, false}, "i32");  // 435 chunks of 2,304 columns
 }
 
 TEST_CASE("thin SAT scratch is under 10 % of the output on the thin targets", "[thin]") {
@@ -180,7 +180,7 @@ TEST_CASE("thin SAT scratch is under 10 % of the output on the thin targets", "[
     }
 }
 
-TEST_CASE("thin SAT plan: M = 2 at K = 33 where input and accumulator are as wide, M = 3 for u8; 4 blocks per SM for single tall f32 and i32 images", "[thin]") {
+TEST_CASE("thin SAT plan: M = 2 at K = 33 where input and accumulator are as wide, M = 3 for u8; 4 blocks per SM for single tall f32 and i32 images and wide ones of few rows", "[thin]") {
     // scratch_bytes counts the chunks of 256 * M lines (docs/thin.md, Scratch), so it pins M.
     auto expected = [](long long along, int k, int lines, std::size_t acc_bytes) {
         const std::size_t chunks = std::size_t((along + lines - 1) / lines);
@@ -196,10 +196,12 @@ TEST_CASE("thin SAT plan: M = 2 at K = 33 where input and accumulator are as wid
     }
     CHECK(scratch_bytes<double, double>(100000, 19) == expected(100000, 19, 256 * 2, 8));
     CHECK(scratch_bytes<uint16_t, double>(100000, 19) == expected(100000, 19, 256 * 3, 8));
-    // A single wide f32 or i32 image of at most 5 rows: blocks of 128 threads, the largest chunk
-    // of which 7 fit an SM (3 rows: M = 19; 5 rows: M = 11). Its batch, and 6 rows, keep 256.
-    CHECK(scratch_bytes<float, float>(3, 40000000) == expected(40000000, 3, 128 * 19, 4));
-    CHECK(scratch_bytes<int32_t, int32_t>(5, 4000000) == expected(4000000, 5, 128 * 11, 4));
+    // A single wide f32 or i32 image of at most 5 rows: the largest chunk of which 4 fit an SM, as
+    // for a tall one (3 rows: M = 17; 4 rows: M = 13; 5 rows: M = 9, odd). Its batch, and 6 rows,
+    // keep their 64 KB chunks.
+    CHECK(scratch_bytes<float, float>(3, 40000000) == expected(40000000, 3, 256 * 17, 4));
+    CHECK(scratch_bytes<float, float>(4, 30000000) == expected(30000000, 4, 256 * 13, 4));
+    CHECK(scratch_bytes<int32_t, int32_t>(5, 4000000) == expected(4000000, 5, 256 * 9, 4));
     CHECK(scratch_bytes<float, float>(3, 5376000, 2) == expected(2 * 5376000ll, 3, 256 * 21, 4));
     CHECK(scratch_bytes<float, float>(6, 4000000) == expected(4000000, 6, 256 * 11, 4));
     CHECK(scratch_bytes<double, double>(3, 40000000) == expected(40000000, 3, 256 * 11, 8));
@@ -213,7 +215,7 @@ TEST_CASE("thin SAT plan: M = 2 at K = 33 where input and accumulator are as wid
     CHECK(scratch_bytes<double, double>(40000000, 3) == expected(40000000, 3, 256 * 11, 8));
     CHECK(scratch_bytes<uint8_t, int32_t>(40000000, 3) == expected(40000000, 3, 256 * 21, 4));
     // satlib sizes a batch's scratch for its largest launch; a single tall image's smaller chunks
-    // must not need more (a single wide image's of 128-thread blocks may: satlib sizes for both).
+    // must not need more (a single wide image's of few rows may: satlib sizes for both).
     for (int k = 1; k <= 64; ++k)
         for (const int rows : {100000, 4000000, 40000000}) {
             INFO(rows << " x " << k);
@@ -224,7 +226,7 @@ TEST_CASE("thin SAT plan: M = 2 at K = 33 where input and accumulator are as wid
 TEST_CASE("thin SAT plan: the GPU keeps as many blocks per SM resident as each plan counts on", "[gpu][thin]") {
     // The plans count blocks for an sm_90 SM (sat_thin.cu): the shared memory of their chunks
     // and the registers their kernels' __launch_bounds__ allow (4 for single tall f32 and i32
-    // images). Every width, tall and wide, one image and a batch, against the occupancy the
+    // images and single wide ones of at most 5 rows). Every width, tall and wide, one image and a batch, against the occupancy the
     // GPU reports for the kernel the plan launches.
     SAT_REQUIRE_GPU();
     cudaDeviceProp prop{};
@@ -261,15 +263,16 @@ TEST_CASE("thin SAT plan: the GPU keeps as many blocks per SM resident as each p
     CHECK(check(float{}, float{}, 3, true, 3) == 3);
     CHECK(check(double{}, double{}, 3, true, 1) == 3);
     CHECK(check(float{}, float{}, 15, true, 1) == 4);  // the 64 KB plan's M = 3: 45 KB chunks
-    CHECK(check(float{}, float{}, 3, false, 1) == 7);   // blocks of 128 threads
-    CHECK(check(int32_t{}, int32_t{}, 5, false, 1) == 7);
+    CHECK(check(float{}, float{}, 3, false, 1) == 4);  // one wide image of at most 5 rows
+    CHECK(check(int32_t{}, int32_t{}, 5, false, 1) == 4);
     CHECK(check(float{}, float{}, 3, false, 3) == 3);
     CHECK(check(float{}, float{}, 6, false, 1) == 3);
 }
 
 TEST_CASE("thin SAT FlatCursor: every step lands where / and % put it", "[thin]") {
     // The chunk loops' cursor (sat_thin.cuh) for the strides they use: T groups or T * G elements
-    // a step (T = 256 or 128 threads; the shifted loads' 31 of each warp's 32: 248 or 124); rows
+    // a step (T = 256 threads, or 128 under -DSAT_THIN_THREADS=128; the shifted loads' 31 of each
+    // warp's 32: 248 or 124); rows
     // of 1 ... 100 (a tall chunk's K, and its segments of M * K elements) and of 256 * M / G groups
     // for the group sizes G = 16, 4 and 2 (wide rows of u8 input, of 4- and of 8-byte elements).
     std::vector<int> per_rows;

@@ -23,7 +23,7 @@
     docs/data/ncu_short_tiles_h200.csv  tools/ncu_summary.py of Nsight Compute reports of one
                                 1920x1080 image in the short tiles (f32, i32, u8 -> i32, f64): docs/tiles.md
     docs/data/ncu_targets_h200.csv  tools/ncu_summary.py of Nsight Compute reports of the launches
-                                that miss issue 22's targets (f32): docs/tiles.md
+                                that miss issue 22's targets (f32, u8 -> i32): docs/tiles.md
     docs/data/short_tiles_images_ab_h200.csv, short_tiles_targets_ab_h200.csv  bench_ab --set images
                                 and --set targets --csv as written (f32's short tiles against
                                 e8c01a8): docs/tiles.md
@@ -235,6 +235,9 @@
                                 thin_small_blocks_thin_ab_h200.csv  bench_ab --set same-type,
                                 pitches and thin --csv as written (one wide f32 or i32 image of
                                 few rows in blocks of 128 threads, against d4bd298): docs/thin.md
+    docs/data/thin_variants_few_rows_ab_h200.csv, thin_variants_thin_ab_h200.csv  bench_ab --set
+                                few-rows and --set thin, one run per variant (the base) against
+                                the shipped kernels, with a variant column (not kept): docs/thin.md
     docs/data/wide_lanes_ab_h200.csv, wide_lanes_pitches_ab_h200.csv  bench_ab --set wide and --set
                                 pitches --csv as written (f32, i32 and u8 -> i32 wide thin images
                                 of 33 or 34 rows at odd pitches in tiles of 34 rows, against
@@ -432,6 +435,7 @@ import csv
 import filecmp
 import json
 import re
+import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -1372,6 +1376,36 @@ def takes_small_thin_blocks(r, max_rows):
 
 
 SMALL_BLOCKS_BASE = "the kernels of d4bd298 (blocks of 256 threads everywhere)"
+
+
+def variants_table(path, reference, caption):
+    """bench_ab runs of several variants, each the base against one reference build (this), one CSV
+    with a `variant` column: per shape the reference's time ÷ copy (the median over the runs) and
+    each variant's time ÷ the reference's in its own run (above 1: slower)."""
+    rows = read_rows(path)
+    variants = list(dict.fromkeys(r["variant"] for r in rows))
+    keys = list(dict.fromkeys((r["batch"], r["rows"], r["cols"], r["type"]) for r in rows))
+    cell = {(r["variant"], (r["batch"], r["rows"], r["cols"], r["type"])): r for r in rows}
+    out = [f"{run_line(rows[0])}: `bench_ab`, median of alternating repetitions; {caption}", "",
+           f"| shape | type | {reference} ÷ copy | " + " | ".join(variants) + " | check |",
+           "|---|---|---:|" + "---:|" * len(variants) + "---|"]
+    for key in keys:
+        runs = [cell[(v, key)] for v in variants if (v, key) in cell]
+        reference_per_copy = statistics.median(float(r["this_per_copy"]) for r in runs)
+        ratios = [f'{float(cell[(v, key)]["base_ms"]) / float(cell[(v, key)]["this_ms"]):.3f}' if (v, key) in cell
+                  else "" for v in variants]
+        check = "PASS" if all(r["check"] == "PASS" for r in runs) else "FAIL"
+        out.append(f"| {batch_shape(runs[0])} | {type_label(key[3])} | {reference_per_copy:.3f} | " + " | ".join(ratios) +
+                   f" | {check} |")
+    return "\n".join(out)
+
+
+THIN_VARIANTS_CAPTION = (
+    "each variant (the base) against the thin kernel of 391944e (this: blocks of 128 threads, 7 an SM, "
+    "for one wide f32 or i32 image of up to 5 rows, else 256; one chunk a thread a look-back round; u8 → i32 "
+    "chunks of M = 3 at K = 33; built from the variant's source with its switch at 391944e's value); a "
+    "variant's column is its time ÷ 391944e's in its run. The library takes the first of the few-rows "
+    "table, chunks of which 4 fit an SM (256 threads, 4 an SM)")
 
 
 def wide_all_ab_table(path):
@@ -2326,7 +2360,7 @@ TABLES = {
                  "wide_lanes_ab_h200.csv"),
                 ("THIN SMALL BLOCKS SAME TYPE AB TABLE", lambda p: ab_table(
                     p, SMALL_BLOCKS_BASE, "one wide f32 or i32 image of at most 16 rows in blocks of 128 threads, "
-                    "7 an SM (not kept as such: the library takes them up to 5 rows)",
+                    "7 an SM (not kept as such: 391944e takes them up to 5 rows)",
                     lambda r: takes_small_thin_blocks(r, 16),
                     bold="the rows in blocks of 128 threads (the others keep blocks of 256 threads in both builds)"),
                  "thin_small_blocks_same_type_ab_h200.csv"),
@@ -2335,9 +2369,13 @@ TABLES = {
                     lambda r: takes_small_thin_blocks(r, 16),
                     bold="the rows in blocks of 128 threads (the others keep blocks of 256 threads in both builds)"),
                  "thin_small_blocks_pitches_ab_h200.csv"),
+                ("THIN VARIANTS FEW ROWS TABLE", lambda p: variants_table(p, "391944e", THIN_VARIANTS_CAPTION),
+                 "thin_variants_few_rows_ab_h200.csv"),
+                ("THIN VARIANTS THIN TABLE", lambda p: variants_table(p, "391944e", THIN_VARIANTS_CAPTION),
+                 "thin_variants_thin_ab_h200.csv"),
                 ("THIN SMALL BLOCKS THIN AB TABLE", lambda p: ab_table(
                     p, SMALL_BLOCKS_BASE, "one wide f32 or i32 image of at most 5 rows in blocks of 128 threads "
-                    "(shipped)", lambda r: takes_small_thin_blocks(r, 5),
+                    "(391944e's rule)", lambda r: takes_small_thin_blocks(r, 5),
                     bold="the rows in blocks of 128 threads (the others keep blocks of 256 threads in both builds)"),
                  "thin_small_blocks_thin_ab_h200.csv"),
                 ("WIDE LANES PITCHES AB TABLE", lambda p: ab_table(

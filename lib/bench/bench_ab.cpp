@@ -17,11 +17,13 @@
 // one round of small tiles but a round of 256-thread ones), or
 // on f32 and u8 -> i32 images
 // 4096 wide whose 256-thread tiles are between one and two rounds on an H200 (--set rounds), or on
-// wide thin images of 17 to 64 rows, some of which take the 2-D tiles (--set wide).
+// wide thin images of 17 to 64 rows, some of which take the 2-D tiles (--set wide), or on one
+// wide f32 or i32 image of 2 to 5 rows, in the thin kernel's chunks of which 4 fit an SM
+// (--set few-rows).
 //
 //     build/lib/ab-base/<DIR>/bench_ab [--reps N] [--quick] [--seed S]
 //                                      [--set targets|squares|thin|lines|widths|same-type|pitches|tall|odd|
-//                                             rows|columns|images|rounds|wide]
+//                                             rows|columns|images|rounds|wide|few-rows]
 //                                      [--csv FILE]
 //
 // Each version gets its own output and scratch, kept between calls as a caller keeps them; each
@@ -182,7 +184,8 @@ int main(int argc, char** argv) {
     std::uint64_t seed = std::random_device{}();
     std::string set = "targets";
     const std::vector<std::string> sets = {"targets", "squares", "thin",  "lines", "widths", "same-type",
-                                           "pitches", "tall",    "odd",   "rows",  "columns", "images", "rounds", "wide"};
+                                           "pitches", "tall",    "odd",   "rows",  "columns", "images", "rounds", "wide",
+                                           "few-rows"};
     if (!parse_bench_options(argc, argv, "bench_ab", o, &seed, &set, &sets)) return 2;
     if (!have_device("bench_ab")) return 2;
     std::FILE* csv = nullptr;
@@ -286,6 +289,17 @@ int main(int argc, char** argv) {
                 cases.push_back({type, 1, 2560, 2048});
                 cases.push_back({type, 1, 2600, 2000});
             }
+        } else if (set == "few-rows") {  // one wide f32 or i32 image of 2 to 5 rows: chunks of which 4 fit an SM
+            // About 120M elements, rows of whole 16-byte groups or not (odd widths; 2 rows of whole
+            // groups take CUB's group lanes), then 3 rows of 1M and 4M columns (fewer chunks than
+            // the GPU holds at once, and about two rounds of them on an H200).
+            for (T type : {T::f32, T::i32})
+                for (const int k : {2, 3, 4, 5}) {
+                    const int n = 120000000 / k;
+                    if (k != 2) cases.push_back({type, 1, k, n & ~3});
+                    cases.push_back({type, 1, k, n | 1});
+                }
+            for (const int n : {1000000, 4000000}) cases.push_back({T::f32, 1, 3, n});
         } else if (set == "columns") {  // u8 -> i32 images of 2 and 3 contiguous columns: CUB's packed scan
             for (const int k : {2, 3})
                 for (const int rows : {1920, 16384, 262144, 1048576, 4000000, 12000000, 40000000})

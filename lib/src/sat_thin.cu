@@ -69,14 +69,14 @@ constexpr int loads_in_flight = SAT_THIN_LOADS_IN_FLIGHT;
 #ifndef SAT_THIN_MIN_LINES_4  // fewest lines per thread of a chunk sized for 4 blocks per SM (tuning)
 #define SAT_THIN_MIN_LINES_4 4
 #endif
-// One wide f32 or i32 image of at most this many rows (K) takes blocks of 128 threads, 7 an SM, each
-// on a chunk that fits a seventh of the SM: more blocks in flight where a chunk's steps are short
-// (H200, against 256 threads: 3 and 5 rows 0.94-0.95 of the time, 7 to 16 rows 1.06-1.21;
-// docs/thin.md, *Blocks of 128 threads for wide images of few rows*).
-#ifndef SAT_THIN_SMALL_BLOCKS_MAX_WIDTH
-#define SAT_THIN_SMALL_BLOCKS_MAX_WIDTH 5
+// One wide f32 or i32 image of at most this many rows (K) takes chunks of which 4 fit an SM, as one
+// tall image does, in a kernel compiled for 4 blocks (H200, against blocks of 128 threads, 7 an
+// SM: odd widths 0.88-0.95 of the time, 4 rows 0.97-0.98, 3 and 5 rows of whole 16-byte groups
+// 0.999-1.010; those took 0.94-0.95 of the time of 64 KB chunks, 3 an SM, at 3 and 5 rows, and
+// lost from 7 rows on; docs/thin.md, *Four blocks per SM for single wide images of few rows*).
+#ifndef SAT_THIN_FOUR_BLOCKS_MAX_ROWS
+#define SAT_THIN_FOUR_BLOCKS_MAX_ROWS 5
 #endif
-constexpr int small_block_threads = 128, small_blocks_per_sm = 7;
 
 // The SM the plans are made for: sm_90 (H100, H200), 228 KB of shared memory, of which the
 // system reserves 1 KB per block, allocated in steps of 128 bytes. Fixed, not the current
@@ -92,7 +92,8 @@ struct Plan {
     int M;              // lines per thread (odd, except M = 2 and tall chunks of even K)
     int seg;            // distance between two threads' segments in shared memory (elements)
     int sa, sb;         // strides of segment coordinates a (line) and b (component)
-    int threads;        // of a block: block_threads, or small_block_threads (plan_for)
+    int threads;        // of a block: block_threads
+    bool four_blocks;   // one image that takes the kernel compiled for 4 blocks per SM (plan_for)
     long long lines;    // chunk length along the long side: threads * M rows or columns
     unsigned chunks;
     std::size_t smem_elems;
@@ -100,19 +101,16 @@ struct Plan {
 };
 
 // Inputs as wide as their 4-byte sums (f32, i32), at the default 256 threads: the pairs whose one
-// tall image takes chunks for 4 blocks per SM and whose one wide image of few rows takes blocks of
-// 128 threads (plan_for).
+// tall image, and one wide image of at most SAT_THIN_FOUR_BLOCKS_MAX_ROWS rows, take chunks for
+// 4 blocks per SM (plan_for).
 template <class In, class Out>
-constexpr bool has_small_blocks = sizeof(In) == 4 && sizeof(Acc<Out>) == 4 && block_threads == 256;
+constexpr bool has_four_blocks = sizeof(In) == 4 && sizeof(Acc<Out>) == 4 && block_threads == 256;
 
-// Blocks per SM the registers of a kernel allow (its __launch_bounds__): 7 for blocks of 128
-// threads; 4 for one tall image whose input is as wide as 4-byte sums (f32, i32: 64 registers a
-// thread under the bound of 3, 63 under this one), else SAT_THIN_MIN_BLOCKS (64 to 80 registers).
-template <class In, class Out>
-constexpr int blocks_by_registers(bool tall, bool one_image, int threads) {
-    if (has_small_blocks<In, Out> && threads == small_block_threads) return small_blocks_per_sm;
-    const bool four = tall && one_image && has_small_blocks<In, Out>;
-    return four ? std::max(4, SAT_THIN_MIN_BLOCKS) : SAT_THIN_MIN_BLOCKS;
+// Blocks per SM the registers of a kernel allow (its __launch_bounds__): 4 for the kernel of one
+// such image (64 registers a thread under the bound of 3, 63 to 64 under this one), else
+// SAT_THIN_MIN_BLOCKS (64 to 80 registers).
+constexpr int blocks_by_registers(bool four_blocks) {
+    return four_blocks ? std::max(4, SAT_THIN_MIN_BLOCKS) : SAT_THIN_MIN_BLOCKS;
 }
 
 // The kernel's static shared memory (thin_sat_kernel: s_warp, s_agg, s_carry, s_part and four
@@ -186,31 +184,26 @@ Plan plan_sized(int rows, int cols, std::size_t chunk_bytes, Lines lines, int th
 }
 
 // Chunks of about chunk_target_bytes (64 KB, 3 blocks per SM). Where the kernel's registers
-// allow 4 blocks, the largest chunk of which 4 fit an SM instead, if it keeps at least
-// SAT_THIN_MIN_LINES_4 lines per thread (N x 3 f32: M = 17, not 21); with fewer, the extra
-// chunks' look-backs cost more than the fourth block gains (K = 33: docs/thin.md). One wide f32
-// or i32 image of at most SAT_THIN_SMALL_BLOCKS_MAX_WIDTH rows: blocks of 128 threads, the
-// largest chunk of which 7 fit an SM (3 x N: M = 19, 29 KB; 5 x N: M = 11).
+// allow 4 blocks (one tall f32 or i32 image, or one wide one of at most
+// SAT_THIN_FOUR_BLOCKS_MAX_ROWS rows), the largest chunk of which 4 fit an SM instead, if it keeps
+// at least SAT_THIN_MIN_LINES_4 lines per thread (N x 3 and 3 x N f32: M = 17, not 21); with
+// fewer, the extra chunks' look-backs cost more than the fourth block gains (K = 33:
+// docs/thin.md).
 template <class In, class Out>
 Plan plan_for(int rows, int cols, int images) {
     using A = Acc<Out>;
     const bool tall = cols <= rows;
-    const bool small_blocks =
-        has_small_blocks<In, Out> && !tall && images == 1 && rows <= SAT_THIN_SMALL_BLOCKS_MAX_WIDTH;
-    const int threads = small_blocks ? small_block_threads : block_threads;
-    const int by_registers = blocks_by_registers<In, Out>(tall, images == 1, threads);
-    Plan p;
-    if (small_blocks) {
-        p = plan_sized<In, Out>(rows, cols, chunk_budget<A>(small_blocks_per_sm, threads), Lines::to_fit, threads);
-    } else {
-        p = plan_sized<In, Out>(rows, cols, chunk_target_bytes, Lines::nearest);
-        if (by_registers >= 4) {
-            const Plan four =
-                plan_sized<In, Out>(rows, cols, std::min(chunk_target_bytes, chunk_budget<A>(4)), Lines::to_fit);
-            if (four.M >= SAT_THIN_MIN_LINES_4) p = four;
-        }
+    const bool four_blocks =
+        has_four_blocks<In, Out> && images == 1 && (tall || rows <= SAT_THIN_FOUR_BLOCKS_MAX_ROWS);
+    const int by_registers = blocks_by_registers(four_blocks);
+    Plan p = plan_sized<In, Out>(rows, cols, chunk_target_bytes, Lines::nearest);
+    if (by_registers >= 4) {
+        const Plan four =
+            plan_sized<In, Out>(rows, cols, std::min(chunk_target_bytes, chunk_budget<A>(4)), Lines::to_fit);
+        if (four.M >= SAT_THIN_MIN_LINES_4) p = four;
     }
-    p.blocks_per_sm = std::min(by_registers, blocks_by_smem<A>(p.smem_elems * sizeof(A), threads));
+    p.four_blocks = four_blocks;
+    p.blocks_per_sm = std::min(by_registers, blocks_by_smem<A>(p.smem_elems * sizeof(A), p.threads));
     return p;
 }
 
@@ -796,10 +789,11 @@ __device__ __forceinline__ void walk_last_lines(A* first_last_line, const Plan& 
 // run over the images one after the other; the records of ticket t sit at index t, and a chunk
 // looks back only as far as its image's first chunk (Batched; one image: false, the code of a
 // single image).
-template <class In, class Out, bool Tall, bool Batched, int Threads>
-__global__ void __launch_bounds__(Threads, blocks_by_registers<In, Out>(Tall, !Batched, Threads))
+template <class In, class Out, bool Tall, bool Batched, bool FourBlocks>
+__global__ void __launch_bounds__(block_threads, blocks_by_registers(FourBlocks))
 thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>* incl) {
     using A = Acc<Out>;
+    constexpr int Threads = block_threads;
     constexpr int warps = Threads / 32;
     constexpr int G = int(16 / sizeof(Out));  // elements per 16-byte output access
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -882,9 +876,9 @@ thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>*
     // inclusive prefix ends the look-back. Then thread (q, s) = (t % K, t / K) adds component q
     // of chunks s, s + P, s + 2P, ... up to it. A round covers 256 chunks (blocks of 256) in two L2
     // round trips, more than start meanwhile (hundreds are in flight: a warp's 32 a round can fall
-    // behind, and then every chunk walks back over all of them). Blocks of 128 cover fewer than
-    // the 924 that 7 an SM put in flight; measured faster all the same at 3 and 5 rows
-    // (docs/thin.md, *Blocks of 128 threads for wide images of few rows*).
+    // behind, and then every chunk walks back over all of them; warp 0 alone, 32 a round, took
+    // 1.05-1.19 of the time in blocks of 128 threads, and 2 or 4 chunks a thread a round
+    // 0.98-1.06: docs/thin.md, *Variants measured, not kept*).
     if (chunk > 0) {
         const int P = Threads / K;  // slots: chunks summed in parallel per component
         const int q = tid % K, slot = tid / K;
@@ -964,17 +958,18 @@ std::size_t scratch_bytes(int rows, int cols, int images) {
 
 // A thin kernel with its per-device cache (device_cache.h): its dynamic shared memory limit is
 // set on its first launch or occupancy query on a device, and again only for a larger chunk.
-template <class In, class Out, bool Tall, bool Batched, int Threads = block_threads>
-satlib::CachedKernel<decltype(&thin_sat_kernel<In, Out, true, false, block_threads>)> thin_kernel() {
+template <class In, class Out, bool Tall, bool Batched, bool FourBlocks = false>
+satlib::CachedKernel<decltype(&thin_sat_kernel<In, Out, true, false, false>)> thin_kernel() {
     static satlib::KernelCache cache;
-    return {thin_sat_kernel<In, Out, Tall, Batched, Threads>, &cache};
+    return {thin_sat_kernel<In, Out, Tall, Batched, FourBlocks>, &cache};
 }
-// The kernel of a plan: tall or wide chunks, one image or a batch, blocks of 256 or 128 threads
-// (128: one wide image, f32 and i32 alone).
+// The kernel of a plan: tall or wide chunks, one image or a batch, compiled for 4 blocks per SM or
+// for SAT_THIN_MIN_BLOCKS (4: one image, f32 and i32 alone).
 template <class In, class Out>
 auto kernel_for(const Plan& p, int images) {
-    if constexpr (has_small_blocks<In, Out>)
-        if (p.threads == small_block_threads) return thin_kernel<In, Out, false, false, small_block_threads>();
+    if constexpr (has_four_blocks<In, Out>)
+        if (p.four_blocks)
+            return p.tall ? thin_kernel<In, Out, true, false, true>() : thin_kernel<In, Out, false, false, true>();
     if (images > 1) return p.tall ? thin_kernel<In, Out, true, true>() : thin_kernel<In, Out, false, true>();
     return p.tall ? thin_kernel<In, Out, true, false>() : thin_kernel<In, Out, false, false>();
 }

@@ -131,7 +131,7 @@ bool wide_in_tiles(int rows, int cols) {
     return 10 * scratch <= std::size_t(rows) * std::size_t(cols) * sizeof(Out);
 }
 // The thin kernel's chunks' scratch for launches of at most `images` images of rows x cols: one
-// image may take more chunks than a batch (blocks of 128 threads: sat_thin.cu, plan_for).
+// image may take more chunks than a batch (chunks of which 4 fit an SM: sat_thin.cu, plan_for).
 template <class In, class Out>
 std::size_t thin_chunks_scratch(int rows, int cols, int images) {
     return std::max(sat::thin::scratch_bytes<In, Out>(rows, cols, images), sat::thin::scratch_bytes<In, Out>(rows, cols, 1));

@@ -70,7 +70,7 @@ if program:
           "the base's satlib_integral is local, this tree's global")
 
     usage = run([program, "--help"])
-    check(usage.returncode == 0 and usage.stdout.startswith("usage: bench_ab ") and "[--set targets|squares|thin|lines|widths|same-type|pitches|tall|odd|rows|columns|images|rounds|wide]" in usage.stdout,
+    check(usage.returncode == 0 and usage.stdout.startswith("usage: bench_ab ") and "[--set targets|squares|thin|lines|widths|same-type|pitches|tall|odd|rows|columns|images|rounds|wide|few-rows]" in usage.stdout,
           f"--help: the usage line, with the sets of cases ({usage.stdout!r})")
     for bad_args in (["--bogus"], ["--reps", "0"], ["--set", "cubes"]):
         bad = run([program] + bad_args)

@@ -485,8 +485,8 @@ TEST_CASE("library inclusive_scan_2d: argument checks and scratch sizes", "[cpu]
         check_scratch_grows<float, float>(rows, cols, 12);
         check_scratch_grows<double, double>(rows, cols, 12);
     }
-    // One wide f32 or i32 image of at most 5 rows in the thin kernel takes blocks of 128 threads,
-    // more chunks than a batch's launch of 256-thread blocks (sat_thin.cu, plan_for).
+    // One wide f32 or i32 image of at most 5 rows in the thin kernel takes chunks of which 4 fit an
+    // SM, more chunks than a batch's launch of 64 KB chunks (sat_thin.cu, plan_for).
     check_scratch_grows<float, float>(3, 40000000, 3);
     check_scratch_grows<int32_t, int32_t>(5, 4000000, 3);
 }
@@ -1033,9 +1033,9 @@ TEST_CASE("library C ABI: a small batch for compute-sanitizer", "[gpu][library][
     check_abi_on({SATLIB_U16, SATLIB_F64, 1, 11, 2001, 0, 0, 0, 0, false}, ThinPath::chunks);
     check_abi_on({SATLIB_F32, SATLIB_F32, 1, 7, 3001, 0, 0, 0, 0, false}, ThinPath::chunks);
     check_abi_on({SATLIB_F64, SATLIB_F64, 1, 9, 2001, 0, 0, 0, 0, false}, ThinPath::chunks);
-    // Single wide f32 and i32 images of at most 5 rows take blocks of 128 threads: 5 rows of 3001
-    // (3 chunks of 1408 columns) and 3 rows of whole groups too wide for the element lanes (216
-    // chunks of 2432 columns).
+    // Single wide f32 and i32 images of at most 5 rows take chunks of which 4 fit an SM: 5 rows of
+    // 3001 (2 chunks of 2,304 columns) and 3 rows of whole groups too wide for the element lanes
+    // (121 chunks of 4,352 columns).
     check_abi_on({SATLIB_F32, SATLIB_F32, 1, 5, 3001, 0, 0, 0, 0, false}, ThinPath::chunks);
     check_abi_on({SATLIB_I32, SATLIB_I32, 1, 3, 524292, 0, 0, 0, 0, false}, ThinPath::chunks);
     // More tickets than blocks (900 tiles of sums and 900 of squares, 256-thread tiles on 2 x 132
