@@ -121,7 +121,7 @@ std::vector<ThinCase> thin_cases() {
                              {63, 4099},  {4099, 63},  {64, 4096},  {4096, 64},  {64, 64},    {17, 13},
                              {5, 7937},   {7937, 5},   {16, 16411}, {16411, 16},
                              {6, 30011},  {30011, 6},  {19, 9001},  {9001, 19},
-                             {2, 7938},   // 4-byte types: a last wide chunk of 2 columns
+                             {2, 7938},   // u8 -> i32 and u8 -> f32 (M = 31): a last wide chunk of 2 columns
                              {4, 10007},  {10007, 4},  // f32, i32: 4 rows in chunks of which 4 fit an SM
                              {24, 5003},  {5003, 25}};  // f32, i32: the least K loaded by cp.async
     for (const auto& s : shapes) {
@@ -207,7 +207,7 @@ TEST_CASE("thin SAT plan: M = 2 at K = 33 where input and accumulator are as wid
     CHECK(scratch_bytes<double, double>(3, 40000000) == expected(40000000, 3, 256 * 11, 8));
     // A single tall image of f32 or i32 takes the largest chunk of which 4 fit an SM where it
     // keeps at least 4 lines per thread: N x 3 M = 17, N x 4 M = 12 (segments of 48 padded to
-    // 49). Its batch, the wide matrix, f64 (M = 11) and u8 keep their 64 KB chunks.
+    // 49). Its batch, f64 (M = 11) and u8 keep their 64 KB chunks.
     CHECK(scratch_bytes<float, float>(40000000, 3) == expected(40000000, 3, 256 * 17, 4));
     CHECK(scratch_bytes<int32_t, int32_t>(40000000, 3) == expected(40000000, 3, 256 * 17, 4));
     CHECK(scratch_bytes<float, float>(40000000, 4) == expected(40000000, 4, 256 * 12, 4));
@@ -226,8 +226,8 @@ TEST_CASE("thin SAT plan: M = 2 at K = 33 where input and accumulator are as wid
 TEST_CASE("thin SAT plan: the GPU keeps as many blocks per SM resident as each plan counts on", "[gpu][thin]") {
     // The plans count blocks for an sm_90 SM (sat_thin.cu): the shared memory of their chunks
     // and the registers their kernels' __launch_bounds__ allow (4 for single tall f32 and i32
-    // images and single wide ones of at most 5 rows). Every width, tall and wide, one image and a batch, against the occupancy the
-    // GPU reports for the kernel the plan launches.
+    // images and single wide ones of at most 5 rows). Every width, tall and wide, one image and a
+    // batch, against the occupancy the GPU reports for the kernel the plan launches.
     SAT_REQUIRE_GPU();
     cudaDeviceProp prop{};
     REQUIRE(cudaGetDeviceProperties(&prop, 0) == cudaSuccess);
@@ -272,9 +272,9 @@ TEST_CASE("thin SAT plan: the GPU keeps as many blocks per SM resident as each p
 TEST_CASE("thin SAT FlatCursor: every step lands where / and % put it", "[thin]") {
     // The chunk loops' cursor (sat_thin.cuh) for the strides they use: T groups or T * G elements
     // a step (T = 256 threads, or 128 under -DSAT_THIN_THREADS=128; the shifted loads' 31 of each
-    // warp's 32: 248 or 124); rows
-    // of 1 ... 100 (a tall chunk's K, and its segments of M * K elements) and of 256 * M / G groups
-    // for the group sizes G = 16, 4 and 2 (wide rows of u8 input, of 4- and of 8-byte elements).
+    // warp's 32: 248 or 124); rows of 1 ... 100 (a tall chunk's K, and its segments of M * K
+    // elements) and of 256 * M / G groups for the group sizes G = 16, 4 and 2 (wide rows of u8
+    // input, of 4- and of 8-byte elements).
     std::vector<int> per_rows;
     for (int k = 1; k <= 100; ++k) per_rows.push_back(k);
     for (int m = 1; m <= 64; ++m)

@@ -237,7 +237,7 @@
                                 few rows in blocks of 128 threads, against d4bd298): docs/thin.md
     docs/data/thin_variants_few_rows_ab_h200.csv, thin_variants_thin_ab_h200.csv  bench_ab --set
                                 few-rows and --set thin, one run per variant (the base) against
-                                the shipped kernels, with a variant column (not kept): docs/thin.md
+                                391944e's thin kernel, with a variant column: docs/thin.md
     docs/data/wide_lanes_ab_h200.csv, wide_lanes_pitches_ab_h200.csv  bench_ab --set wide and --set
                                 pitches --csv as written (f32, i32 and u8 -> i32 wide thin images
                                 of 33 or 34 rows at odd pitches in tiles of 34 rows, against
@@ -1365,8 +1365,8 @@ def takes_f64_wide_thin_tiles(r):
 
 
 def takes_small_thin_blocks(r, max_rows):
-    """A bench_ab row in the thin kernel's blocks of 128 threads (sat_thin.cu, plan_for) of a
-    build that takes them up to max_rows rows: one wide f32 or i32 image in the chunks, not 2 or
+    """A bench_ab row in the thin kernel's blocks of 128 threads (sat_thin.cu's plan_for, in the
+    library from d4bd298's A/B build to 391944e) of a build that takes them up to max_rows rows: one wide f32 or i32 image in the chunks, not 2 or
     3 rows in element lanes (narrower than 524,288 columns) or 2 rows of whole groups in group
     lanes (sat_thin.cuh, rows_in_lanes and rows_in_groups)."""
     rows, cols = int(r["rows"]), int(r["cols"])
@@ -1400,12 +1400,17 @@ def variants_table(path, reference, caption):
     return "\n".join(out)
 
 
-THIN_VARIANTS_CAPTION = (
-    "each variant (the base) against the thin kernel of 391944e (this: blocks of 128 threads, 7 an SM, "
-    "for one wide f32 or i32 image of up to 5 rows, else 256; one chunk a thread a look-back round; u8 → i32 "
-    "chunks of M = 3 at K = 33; built from the variant's source with its switch at 391944e's value); a "
-    "variant's column is its time ÷ 391944e's in its run. The library takes the first of the few-rows "
-    "table, chunks of which 4 fit an SM (256 threads, 4 an SM)")
+THIN_VARIANTS_SIDES = (
+    "each variant (the base) against the thin kernel of 391944e (this), both in one program, built from the "
+    "variant's source with its switch set and with it at 391944e's value; a variant's column is its time ÷ "
+    "this in its run, the 391944e ÷ copy column the median of this over the runs")
+THIN_VARIANTS_FEW_ROWS_CAPTION = (
+    THIN_VARIANTS_SIDES + ". 391944e: blocks of 128 threads, 7 an SM, for these images; one chunk a thread a "
+    "look-back round. The first variant is the plan and kernel of 057e2b4 (the library's). The two warp-0 "
+    "variants' rows come from bench_ab's printed table (ms to 4 decimals)")
+THIN_VARIANTS_THIN_CAPTION = (
+    THIN_VARIANTS_SIDES + ". 391944e: one chunk a thread a look-back round; u8 → i32 chunks of M = 3 at "
+    "K = 33 (none kept)")
 
 
 def wide_all_ab_table(path):
@@ -2369,9 +2374,9 @@ TABLES = {
                     lambda r: takes_small_thin_blocks(r, 16),
                     bold="the rows in blocks of 128 threads (the others keep blocks of 256 threads in both builds)"),
                  "thin_small_blocks_pitches_ab_h200.csv"),
-                ("THIN VARIANTS FEW ROWS TABLE", lambda p: variants_table(p, "391944e", THIN_VARIANTS_CAPTION),
+                ("THIN VARIANTS FEW ROWS TABLE", lambda p: variants_table(p, "391944e", THIN_VARIANTS_FEW_ROWS_CAPTION),
                  "thin_variants_few_rows_ab_h200.csv"),
-                ("THIN VARIANTS THIN TABLE", lambda p: variants_table(p, "391944e", THIN_VARIANTS_CAPTION),
+                ("THIN VARIANTS THIN TABLE", lambda p: variants_table(p, "391944e", THIN_VARIANTS_THIN_CAPTION),
                  "thin_variants_thin_ab_h200.csv"),
                 ("THIN SMALL BLOCKS THIN AB TABLE", lambda p: ab_table(
                     p, SMALL_BLOCKS_BASE, "one wide f32 or i32 image of at most 5 rows in blocks of 128 threads "

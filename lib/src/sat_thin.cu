@@ -1,7 +1,7 @@
 // sat_thin.cu — single-pass SAT of thin matrices: decoupled look-back over chunks of the long side.
 //
 // Notation: K = the short side (cols of a tall matrix, rows of a wide one), M = lines per thread.
-// A block of T threads (256; 128 for one wide f32 or i32 image of at most 5 rows: plan_for) takes
+// A block of T = 256 threads (SAT_THIN_THREADS) takes
 // one chunk by atomic ticket and stages it in shared memory as accumulators. Thread t owns a
 // segment of M x K elements: M consecutive rows x all K columns (tall) or all K rows x M
 // consecutive columns (wide). In segment coordinates (a < M, b < K) the
@@ -71,9 +71,10 @@ constexpr int loads_in_flight = SAT_THIN_LOADS_IN_FLIGHT;
 #endif
 // One wide f32 or i32 image of at most this many rows (K) takes chunks of which 4 fit an SM, as one
 // tall image does, in a kernel compiled for 4 blocks (H200, against blocks of 128 threads, 7 an
-// SM: odd widths 0.88-0.95 of the time, 4 rows 0.97-0.98, 3 and 5 rows of whole 16-byte groups
-// 0.999-1.010; those took 0.94-0.95 of the time of 64 KB chunks, 3 an SM, at 3 and 5 rows, and
-// lost from 7 rows on; docs/thin.md, *Four blocks per SM for single wide images of few rows*).
+// SM: odd widths of 3 to 5 rows 0.88-0.97 of the time, 4 rows of whole 16-byte groups 0.97-0.98,
+// 3 x 1,000,000 0.93, 3 and 5 rows of whole groups 0.999-1.010; those blocks took 0.94-0.95 of the
+// time of 64 KB chunks, 3 an SM, at 3 and 5 rows, and lost from 7 rows on; docs/thin.md, *Four
+// blocks per SM for single wide images of few rows*).
 #ifndef SAT_THIN_FOUR_BLOCKS_MAX_ROWS
 #define SAT_THIN_FOUR_BLOCKS_MAX_ROWS 5
 #endif
@@ -92,7 +93,6 @@ struct Plan {
     int M;              // lines per thread (odd, except M = 2 and tall chunks of even K)
     int seg;            // distance between two threads' segments in shared memory (elements)
     int sa, sb;         // strides of segment coordinates a (line) and b (component)
-    int threads;        // of a block: block_threads
     bool four_blocks;   // one image that takes the kernel compiled for 4 blocks per SM (plan_for)
     long long lines;    // chunk length along the long side: threads * M rows or columns
     unsigned chunks;
@@ -106,31 +106,31 @@ struct Plan {
 template <class In, class Out>
 constexpr bool has_four_blocks = sizeof(In) == 4 && sizeof(Acc<Out>) == 4 && block_threads == 256;
 
-// Blocks per SM the registers of a kernel allow (its __launch_bounds__): 4 for the kernel of one
-// such image (64 registers a thread under the bound of 3, 63 to 64 under this one), else
-// SAT_THIN_MIN_BLOCKS (64 to 80 registers).
+// Blocks per SM the registers of a kernel allow (its __launch_bounds__): 4 for the kernels of one
+// such image (64 registers a thread under the bound of 3; under this one 63, and 64 with 8 bytes
+// spilled for the wide one, sm_90), else SAT_THIN_MIN_BLOCKS (64 to 80 registers).
 constexpr int blocks_by_registers(bool four_blocks) {
     return four_blocks ? std::max(4, SAT_THIN_MIN_BLOCKS) : SAT_THIN_MIN_BLOCKS;
 }
 
 // The kernel's static shared memory (thin_sat_kernel: s_warp, s_agg, s_carry, s_part and four
-// words), for sums of type A and blocks of `threads`.
+// words), for sums of type A.
 template <class A>
-constexpr std::size_t static_smem_bytes(int threads) {
-    return sizeof(A) * (threads / 32 * max_width + 2 * max_width + threads) + 16;
+constexpr std::size_t static_smem_bytes() {
+    return sizeof(A) * (block_threads / 32 * max_width + 2 * max_width + block_threads) + 16;
 }
 
 // The largest chunk (bytes of shared memory) of which `blocks` fit an SM with their static
 // arrays; and the blocks that fit with a chunk of chunk_bytes.
 template <class A>
-constexpr std::size_t chunk_budget(int blocks, int threads = block_threads) {
-    return sm_smem_bytes / blocks / smem_step * smem_step - smem_reserved_per_block - static_smem_bytes<A>(threads);
+constexpr std::size_t chunk_budget(int blocks) {
+    return sm_smem_bytes / blocks / smem_step * smem_step - smem_reserved_per_block - static_smem_bytes<A>();
 }
-static_assert(static_smem_bytes<double>(block_threads) + smem_reserved_per_block < sm_smem_bytes / 4,
+static_assert(static_smem_bytes<double>() + smem_reserved_per_block < sm_smem_bytes / 4,
               "4 blocks' static arrays fit");
 template <class A>
-int blocks_by_smem(std::size_t chunk_bytes, int threads) {
-    const std::size_t block = chunk_bytes + static_smem_bytes<A>(threads) + smem_reserved_per_block;
+int blocks_by_smem(std::size_t chunk_bytes) {
+    const std::size_t block = chunk_bytes + static_smem_bytes<A>() + smem_reserved_per_block;
     return int(sm_smem_bytes / ((block + smem_step - 1) / smem_step * smem_step));
 }
 
@@ -138,13 +138,12 @@ int blocks_by_smem(std::size_t chunk_bytes, int threads) {
 enum class Lines { nearest, to_fit };
 
 template <class In, class Out>
-Plan plan_sized(int rows, int cols, std::size_t chunk_bytes, Lines lines, int threads = block_threads) {
+Plan plan_sized(int rows, int cols, std::size_t chunk_bytes, Lines lines) {
     using A = Acc<Out>;
     const bool to_fit = lines == Lines::to_fit;
     Plan p{};
     p.tall = cols <= rows;
     p.K = p.tall ? cols : rows;
-    p.threads = threads;
     // Lines per thread for about chunk_bytes a chunk. A warp's 32 segments start M (wide) or
     // M * K (tall) elements apart: an odd distance puts them in 32 banks, so M is made odd
     // (wide, or tall with odd K) or a tall segment is padded to an odd length. One exception,
@@ -152,7 +151,7 @@ Plan plan_sized(int rows, int cols, std::size_t chunk_bytes, Lines lines, int th
     // conflicts). At K = 33 that makes chunks of 66 KB, three blocks per SM, not two of 99 KB;
     // inputs narrower than the accumulator keep M = 3 (u8 -> i32 measured faster so; H100 A/B:
     // docs/thin.md).
-    const double ideal = double(chunk_bytes / sizeof(A)) / (threads * double(p.K));
+    const double ideal = double(chunk_bytes / sizeof(A)) / (block_threads * double(p.K));
     int M = std::max(1, int(to_fit ? ideal : ideal + 0.5));
     const bool odd_needed = !p.tall || p.K % 2 == 1;  // else an odd M * K comes from padding
     const bool padded = !odd_needed;                   // tall, even K: every M * K is even
@@ -160,21 +159,21 @@ Plan plan_sized(int rows, int cols, std::size_t chunk_bytes, Lines lines, int th
     // An even M made odd: one line less, except 2 -> 3 where no budget forbids it.
     if (odd_needed && M % 2 == 0 && !two_way) M = M == 2 && !to_fit ? 3 : M - 1;
     // To fit, a padded segment (even K) counts its pad: one line less where the pad overflows.
-    if (to_fit && padded && M > 1 && std::size_t(threads) * (M * p.K + 1) * sizeof(A) > chunk_bytes) --M;
+    if (to_fit && padded && M > 1 && std::size_t(block_threads) * (M * p.K + 1) * sizeof(A) > chunk_bytes) --M;
     // A padded segment holds a whole group of input or output (PaddedGroup: a group passes at
     // most one pad). Changes no plan of the default chunk sizes (the shortest padded segment is 22
     // elements); it keeps smaller tuning chunks (-DSAT_THIN_CHUNK_BYTES) correct.
     constexpr int widest_group = std::max(16 / int(sizeof(In)), 16 / int(sizeof(Out)));
     if (padded) M = std::max(M, (widest_group + p.K - 1) / p.K);
     p.M = M;
-    p.lines = (long long)threads * M;
+    p.lines = (long long)block_threads * M;
     const long long along = p.tall ? rows : cols;
     p.chunks = unsigned((along + p.lines - 1) / p.lines);
     if (p.tall) {
         const int len = M * p.K;
         p.seg = padded ? len + 1 : len;
         p.sa = p.K, p.sb = 1;
-        p.smem_elems = std::size_t(threads) * p.seg;
+        p.smem_elems = std::size_t(block_threads) * p.seg;
     } else {
         p.seg = M;
         p.sa = 1, p.sb = int(p.lines);
@@ -203,7 +202,7 @@ Plan plan_for(int rows, int cols, int images) {
         if (four.M >= SAT_THIN_MIN_LINES_4) p = four;
     }
     p.four_blocks = four_blocks;
-    p.blocks_per_sm = std::min(by_registers, blocks_by_smem<A>(p.smem_elems * sizeof(A), p.threads));
+    p.blocks_per_sm = std::min(by_registers, blocks_by_smem<A>(p.smem_elems * sizeof(A)));
     return p;
 }
 
@@ -958,20 +957,23 @@ std::size_t scratch_bytes(int rows, int cols, int images) {
 
 // A thin kernel with its per-device cache (device_cache.h): its dynamic shared memory limit is
 // set on its first launch or occupancy query on a device, and again only for a larger chunk.
+template <class In, class Out>
+using ThinKernel = void (*)(const In*, Out*, Args, Plan, Acc<Out>*, Acc<Out>*);  // every thin_sat_kernel
 template <class In, class Out, bool Tall, bool Batched, bool FourBlocks = false>
-satlib::CachedKernel<decltype(&thin_sat_kernel<In, Out, true, false, false>)> thin_kernel() {
+satlib::CachedKernel<ThinKernel<In, Out>> thin_kernel() {
     static satlib::KernelCache cache;
     return {thin_sat_kernel<In, Out, Tall, Batched, FourBlocks>, &cache};
 }
-// The kernel of a plan: tall or wide chunks, one image or a batch, compiled for 4 blocks per SM or
-// for SAT_THIN_MIN_BLOCKS (4: one image, f32 and i32 alone).
+// The kernel of a plan: tall or wide chunks, one image or a batch, compiled for 4 blocks per SM
+// (f32 and i32 alone: one tall image, or one wide one of at most SAT_THIN_FOUR_BLOCKS_MAX_ROWS
+// rows; plan_for) or for SAT_THIN_MIN_BLOCKS.
 template <class In, class Out>
 auto kernel_for(const Plan& p, int images) {
-    if constexpr (has_four_blocks<In, Out>)
-        if (p.four_blocks)
-            return p.tall ? thin_kernel<In, Out, true, false, true>() : thin_kernel<In, Out, false, false, true>();
     if (images > 1) return p.tall ? thin_kernel<In, Out, true, true>() : thin_kernel<In, Out, false, true>();
-    return p.tall ? thin_kernel<In, Out, true, false>() : thin_kernel<In, Out, false, false>();
+    if (p.tall) return thin_kernel<In, Out, true, false, has_four_blocks<In, Out>>();
+    if constexpr (has_four_blocks<In, Out>)
+        if (p.four_blocks) return thin_kernel<In, Out, false, false, true>();
+    return thin_kernel<In, Out, false, false>();
 }
 
 template <class In, class Out>
@@ -1039,7 +1041,7 @@ cudaError_t scan(const In* in, std::size_t in_pitch, Out* out, std::size_t out_p
         if (cudaGetDevice(&device) != cudaSuccess) device = -1;
         err = satlib::launch_with_smem(k, device, int(smem), [&] {
             const bool overlap = satlib::overlaps_clear(k, device, flags);
-            return sat::launch_kernel(overlap, k.kernel, unsigned(tickets), p.threads, smem, stream, in, out, g, p,
+            return sat::launch_kernel(overlap, k.kernel, unsigned(tickets), block_threads, smem, stream, in, out, g, p,
                                       agg, incl);
         });
         if (err == cudaSuccess) err = cudaGetLastError();  // an error an earlier call left is reported too
@@ -1062,7 +1064,7 @@ cudaError_t blocks_per_sm(int rows, int cols, int images, int* planned, int* res
     int device = -1;
     cudaError_t err = cudaGetDevice(&device);
     if (err == cudaSuccess) err = satlib::raise_smem_limit(k, device, smem);  // as a launch sets it
-    if (err == cudaSuccess) err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(resident, k.kernel, p.threads, smem);
+    if (err == cudaSuccess) err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(resident, k.kernel, block_threads, smem);
     return err;
 }
 

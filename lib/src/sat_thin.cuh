@@ -4,11 +4,10 @@
 // accumulators; one tall f32 or i32 image of K = 1 to 10 or 12 columns, and one wide one of at
 // most 5 rows: a chunk of which 4 fit an SM): a chunk of a tall matrix (cols <= rows) is T * M
 // whole rows, a chunk of a wide one (rows < cols) is T * M whole columns, T = 256 the block's
-// threads. Each chunk's
-// aggregate is one vector of K = the short side's length: the SAT row at its bottom (tall) or the
-// SAT column at its right edge (wide), computed locally. Chunks resolve their carries by decoupled look-back in
-// one dimension (Merrill & Garland 2016), so the scratch is a flag and two K-vectors per chunk,
-// under 1 % of the output (docs/thin.md).
+// threads. Each chunk's aggregate is one vector of K = the short side's length: the SAT row at
+// its bottom (tall) or the SAT column at its right edge (wide), computed locally. Chunks resolve
+// their carries by decoupled look-back in one dimension (Merrill & Garland 2016), so the scratch
+// is a flag and two K-vectors per chunk, under 1 % of the output (docs/thin.md).
 #pragma once
 
 #include <cuda_runtime.h>
