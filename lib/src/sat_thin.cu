@@ -427,13 +427,13 @@ __device__ __forceinline__ void copy_group_async(A* p, const In* run, int e, int
 
 // A tall chunk with contiguous rows is one flat run of elements: groups of GI, U groups in
 // flight per thread; same-width 16-byte groups of unpadded segments by cp.async, all at once.
-template <class In, class A, int GI, int Threads>
+template <class In, class A, int GI>
 __device__ __forceinline__ void load_tall_run(const In* in, const Plan& p, long long row0, int nr, A* S) {
     const int K = p.K, full = int(p.lines) * K, n = nr * K;
     const bool padded = p.M * K != p.seg, rotate = K >= rotate_min_width;
     if constexpr (copies_straight<In, A, GI>()) {
         if (!padded && K >= straight_min_width) {
-            for (int e = threadIdx.x * GI; e < full; e += Threads * GI)
+            for (int e = threadIdx.x * GI; e < full; e += block_threads * GI)
                 copy_group_async<In, A, GI>(S + e, in + std::size_t(row0) * K, e, n);
             cp_async_commit();
             cp_async_wait_all();
@@ -441,17 +441,17 @@ __device__ __forceinline__ void load_tall_run(const In* in, const Plan& p, long 
         }
     }
     constexpr int U = loads_in_flight;
-    for (int e0 = threadIdx.x * GI; e0 < full; e0 += U * Threads * GI) {
+    for (int e0 = threadIdx.x * GI; e0 < full; e0 += U * block_threads * GI) {
         RawGroup<In, GI> x[U];
 #pragma unroll
         for (int u = 0; u < U; ++u) {
             // The run's start is formed here, in the loop (the compiler hoists it): a pointer
             // formed before the loop gives the batched kernels other machine code.
-            x[u] = load_raw_clipped<In, GI>(in + std::size_t(row0) * K, e0 + u * Threads * GI, n);
+            x[u] = load_raw_clipped<In, GI>(in + std::size_t(row0) * K, e0 + u * block_threads * GI, n);
         }
 #pragma unroll
         for (int u = 0; u < U; ++u) {
-            const int e = e0 + u * Threads * GI;
+            const int e = e0 + u * block_threads * GI;
             if (e >= full) break;
             if (!padded) {
                 smem_store_raw<In, A, GI>(S + e, x[u], rotate);
@@ -466,20 +466,20 @@ __device__ __forceinline__ void load_tall_run(const In* in, const Plan& p, long 
     }
 }
 
-template <class In, class A, int G, int Threads>
+template <class In, class A, int G>
 __device__ __forceinline__ void load_tall(const In* in, const Args& g, const Plan& p,
                                           long long row0, int nr, A* S) {
     constexpr int wide_group = wide_input_group<In>;
     if (g.in_group == wide_group) {
-        load_tall_run<In, A, wide_group, Threads>(in, p, row0, nr, S);
+        load_tall_run<In, A, wide_group>(in, p, row0, nr, S);
     } else if (wide_group != G && g.in_group == G) {
-        load_tall_run<In, A, G, Threads>(in, p, row0, nr, S);
+        load_tall_run<In, A, G>(in, p, row0, nr, S);
     } else {
         const int K = p.K, full = int(p.lines) * K, n = nr * K;
         const bool padded = p.M * K != p.seg;
-        FlatCursor at(threadIdx.x, K, Threads);                // element e: row, column
-        FlatCursor segment_of(threadIdx.x, p.M * K, Threads);  // element e: its segment (row)
-        for (int e = threadIdx.x; e < full; e += Threads, at.next(), segment_of.next()) {
+        FlatCursor at(threadIdx.x, K, block_threads);                // element e: row, column
+        FlatCursor segment_of(threadIdx.x, p.M * K, block_threads);  // element e: its segment (row)
+        for (int e = threadIdx.x; e < full; e += block_threads, at.next(), segment_of.next()) {
             A v = 0;
             if (e < n) v = A(in[std::size_t(row0 + at.row) * g.in_pitch + at.col]);
             S[padded ? e + segment_of.row : e] = v;
@@ -487,14 +487,14 @@ __device__ __forceinline__ void load_tall(const In* in, const Args& g, const Pla
     }
 }
 
-template <class Out, class A, int G, int Threads>
+template <class Out, class A, int G>
 __device__ __forceinline__ void write_tall(Out* out, const Args& g, const Plan& p, long long row0,
                                            int nr, const A* S, const A* carry) {
     const int K = p.K, n = nr * K;
     const bool padded = p.M * K != p.seg;
     if (g.vec_out) {
-        FlatCursor at(threadIdx.x * G, K, Threads * G);  // at.col: the column of element e
-        for (int e = threadIdx.x * G; e < n; e += Threads * G, at.next()) {
+        FlatCursor at(threadIdx.x * G, K, block_threads * G);  // at.col: the column of element e
+        for (int e = threadIdx.x * G; e < n; e += block_threads * G, at.next()) {
             A x[G];
             if (!padded) {
                 smem_load_group<A, G>(S + e, x);
@@ -512,9 +512,9 @@ __device__ __forceinline__ void write_tall(Out* out, const Args& g, const Plan& 
             store_group_clipped<Out, A, G>(out + std::size_t(row0) * K, e, n, x);  // start: see load_tall
         }
     } else {
-        FlatCursor at(threadIdx.x, K, Threads);                // element e: row, column
-        FlatCursor segment_of(threadIdx.x, p.M * K, Threads);  // element e: its segment (row)
-        for (int e = threadIdx.x; e < n; e += Threads, at.next(), segment_of.next()) {
+        FlatCursor at(threadIdx.x, K, block_threads);                // element e: row, column
+        FlatCursor segment_of(threadIdx.x, p.M * K, block_threads);  // element e: its segment (row)
+        for (int e = threadIdx.x; e < n; e += block_threads, at.next(), segment_of.next()) {
             const A sum = S[padded ? e + segment_of.row : e];
             out[std::size_t(row0 + at.row) * g.out_pitch + at.col] = Out(sum + carry[at.col]);
         }
@@ -527,7 +527,7 @@ __device__ __forceinline__ void write_tall(Out* out, const Args& g, const Plan& 
 // U groups in flight per thread. Shifted (16-byte groups, any pitch): a row's run may start
 // anywhere in a 16-byte group, so each group comes from the two aligned ones around it
 // (shift_window), half as many groups in flight (with 8 the registers spill at 3 blocks per SM).
-template <class In, class A, int GI, int Threads, bool Shifted = false>
+template <class In, class A, int GI, bool Shifted = false>
 __device__ __forceinline__ void load_wide_rows(const In* in, const Args& g, const Plan& p, long long col0, int nc,
                                                A* S) {
     const int K = p.K, W = int(p.lines);
@@ -535,10 +535,10 @@ __device__ __forceinline__ void load_wide_rows(const In* in, const Args& g, cons
     const bool rotate = K >= rotate_min_width;
     constexpr int U = Shifted ? loads_in_flight / 2 : loads_in_flight;
     static_assert(!Shifted || GI * sizeof(In) == 16, "shifted groups are 16 bytes");
-    FlatCursor at(threadIdx.x, groups_per_row, Threads);  // group q: row, group in the row
+    FlatCursor at(threadIdx.x, groups_per_row, block_threads);  // group q: row, group in the row
     if constexpr (!Shifted && copies_straight<In, A, GI>()) {
         if (K >= straight_min_width) {
-            for (int q = threadIdx.x; q < total; q += Threads, at.next())
+            for (int q = threadIdx.x; q < total; q += block_threads, at.next())
                 copy_group_async<In, A, GI>(S + std::size_t(q) * GI,
                                             in + std::size_t(at.row) * g.in_pitch + std::size_t(col0), at.col * GI, nc);
             cp_async_commit();
@@ -546,12 +546,12 @@ __device__ __forceinline__ void load_wide_rows(const In* in, const Args& g, cons
             return;
         }
     }
-    for (int q0 = threadIdx.x; q0 < total; q0 += U * Threads) {
+    for (int q0 = threadIdx.x; q0 < total; q0 += U * block_threads) {
         RawGroup<In, GI> x[U], next[U];  // next: the aligned group after x (Shifted)
         int lead[U];                     // the run's start: elements into its aligned group (Shifted)
 #pragma unroll
         for (int u = 0; u < U; ++u, at.next()) {
-            const int q = q0 + u * Threads;
+            const int q = q0 + u * block_threads;
             if (q >= total) break;
             const In* run = in + std::size_t(at.row) * g.in_pitch + std::size_t(col0);
             if constexpr (Shifted) {
@@ -569,7 +569,7 @@ __device__ __forceinline__ void load_wide_rows(const In* in, const Args& g, cons
         }
 #pragma unroll
         for (int u = 0; u < U; ++u) {
-            const int q = q0 + u * Threads;
+            const int q = q0 + u * block_threads;
             if (q >= total) break;
             if constexpr (Shifted) {
                 if (lead[u] > 0) x[u] = shift_window(x[u], next[u], lead[u] * int(sizeof(In)));
@@ -585,10 +585,10 @@ __device__ __forceinline__ void load_wide_rows(const In* in, const Args& g, cons
 // at a time, one load each, and its first 31 lanes form their groups with the next slot taken
 // from the neighbouring lane by a shuffle, so U loads stay in flight. A row's last slot only
 // serves its neighbour, and lane 31's slot is loaded again as the first of the next 31.
-template <class In, class A, int Threads>
+template <class In, class A>
 __device__ __forceinline__ void load_wide_rows_shifted(const In* in, const Args& g, const Plan& p, long long col0,
                                                        int nc, A* S) {
-    constexpr int GI = wide_input_group<In>, U = loads_in_flight, per_warp = 31, step = Threads / 32 * per_warp;
+    constexpr int GI = wide_input_group<In>, U = loads_in_flight, per_warp = 31, step = block_threads / 32 * per_warp;
     static_assert(GI * sizeof(In) == 16, "shifted groups are 16 bytes");
     const int K = p.K, W = int(p.lines);
     const int groups_per_row = W / GI, slots_per_row = groups_per_row + 1, total = K * slots_per_row;
@@ -633,29 +633,29 @@ __device__ __forceinline__ void load_wide_rows_shifted(const In* in, const Args&
 // element loads for f64, but 1.03-1.11 for u8 -> i32, whose groups gain less from a saved load
 // than they lose to the idle lanes (lane 31, a row's last slot); measured, not profiled. u16 ->
 // f64 groups are four stores too; not timed.
-template <class In, class A, int G, int Threads>
+template <class In, class A, int G>
 __device__ __forceinline__ void load_wide(const In* in, const Args& g, const Plan& p,
                                           long long col0, int nc, A* S) {
     constexpr int wide_group = wide_input_group<In>;
     if (g.in_group == wide_group) {
-        load_wide_rows<In, A, wide_group, Threads>(in, g, p, col0, nc, S);
+        load_wide_rows<In, A, wide_group>(in, g, p, col0, nc, S);
     } else if (wide_group != G && g.in_group == G) {
-        load_wide_rows<In, A, G, Threads>(in, g, p, col0, nc, S);
+        load_wide_rows<In, A, G>(in, g, p, col0, nc, S);
     } else if constexpr (wide_group * sizeof(A) == 4 * 16) {  // four 16-byte stores per group
-        load_wide_rows<In, A, wide_group, Threads, true>(in, g, p, col0, nc, S);
+        load_wide_rows<In, A, wide_group, true>(in, g, p, col0, nc, S);
     } else {
-        load_wide_rows_shifted<In, A, Threads>(in, g, p, col0, nc, S);
+        load_wide_rows_shifted<In, A>(in, g, p, col0, nc, S);
     }
 }
 
-template <class Out, class A, int G, int Threads>
+template <class Out, class A, int G>
 __device__ __forceinline__ void write_wide(Out* out, const Args& g, const Plan& p, long long col0,
                                            int nc, const A* S, const A* carry) {
     const int K = p.K, W = int(p.lines);
     if (g.vec_out) {
         const int groups_per_row = W / G, total = K * groups_per_row;
-        FlatCursor at(threadIdx.x, groups_per_row, Threads);  // group q: row, group in the row
-        for (int q = threadIdx.x; q < total; q += Threads, at.next()) {
+        FlatCursor at(threadIdx.x, groups_per_row, block_threads);  // group q: row, group in the row
+        for (int q = threadIdx.x; q < total; q += block_threads, at.next()) {
             const int i = at.row, c = at.col * G;
             if (c >= nc) continue;
             A x[G];
@@ -670,8 +670,8 @@ __device__ __forceinline__ void write_wide(Out* out, const Args& g, const Plan& 
         // Any pitch or alignment: the groups of G outputs are those of 16-byte aligned memory, so
         // a row's run starts `lead` elements into its first group and spans at most W / G + 1.
         const int groups_per_row = W / G + 1, total = K * groups_per_row;
-        FlatCursor at(threadIdx.x, groups_per_row, Threads);
-        for (int q = threadIdx.x; q < total; q += Threads, at.next()) {
+        FlatCursor at(threadIdx.x, groups_per_row, block_threads);
+        for (int q = threadIdx.x; q < total; q += block_threads, at.next()) {
             const int i = at.row;
             Out* run = out + std::size_t(i) * g.out_pitch + std::size_t(col0);
             const int c = at.col * G - lead_elements(run);  // the group's first column (may be < 0)
@@ -792,8 +792,7 @@ template <class In, class Out, bool Tall, bool Batched, bool FourBlocks>
 __global__ void __launch_bounds__(block_threads, blocks_by_registers(FourBlocks))
 thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>* incl) {
     using A = Acc<Out>;
-    constexpr int Threads = block_threads;
-    constexpr int warps = Threads / 32;
+    constexpr int warps = block_threads / 32;
     constexpr int G = int(16 / sizeof(Out));  // elements per 16-byte output access
     extern __shared__ __align__(16) unsigned char smem_raw[];
     A* S = reinterpret_cast<A*>(smem_raw);
@@ -802,7 +801,7 @@ thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>*
     __shared__ A s_warp[warps][max_width];  // warp totals, then warp offsets, per component
     __shared__ A s_agg[max_width];          // chunk aggregate
     __shared__ A s_carry[max_width];        // sum of the chunks before: SAT row above / column left
-    __shared__ A s_part[Threads];           // look-back: per-slot partial sums
+    __shared__ A s_part[block_threads];     // look-back: per-slot partial sums
     __shared__ int s_nearest[2];            // look-back: nearest chunk with its inclusive prefix
                                             // (two: one is reset while the other is read)
 
@@ -811,7 +810,7 @@ thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>*
     if (tid == 0) {
         s_chunk = atomicAdd(g.ticket, 1u);
         s_failed = 0;
-        s_nearest[0] = Threads;
+        s_nearest[0] = block_threads;
     }
     __syncthreads();
     const unsigned ticket = s_chunk;  // indexes flags and published sums
@@ -830,9 +829,9 @@ thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>*
     const int count = int(left_over < p.lines ? left_over : p.lines);
 
     if (Tall)
-        load_tall<In, A, G, Threads>(in, g, p, start, count, S);
+        load_tall<In, A, G>(in, g, p, start, count, S);
     else
-        load_wide<In, A, G, Threads>(in, g, p, start, count, S);
+        load_wide<In, A, G>(in, g, p, start, count, S);
     __syncthreads();
 
     // 1. Aggregate pass: the thread's local SAT on its last line.
@@ -865,13 +864,13 @@ thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>*
         __threadfence();
     }
     __syncthreads();
-    if (tid == Threads - 1) publish_state(g.flags + ticket, chunk == 0 ? inclusive : aggregate);
+    if (tid == block_threads - 1) publish_state(g.flags + ticket, chunk == 0 ? inclusive : aggregate);
     if (warp > 0)
         for (int b = 0; b < K; ++b) seg[last + b * p.sb] += s_warp[warp][b];
     __syncthreads();  // last lines final before step 4 reads the previous thread's
 
-    // 3. The whole block looks back over the chunks before this one, Threads per round: thread t
-    // waits until chunk left-t has published (flag >= aggregate); the nearest one with its
+    // 3. The whole block looks back over the chunks before this one, block_threads per round:
+    // thread t waits until chunk left-t has published (flag >= aggregate); the nearest one with its
     // inclusive prefix ends the look-back. Then thread (q, s) = (t % K, t / K) adds component q
     // of chunks s, s + P, s + 2P, ... up to it. A round covers 256 chunks (blocks of 256) in two L2
     // round trips, more than start meanwhile (hundreds are in flight: a warp's 32 a round can fall
@@ -879,11 +878,11 @@ thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>*
     // 1.05-1.19 of the time in blocks of 128 threads, and 2 or 4 chunks a thread a round
     // 0.98-1.06: docs/thin.md, *Variants measured, not kept*).
     if (chunk > 0) {
-        const int P = Threads / K;  // slots: chunks summed in parallel per component
+        const int P = block_threads / K;  // slots: chunks summed in parallel per component
         const int q = tid % K, slot = tid / K;
         A sum = 0;
         int examined = 0;  // chunks summed so far (all rounds)
-        for (long long left = (long long)ticket - 1, round = 0;; left -= Threads, ++round) {
+        for (long long left = (long long)ticket - 1, round = 0;; left -= block_threads, ++round) {
             int* nearest_slot = &s_nearest[round & 1];
             const long long c = left - tid;
             unsigned st = inclusive;  // before the image's chunk 0: nothing to add, stop there
@@ -893,10 +892,10 @@ thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>*
             if (st == inclusive) atomicMin(nearest_slot, tid);
             __syncthreads();  // orders the acquires above before every thread's reads below
             const int nearest = *nearest_slot;
-            if (tid == 0) s_nearest[(round + 1) & 1] = Threads;  // for the next round
+            if (tid == 0) s_nearest[(round + 1) & 1] = block_threads;  // for the next round
             if (s_failed) break;
-            const bool found = nearest < Threads;
-            const int depth = found ? nearest + 1 : Threads;
+            const bool found = nearest < block_threads;
+            const int depth = found ? nearest + 1 : block_threads;
             if (slot < P) {
 #pragma unroll 4
                 for (int k = slot; k < depth; k += P) {
@@ -933,9 +932,9 @@ thin_sat_kernel(const In* in, Out* out, Args g, Plan p, Acc<Out>* agg, Acc<Out>*
 
     // 5. Write out with the carry.
     if (Tall)
-        write_tall<Out, A, G, Threads>(out, g, p, start, count, S, s_carry);
+        write_tall<Out, A, G>(out, g, p, start, count, S, s_carry);
     else
-        write_wide<Out, A, G, Threads>(out, g, p, start, count, S, s_carry);
+        write_wide<Out, A, G>(out, g, p, start, count, S, s_carry);
 }
 
 inline bool aligned(const void* p, std::size_t a) { return reinterpret_cast<std::uintptr_t>(p) % a == 0; }
